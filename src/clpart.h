@@ -1,0 +1,483 @@
+/* clpart: particle simulations on any OpenCL device.
+ * This is the library's only public header: status and errors, logging, devices, option
+ * schema and values, source assembly, the program binary cache, workers and the self-test. */
+#ifndef CLPART_H
+#define CLPART_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CLPART_BUILDING) && defined(__GNUC__)
+#define CLP_API __attribute__((visibility("default")))
+#else
+#define CLP_API
+#endif
+
+/* ==== Status and errors ================================================================== */
+
+/* (NAME, message) pairs: the one list behind clp_status, clp_status_name and clp_status_str. */
+#define CLP_STATUS_MAP(X)                                                                          \
+    X(OK, "success")                                                                               \
+    X(NOMEM, "out of host memory")                                                                 \
+    X(IO, "file error")                                                                            \
+    X(JSON, "malformed JSON")                                                                      \
+    X(SCHEMA, "invalid option schema")                                                             \
+    X(OPTION_UNKNOWN, "unknown option")                                                            \
+    X(OPTION_TYPE, "option value has the wrong type")                                              \
+    X(OPTION_RANGE, "option value out of range")                                                   \
+    X(OPTION_VALUE, "option value not allowed")                                                    \
+    X(OPTION_DEPENDS, "option dependency not met")                                                 \
+    X(CASE, "invalid case file")                                                                   \
+    X(USAGE, "invalid argument")                                                                   \
+    X(NO_PLATFORM, "no OpenCL platform")                                                           \
+    X(NO_DEVICE, "no matching OpenCL device")                                                      \
+    X(CL, "OpenCL call failed")                                                                    \
+    X(BUILD, "device program build failed")                                                        \
+    X(DEVICE_MEMORY, "out of device memory")                                                       \
+    X(CACHE, "binary cache error")                                                                 \
+    X(CHECK, "result check failed")
+
+typedef enum clp_status {
+#define CLP_STATUS_ENUM(name, msg) CLP_##name,
+    CLP_STATUS_MAP(CLP_STATUS_ENUM)
+#undef CLP_STATUS_ENUM
+        CLP_STATUS_COUNT
+} clp_status;
+
+/* Caller-allocated error record; zero-initialise it (CLP_ERROR_INIT). The first error wins. */
+typedef struct clp_error {
+    clp_status status;       /* CLP_OK while nothing failed */
+    cl_int cl_code;          /* the OpenCL error code, 0 if none */
+    char source[128];        /* case file, schema, cl/ file or command-line argument */
+    int line;                /* line in source, -1 when not applicable */
+    int column;              /* column in source, -1 when not applicable */
+    char message[256];       /* names the object and gives the numbers */
+    const char *origin_file; /* where in clpart it was raised */
+    int origin_line;
+} clp_error;
+
+#define CLP_ERROR_INIT                                                                             \
+    { 0 }
+
+CLP_API const char *clp_status_name(clp_status st); /* "CLP_OPTION_RANGE" */
+CLP_API const char *clp_status_str(clp_status st);  /* "option value out of range" */
+CLP_API const char *clp_cl_error_name(cl_int code); /* "CL_OUT_OF_RESOURCES" */
+CLP_API void clp_error_clear(clp_error *err);
+
+/* The version string, with the git revision when built from a git checkout. */
+CLP_API const char *clp_version(void);
+
+/* ==== Logging ============================================================================ */
+
+typedef enum clp_log_level {
+    CLP_LOG_ERROR,
+    CLP_LOG_WARN,
+    CLP_LOG_INFO,
+    CLP_LOG_DEBUG
+} clp_log_level;
+
+enum {
+    CLP_LOG_DEVICE = 1u << 0,
+    CLP_LOG_OPTIONS = 1u << 1,
+    CLP_LOG_BUILD = 1u << 2,
+    CLP_LOG_CACHE = 1u << 3,
+    CLP_LOG_BUFFER = 1u << 4,
+    CLP_LOG_RUN = 1u << 5,
+    CLP_LOG_ALL = (1u << 6) - 1
+};
+
+typedef void (*clp_log_sink)(clp_log_level level, unsigned category, const char *text, void *user);
+
+/* Messages at or below `level` are passed on; `debug_categories` selects which categories
+ * may also log at CLP_LOG_DEBUG. Defaults: CLP_LOG_WARN, none. */
+CLP_API void clp_log_configure(clp_log_level level, unsigned debug_categories);
+/* NULL restores the default sink: "clpart: <level> [<category>] <text>" on stderr. */
+CLP_API void clp_log_set_sink(clp_log_sink sink, void *user);
+/* Parses "build,cache" or "all" into category bits. */
+CLP_API clp_status clp_log_parse_categories(const char *spec, unsigned *out, clp_error *err);
+CLP_API const char *clp_log_category_name(unsigned category);
+
+/* ==== Devices ============================================================================ */
+
+/* One OpenCL device as clpart sees it. Strings are empty when their query failed;
+ * query_error then holds the OpenCL code for that field (see clp_device_field). */
+typedef struct clp_device_info {
+    size_t index; /* position in the global list: platforms in order, devices in order */
+    cl_platform_id platform;
+    cl_device_id device;
+    char platform_name[128];
+    char platform_version[128];
+    char name[128];
+    char vendor[128];
+    char device_version[128];
+    char driver_version[128];
+    char opencl_c_version[128];
+    cl_device_type type;
+    cl_uint compute_units;
+    cl_ulong global_mem_size;
+    cl_ulong local_mem_size;
+    cl_ulong max_mem_alloc_size;
+    size_t max_work_group_size;
+    bool fp64;
+    char *extensions;       /* space-separated list, owned by the list */
+    cl_int query_error[16]; /* per clp_device_field, CL_SUCCESS when it was read */
+} clp_device_info;
+
+typedef enum clp_device_field {
+    CLP_FIELD_PLATFORM_NAME,
+    CLP_FIELD_PLATFORM_VERSION,
+    CLP_FIELD_NAME,
+    CLP_FIELD_VENDOR,
+    CLP_FIELD_TYPE,
+    CLP_FIELD_DEVICE_VERSION,
+    CLP_FIELD_DRIVER_VERSION,
+    CLP_FIELD_OPENCL_C_VERSION,
+    CLP_FIELD_COMPUTE_UNITS,
+    CLP_FIELD_GLOBAL_MEM,
+    CLP_FIELD_LOCAL_MEM,
+    CLP_FIELD_MAX_ALLOC,
+    CLP_FIELD_MAX_WORK_GROUP,
+    CLP_FIELD_EXTENSIONS,
+    CLP_FIELD_COUNT
+} clp_device_field;
+
+typedef struct clp_device_list clp_device_list;
+
+/* Enumerates every device of every platform. No platform at all is CLP_NO_PLATFORM with a
+ * message that says how to install PoCL. */
+CLP_API clp_status clp_device_list_create(clp_device_list **out, clp_error *err);
+CLP_API void clp_device_list_destroy(clp_device_list *list);
+CLP_API size_t clp_device_list_count(const clp_device_list *list);
+/* Borrowed until the list is destroyed. */
+CLP_API const clp_device_info *clp_device_list_get(const clp_device_list *list, size_t i);
+/* Selector: an index ("1"), a type ("gpu", "cpu", "accelerator"), or a case-insensitive
+ * substring of platform, vendor or device name. NULL or "" means the default: the first GPU,
+ * else the first CPU, else the first device. No match is CLP_NO_DEVICE with the list in the
+ * message. */
+CLP_API clp_status clp_device_select(const clp_device_list *list, const char *selector,
+                                     const clp_device_info **out, clp_error *err);
+CLP_API const char *clp_device_type_name(cl_device_type type);
+/* Whether `ext` appears as a whole word in the device's extension list. */
+CLP_API bool clp_device_has_extension(const clp_device_info *dev, const char *ext);
+
+/* ==== Options ============================================================================ */
+
+typedef enum clp_option_type {
+    CLP_OPT_BOOL,
+    CLP_OPT_INT,
+    CLP_OPT_FLOAT,
+    CLP_OPT_ENUM
+} clp_option_type;
+
+/* Where a value came from, for messages: the default, a case file, a preset, the command line. */
+typedef enum clp_origin_kind {
+    CLP_ORIGIN_DEFAULT,
+    CLP_ORIGIN_CASE,
+    CLP_ORIGIN_PRESET,
+    CLP_ORIGIN_COMMAND_LINE
+} clp_origin_kind;
+
+typedef struct clp_option_value {
+    clp_option_type type;
+    bool b;
+    long long i; /* int value, or the index of an enum value */
+    double f;
+    clp_origin_kind origin;
+    char origin_text[160]; /* "default", "case.json", "case.json preset \"fast\"", "-s x=y" */
+} clp_option_value;
+
+/* The schema: every option of every options/<module>.json, in a fixed order. */
+typedef struct clp_schema clp_schema;
+/* The values of one run, checked against a schema. */
+typedef struct clp_options clp_options;
+
+/* Loads every options/<module>.json of `options_dir` (module files in name order). */
+CLP_API clp_status clp_schema_load(const char *options_dir, clp_schema **out, clp_error *err);
+CLP_API void clp_schema_destroy(clp_schema *schema);
+CLP_API size_t clp_schema_count(const clp_schema *schema);
+/* Index of the option called `name` ("core.summation"), or -1. */
+CLP_API long clp_schema_find(const clp_schema *schema, const char *name);
+CLP_API const char *clp_schema_option_name(const clp_schema *schema, size_t i);
+
+/* Values start at the schema's defaults. The schema must outlive the options. */
+CLP_API clp_status clp_options_create(const clp_schema *schema, clp_options **out, clp_error *err);
+/* A copy of every value and its origin, and of the case's model name. New. */
+CLP_API clp_status clp_options_dup(const clp_options *opts, clp_options **out, clp_error *err);
+CLP_API void clp_options_destroy(clp_options *opts);
+CLP_API const clp_schema *clp_options_schema(const clp_options *opts);
+/* Applies a case file's "options" object, then each named preset of its "presets" object in
+ * order. Also keeps the case's "model" name. Malformed JSON gives file:line:column. */
+CLP_API clp_status clp_options_apply_case(clp_options *opts, const char *case_path,
+                                          const char *const *presets, size_t n_presets,
+                                          clp_error *err);
+/* Applies one "name=value" command-line assignment; `argument` names it in errors. */
+CLP_API clp_status clp_options_apply_assignment(clp_options *opts, const char *assignment,
+                                                clp_error *err);
+/* Checks every depends_any/depends_all after all values are in. */
+CLP_API clp_status clp_options_check(const clp_options *opts, clp_error *err);
+/* The case's "model" (NULL when no case named one). Borrowed. */
+CLP_API const char *clp_options_model(const clp_options *opts);
+/* Borrowed value of option `name`; NULL when there is no such option. */
+CLP_API const clp_option_value *clp_options_get(const clp_options *opts, const char *name);
+CLP_API bool clp_options_bool(const clp_options *opts, const char *name);
+CLP_API long long clp_options_int(const clp_options *opts, const char *name);
+CLP_API double clp_options_float(const clp_options *opts, const char *name);
+/* The enum value's name ("kbn"), borrowed. */
+CLP_API const char *clp_options_enum(const clp_options *opts, const char *name);
+
+/* ==== Source assembly ==================================================================== */
+
+typedef enum clp_constant_type {
+    CLP_CONST_INT,
+    CLP_CONST_FLOAT,
+    CLP_CONST_DOUBLE
+} clp_constant_type;
+
+/* A simulation constant the model inlines as `#define <name> <value>`. */
+typedef struct clp_constant {
+    const char *name;
+    clp_constant_type type;
+    double value; /* converted to float first for CLP_CONST_FLOAT */
+    long long int_value;
+} clp_constant;
+
+/* Writes a float so that it reads back as the same bits: 0x1.555556p-2f followed by the decimal
+ * value in a comment. NaN and infinities become NAN, INFINITY, -INFINITY. Locale-independent.
+ * Returns `buf`. */
+CLP_API char *clp_format_float(float v, char buf[64]);
+/* Same for a double, with 17 significant digits in the comment and no suffix. */
+CLP_API char *clp_format_double(double v, char buf[64]);
+
+/* What one program is made of: the option modules whose options become #defines, the cl/
+ * files (relative to <data dir>/cl) in order, and the inlined constants. */
+typedef struct clp_program_spec {
+    const char *model;
+    const char *const *modules;
+    size_t n_modules;
+    const char *const *cl_files;
+    size_t n_files;
+    const clp_constant *constants;
+    size_t n_constants;
+} clp_program_spec;
+
+/* The generated prelude followed by each cl/ file behind a #line 1 "cl/<path>" directive.
+ * The same options and spec give byte-identical text. *out is new, freed by the caller. */
+CLP_API clp_status clp_source_assemble(const clp_options *opts, const char *data_dir,
+                                       const clp_program_spec *spec, char **out, clp_error *err);
+
+/* The program spec of model `name` ("selftest") for these options; the spec's arrays are
+ * static or live in `storage` (borrowed until the next call with the same storage). */
+typedef struct clp_model_storage {
+    clp_constant constants[32];
+} clp_model_storage;
+CLP_API clp_status clp_model_spec(const char *name, const clp_options *opts,
+                                  clp_model_storage *storage, clp_program_spec *out,
+                                  clp_error *err);
+
+/* Finds the folder with options/ and cl/: CLPART_DATA_DIR, next to the executable, the
+ * installed data directory, then the source tree. Borrowed, static. */
+CLP_API const char *clp_data_dir(void);
+
+/* ==== Program binary cache =============================================================== */
+
+typedef struct clp_cache clp_cache;
+
+typedef struct clp_cache_stats {
+    uint64_t entries;
+    uint64_t bytes;
+    uint64_t hits;
+    uint64_t misses;
+    uint64_t max_bytes;
+} clp_cache_stats;
+
+typedef struct clp_cache_entry {
+    char path[512];
+    char device[256]; /* "platform / device / driver" from the key record */
+    uint64_t bytes;
+    int64_t created;   /* Unix seconds */
+    int64_t last_used; /* Unix seconds */
+} clp_cache_entry;
+
+/* Opens the cache folder `dir`, or when NULL: $CLPART_CACHE_DIR, else $XDG_CACHE_HOME/clpart,
+ * else ~/.cache/clpart. A folder that cannot be created or written gives one warning and an
+ * open, disabled cache; this is not an error. */
+CLP_API clp_status clp_cache_open(const char *dir, clp_cache **out, clp_error *err);
+CLP_API void clp_cache_close(clp_cache *cache);
+CLP_API bool clp_cache_enabled(const clp_cache *cache);
+CLP_API const char *clp_cache_dir(const clp_cache *cache);
+/* Size cap in bytes (default 1 GiB, or $CLPART_CACHE_MAX with K/M/G suffix). */
+CLP_API void clp_cache_set_max_bytes(clp_cache *cache, uint64_t max_bytes);
+CLP_API clp_status clp_cache_stats_get(clp_cache *cache, clp_cache_stats *out, clp_error *err);
+/* Entries, most recently used first. *out is new (free()), *count its length. */
+CLP_API clp_status clp_cache_list(clp_cache *cache, clp_cache_entry **out, size_t *count,
+                                  clp_error *err);
+CLP_API clp_status clp_cache_clear(clp_cache *cache, clp_error *err);
+
+/* The key record: every input of a build, as text. *out is new. */
+CLP_API char *clp_cache_key_record(const char *source, const char *flags,
+                                   const clp_device_info *dev);
+/* XXH3-128 of the key record, as 32 hex digits. */
+CLP_API void clp_cache_key_hash(const char *record, char hex[33]);
+
+/* Looks up `record`. On a hit *binary (new), *size and *log (new, may be "") are set and
+ * *hit is true. A truncated, corrupt or foreign entry is removed with one warning and is a
+ * miss. Counts a hit or a miss. */
+CLP_API clp_status clp_cache_load(clp_cache *cache, const char *record, unsigned char **binary,
+                                  size_t *size, char **log, bool *hit, clp_error *err);
+/* Stores an entry atomically (temporary file, fsync, rename), then evicts least recently used
+ * entries above the size cap. Failure to write is a warning, not an error. */
+CLP_API clp_status clp_cache_store(clp_cache *cache, const char *record,
+                                   const unsigned char *binary, size_t size, const char *log,
+                                   clp_error *err);
+
+/* ==== Workers: context, queue, program, kernels and buffers of one device ================= */
+
+typedef struct clp_worker clp_worker;
+
+/* How the last program was obtained, for -v and the tests. */
+typedef struct clp_build_report {
+    bool cache_hit;
+    double seconds; /* build or cache load, wall clock */
+    char flags[512];
+    char key[33];
+} clp_build_report;
+
+CLP_API clp_status clp_worker_create(const clp_device_info *dev, clp_worker **out, clp_error *err);
+CLP_API void clp_worker_destroy(clp_worker *worker);
+CLP_API const clp_device_info *clp_worker_device(const clp_worker *worker);
+CLP_API cl_context clp_worker_context(const clp_worker *worker);
+CLP_API cl_command_queue clp_worker_queue(const clp_worker *worker);
+
+/* The build flags for this device and these options: -cl-std from the device's OpenCL C
+ * version, option flags, vendor flags only where the device lists their extension. New. */
+CLP_API clp_status clp_build_flags(const clp_device_info *dev, const clp_options *opts, char **out,
+                                   clp_error *err);
+/* Builds `source` with `flags` (through `cache` when not NULL) and makes it the worker's
+ * program, releasing kernels of a previous one. A build error fills err with the first
+ * diagnostic's file:line:column; the whole log is then clp_worker_build_log(). */
+CLP_API clp_status clp_worker_build(clp_worker *worker, const char *source, const char *flags,
+                                    clp_cache *cache, clp_build_report *report, clp_error *err);
+/* The log of the last build (from the cache entry on a hit). Borrowed. */
+CLP_API const char *clp_worker_build_log(const clp_worker *worker);
+/* The kernel `name` of the current program, created on first use. Borrowed. */
+CLP_API clp_status clp_worker_kernel(clp_worker *worker, const char *name, cl_kernel *out,
+                                     clp_error *err);
+/* Kernel timing through profiling events (off by default). */
+CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
+
+/* ---- Buffers: symbolic bitmask names with a traits table (src/core/buffer_table.c). */
+
+typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
+
+/* How many elements a buffer has. */
+typedef enum clp_buffer_kind {
+    CLP_PER_PARTICLE, /* counts.particles */
+    CLP_PER_CELL,     /* counts.cells */
+    CLP_SINGLE,       /* one element */
+    CLP_PER_CUSTOM    /* counts.custom[bit index] */
+} clp_buffer_kind;
+
+enum {
+    CLP_BUF_SELFTEST_X = 1ull << 0,
+    CLP_BUF_SELFTEST_Y = 1ull << 1,
+    CLP_BUF_SELFTEST_TERMS = 1ull << 2,
+    CLP_BUF_SELFTEST_SUMS = 1ull << 3,
+    CLP_BUF_SELFTEST_PARTIAL = 1ull << 4,
+    CLP_BUF_SELFTEST_PARTIAL_CORRECTION = 1ull << 5,
+    CLP_BUF_COUNT = 6
+};
+
+typedef struct clp_buffer_traits {
+    clp_buffer_set bit;
+    const char *name;         /* "velocity": used in messages */
+    const char *element_type; /* OpenCL C type of one component: "float", "uint" */
+    size_t element_size;      /* bytes of one component */
+    unsigned components;      /* components per element */
+    clp_buffer_kind kind;
+    bool double_buffered;     /* a second copy to write into, swapped after the step */
+    bool resorted;            /* follows the particle permutation of a sort */
+    const char *needs_option; /* allocated only when this option...        (NULL: always) */
+    const char *needs_value;  /* ...has this value (enum name, "true"/"false") */
+    bool needs_not;           /* ...or, when set, has any other value */
+} clp_buffer_traits;
+
+typedef struct clp_buffer_counts {
+    size_t particles;
+    size_t cells;
+    size_t custom[CLP_BUF_COUNT];
+} clp_buffer_counts;
+
+/* The traits of one buffer bit, NULL for an unknown bit. Borrowed, static. */
+CLP_API const clp_buffer_traits *clp_buffer_traits_of(clp_buffer_set bit);
+/* Which buffers of `wanted` the options need. */
+CLP_API clp_buffer_set clp_buffers_needed(clp_buffer_set wanted, const clp_options *opts);
+/* Allocates the needed buffers of `wanted` (releasing any previous ones of those bits). A
+ * size over the device's limits, or an allocation failure, is CLP_DEVICE_MEMORY naming the
+ * buffer and its bytes. */
+CLP_API clp_status clp_worker_alloc(clp_worker *worker, clp_buffer_set wanted,
+                                    const clp_options *opts, const clp_buffer_counts *counts,
+                                    clp_error *err);
+/* The allocated buffers. */
+CLP_API clp_buffer_set clp_worker_buffers(const clp_worker *worker);
+/* The device buffer (the current copy of a double-buffered one), or NULL. Borrowed. */
+CLP_API cl_mem clp_worker_buffer(const clp_worker *worker, clp_buffer_set bit);
+CLP_API size_t clp_worker_buffer_bytes(const clp_worker *worker, clp_buffer_set bit);
+/* Blocking copies between host memory and a whole buffer. */
+CLP_API clp_status clp_worker_write(clp_worker *worker, clp_buffer_set bit, const void *data,
+                                    clp_error *err);
+CLP_API clp_status clp_worker_read(clp_worker *worker, clp_buffer_set bit, void *data,
+                                   clp_error *err);
+
+/* One step of a model, as data: a kernel whose arguments are the allocated buffers of
+ * `buffers` in bit order (a kernel fences an optional argument with the same #if as the
+ * buffer's needs), run over `global` work-items with work-group size `local` (0: chosen). */
+typedef struct clp_step {
+    const char *kernel;
+    clp_buffer_set buffers;
+    size_t global;
+    size_t local;
+} clp_step;
+
+CLP_API clp_status clp_worker_run_step(clp_worker *worker, const clp_step *step, double *seconds,
+                                       clp_error *err);
+
+/* Launches `kernel` over `global` work-items in 1D. local 0 picks the work-group size from
+ * the device and kernel; the global size is then rounded up to a multiple of it, so kernels
+ * guard their index. With profiling on, *seconds gets the kernel's device time. */
+CLP_API clp_status clp_launch(clp_worker *worker, const char *kernel_name, size_t global,
+                              size_t local, double *seconds, clp_error *err);
+/* The work-group size clp_launch would pick. */
+CLP_API clp_status clp_launch_local_size(clp_worker *worker, const char *kernel_name, size_t *local,
+                                         clp_error *err);
+
+/* ==== Self-test ========================================================================== */
+
+typedef struct clp_selftest_result {
+    char name[64];
+    double error;     /* measured relative error against the host reference */
+    double tolerance; /* the bound it had to meet */
+    bool passed;
+    bool expect_loss; /* naive summation: passes when it *does* lose digits */
+} clp_selftest_result;
+
+/* Builds and runs the self-test kernels (axpy, reduction, and the badly conditioned series in
+ * every core.summation mode) on the worker's device, checked against host long-double
+ * references. `opts` supplies the sizes; each summation mode is its own program variant.
+ * results: up to `max_results` rows; *n_results the count. CLP_CHECK when any row failed. */
+CLP_API clp_status clp_selftest_run(clp_worker *worker, const clp_options *opts, clp_cache *cache,
+                                    clp_selftest_result *results, size_t max_results,
+                                    size_t *n_results, clp_build_report *reports, clp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

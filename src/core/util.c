@@ -1,0 +1,64 @@
+/* Small helpers: whole-file reads, edit distance for suggestions, a monotonic clock. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+clp_status clp__file_read(const char *path, char **out, size_t *size, clp_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot open %s: %s", path, strerror(errno));
+    clp_strbuf sb = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        clp__sb_append_n(&sb, chunk, n);
+    bool read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        clp__sb_free(&sb);
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot read %s", path);
+    }
+    size_t len = sb.len;
+    char *text = clp__sb_take(&sb);
+    if (!text)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory reading %s", path);
+    *out = text;
+    if (size)
+        *size = len;
+    return CLP_OK;
+}
+
+size_t clp__edit_distance(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = malloc((lb + 1) * sizeof *row);
+    if (!row)
+        return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+double clp__now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,103 @@
+/* clpart internals shared by the library's files: error-raising and OpenCL-checking macros,
+ * the internal logger, a growable string, small file helpers. Never installed. */
+#ifndef CLPART_INTERNAL_H
+#define CLPART_INTERNAL_H
+
+#include "clpart.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define CLP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLP_PRINTF(f, a)
+#endif
+
+/* ---- Raising errors (error.c). Each returns `st` so callers can write `return CLP_FAIL(...)`.
+ * The first error wins: a filled err is left as it is. */
+clp_status clp__fail(clp_error *err, clp_status st, const char *origin_file, int origin_line,
+                     const char *fmt, ...) CLP_PRINTF(5, 6);
+clp_status clp__fail_at(clp_error *err, clp_status st, const char *source, int line, int column,
+                        const char *origin_file, int origin_line, const char *fmt, ...)
+    CLP_PRINTF(8, 9);
+/* An OpenCL failure: message "<what>: <call>: CL_NAME"; status CLP_DEVICE_MEMORY for the
+ * out-of-memory codes, CLP_CL otherwise. */
+clp_status clp__fail_cl(clp_error *err, cl_int code, const char *origin_file, int origin_line,
+                        const char *fmt, ...) CLP_PRINTF(5, 6);
+
+#define CLP_FAIL(err, st, ...) clp__fail((err), (st), __FILE__, __LINE__, __VA_ARGS__)
+#define CLP_FAIL_AT(err, st, src, line, col, ...)                                                  \
+    clp__fail_at((err), (st), (src), (line), (col), __FILE__, __LINE__, __VA_ARGS__)
+
+/* These expect a local `clp_status st` and a `fail:` label that cleans up and returns st. */
+#define CLP_CL_CHECK(rc, err, ...)                                                                 \
+    do {                                                                                           \
+        cl_int rc_ = (rc);                                                                         \
+        if (rc_ != CL_SUCCESS) {                                                                   \
+            st = clp__fail_cl((err), rc_, __FILE__, __LINE__, __VA_ARGS__);                        \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define CLP_REQUIRE(cond, err, status, ...)                                                        \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            st = clp__fail((err), (status), __FILE__, __LINE__, __VA_ARGS__);                      \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define CLP_REQUIRE_ALLOC(p, err) CLP_REQUIRE((p) != NULL, (err), CLP_NOMEM, "out of host memory")
+
+/* Propagates a failed clp_status (the error is already filled). */
+#define CLP_TRY(expr)                                                                              \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        if (st != CLP_OK)                                                                          \
+            goto fail;                                                                             \
+    } while (0)
+
+/* ---- Logging (log.c) */
+bool clp__log_enabled(clp_log_level level, unsigned category);
+void clp__log(clp_log_level level, unsigned category, const char *fmt, ...) CLP_PRINTF(3, 4);
+#define CLP_LOG(level, category, ...)                                                              \
+    do {                                                                                           \
+        if (clp__log_enabled((level), (category)))                                                 \
+            clp__log((level), (category), __VA_ARGS__);                                            \
+    } while (0)
+#define CLP_WARN(category, ...)  CLP_LOG(CLP_LOG_WARN, (category), __VA_ARGS__)
+#define CLP_INFO(category, ...)  CLP_LOG(CLP_LOG_INFO, (category), __VA_ARGS__)
+#define CLP_DEBUG(category, ...) CLP_LOG(CLP_LOG_DEBUG, (category), __VA_ARGS__)
+
+/* ---- Growable string (strbuf.c). On allocation failure `failed` is set and appends stop. */
+typedef struct clp_strbuf {
+    char *data;
+    size_t len;
+    size_t cap;
+    bool failed;
+} clp_strbuf;
+
+void clp__sb_append(clp_strbuf *sb, const char *text);
+void clp__sb_append_n(clp_strbuf *sb, const char *text, size_t n);
+void clp__sb_appendf(clp_strbuf *sb, const char *fmt, ...) CLP_PRINTF(2, 3);
+/* Hands the text over (new, NUL-terminated) or NULL after a failed append; resets sb. */
+char *clp__sb_take(clp_strbuf *sb);
+void clp__sb_free(clp_strbuf *sb);
+
+/* ---- Files and small helpers (util.c) */
+/* Reads a whole file. *out is new and NUL-terminated; *size excludes the NUL. */
+clp_status clp__file_read(const char *path, char **out, size_t *size, clp_error *err);
+/* Levenshtein distance, for "did you mean" suggestions. */
+size_t clp__edit_distance(const char *a, const char *b);
+/* Monotonic wall clock in seconds. */
+double clp__now(void);
+
+/* ---- Device queries (device.c): size, allocate, fetch, naming the parameter on failure. */
+clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const char *what,
+                                   char **out, clp_error *err);
+
+/* ---- Buffers (buffer_table.c): index of a single CLP_BUF_* bit, or -1 for anything else. */
+int clp__buffer_index(clp_buffer_set bit);
+
+#endif
