@@ -1,0 +1,53 @@
+/* The option schema as the library's other files read it: one definition per option, in
+ * schema order (modules by file name, options in file order). Owned by options.c. */
+#ifndef CLPART_OPTIONS_SCHEMA_H
+#define CLPART_OPTIONS_SCHEMA_H
+
+#include "internal.h"
+
+typedef enum clp__depends_kind {
+    CLP_DEPENDS_NONE,
+    CLP_DEPENDS_ANY,
+    CLP_DEPENDS_ALL
+} clp__depends_kind;
+
+/* One {"option": value} condition of a depends_any/depends_all list. */
+typedef struct clp__condition {
+    size_t option;          /* index in the schema */
+    clp_option_value value; /* the value it must have */
+} clp__condition;
+
+typedef struct clp__option_def {
+    char *name;        /* "core.summation" */
+    char *module;      /* "core" */
+    char *define;      /* "CLP_CORE_SUMMATION" */
+    char *description; /* one line */
+    clp_option_type type;
+    bool is_double; /* float options: emitted as a double literal ("ctype": "double") */
+    char **values;  /* enum value names, in order; the emitted integer is the index */
+    size_t n_values;
+    bool has_min, has_max; /* int and float ranges, inclusive */
+    double min, max;
+    clp_option_value default_value;
+    char *flag;           /* build flag: bools add it when true; ints format it with %lld when
+                             nonzero; NULL when the option adds none */
+    char *flag_extension; /* the device extension the flag needs, or NULL */
+    clp__depends_kind depends_kind;
+    clp__condition *depends;
+    size_t n_depends;
+} clp__option_def;
+
+const clp__option_def *clp__schema_option(const clp_schema *schema, size_t i);
+/* The value of the option at schema index i. */
+const clp_option_value *clp__options_value_at(const clp_options *opts, size_t i);
+
+/* "bool", "int", "float" or "enum". */
+const char *clp__option_type_name(clp_option_type type);
+/* A value as a user would write it ("true", "1024", "0.33333333333333331", "kbn"),
+ * locale-independent, into buf (cut at size). Returns buf. */
+char *clp__value_format(const clp__option_def *def, const clp_option_value *v, char *buf,
+                        size_t size);
+/* The range as text: "[64, 16777216]", ">= 0", "<= 5", or "" when unbounded. Returns buf. */
+char *clp__range_format(const clp__option_def *def, char *buf, size_t size);
+
+#endif
