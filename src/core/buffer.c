@@ -1,0 +1,159 @@
+/* The worker's device buffers: which of a wanted set the options need, allocation checked
+ * against the device's limits with errors that name the buffer and its size, and copies. */
+#include "run/worker_private.h"
+
+#include <string.h>
+
+static bool option_matches(const clp_options *opts, const char *name, const char *value) {
+    const clp_option_value *v = clp_options_get(opts, name);
+    if (!v)
+        return false;
+    switch (v->type) {
+    case CLP_OPT_ENUM:
+        return strcmp(clp_options_enum(opts, name), value) == 0;
+    case CLP_OPT_BOOL:
+        return v->b == (strcmp(value, "true") == 0);
+    default:
+        return false;
+    }
+}
+
+static bool needed(const clp_buffer_traits *t, const clp_options *opts) {
+    if (!t->needs_option)
+        return true;
+    return option_matches(opts, t->needs_option, t->needs_value) != t->needs_not;
+}
+
+clp_buffer_set clp_buffers_needed(clp_buffer_set wanted, const clp_options *opts) {
+    clp_buffer_set set = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
+        if ((wanted & t->bit) && needed(t, opts))
+            set |= t->bit;
+    }
+    return set;
+}
+
+static size_t element_count(const clp_buffer_traits *t, int index,
+                            const clp_buffer_counts *counts) {
+    switch (t->kind) {
+    case CLP_PER_PARTICLE:
+        return counts->particles;
+    case CLP_PER_CELL:
+        return counts->cells;
+    case CLP_SINGLE:
+        return 1;
+    case CLP_PER_CUSTOM:
+        return counts->custom[index];
+    }
+    return 0;
+}
+
+static void release_buffer(clp_worker *w, int i) {
+    for (int copy = 0; copy < 2; copy++) {
+        if (w->buffers[i][copy] && clReleaseMemObject(w->buffers[i][copy]) != CL_SUCCESS)
+            CLP_DEBUG(CLP_LOG_BUFFER, "clReleaseMemObject failed");
+        w->buffers[i][copy] = NULL;
+    }
+    w->buffer_bytes[i] = 0;
+}
+
+void clp__worker_release_buffers(clp_worker *w) {
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        release_buffer(w, i);
+}
+
+static clp_status alloc_one(clp_worker *w, const clp_buffer_traits *t, int i, size_t bytes,
+                            clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_device_info *d = &w->device;
+    CLP_REQUIRE(bytes <= d->max_mem_alloc_size, err, CLP_DEVICE_MEMORY,
+                "buffer \"%s\" (%zu bytes) is larger than the largest allocation device '%s' "
+                "allows (%llu bytes)",
+                t->name, bytes, d->name, (unsigned long long)d->max_mem_alloc_size);
+    for (int copy = 0; copy < (t->double_buffered ? 2 : 1); copy++) {
+        cl_int rc;
+        w->buffers[i][copy] =
+            clCreateBuffer(w->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
+        CLP_CL_CHECK(rc, err, "buffer \"%s\" (%zu bytes): clCreateBuffer", t->name, bytes);
+    }
+    w->buffer_bytes[i] = bytes;
+    CLP_DEBUG(CLP_LOG_BUFFER, "buffer \"%s\": %zu bytes%s", t->name, bytes,
+              t->double_buffered ? " x 2" : "");
+    return CLP_OK;
+fail:
+    release_buffer(w, i);
+    return st;
+}
+
+clp_status clp_worker_alloc(clp_worker *w, clp_buffer_set wanted, const clp_options *opts,
+                            const clp_buffer_counts *counts, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_buffer_set set = clp_buffers_needed(wanted, opts);
+    unsigned long long total = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
+        if (wanted & t->bit)
+            release_buffer(w, i);
+        if (set & t->bit)
+            total += (unsigned long long)element_count(t, i, counts) * t->element_size *
+                     t->components * (t->double_buffered ? 2 : 1);
+    }
+    CLP_REQUIRE(total <= w->device.global_mem_size, err, CLP_DEVICE_MEMORY,
+                "the buffers need %llu bytes, more than the %llu bytes of device '%s'", total,
+                (unsigned long long)w->device.global_mem_size, w->device.name);
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
+        if (set & t->bit)
+            CLP_TRY(alloc_one(w, t, i,
+                              element_count(t, i, counts) * t->element_size * t->components, err));
+    }
+    return CLP_OK;
+fail:
+    return st;
+}
+
+clp_buffer_set clp_worker_buffers(const clp_worker *w) {
+    clp_buffer_set set = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        if (w->buffers[i][0])
+            set |= 1ull << i;
+    return set;
+}
+
+cl_mem clp_worker_buffer(const clp_worker *w, clp_buffer_set bit) {
+    int i = clp__buffer_index(bit);
+    return i < 0 ? NULL : w->buffers[i][0];
+}
+
+size_t clp_worker_buffer_bytes(const clp_worker *w, clp_buffer_set bit) {
+    int i = clp__buffer_index(bit);
+    return i < 0 ? 0 : w->buffer_bytes[i];
+}
+
+static clp_status copy(clp_worker *w, clp_buffer_set bit, void *data, bool to_device,
+                       clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_buffer_traits *t = clp_buffer_traits_of(bit);
+    cl_mem mem = clp_worker_buffer(w, bit);
+    CLP_REQUIRE(mem != NULL, err, CLP_USAGE, "buffer \"%s\" is not allocated",
+                t ? t->name : "(unknown)");
+    size_t bytes = clp_worker_buffer_bytes(w, bit);
+    if (to_device)
+        CLP_CL_CHECK(clEnqueueWriteBuffer(w->queue, mem, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+                     err, "buffer \"%s\" (%zu bytes): clEnqueueWriteBuffer", t->name, bytes);
+    else
+        CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, mem, CL_TRUE, 0, bytes, data, 0, NULL, NULL),
+                     err, "buffer \"%s\" (%zu bytes): clEnqueueReadBuffer", t->name, bytes);
+    return CLP_OK;
+fail:
+    return st;
+}
+
+clp_status clp_worker_write(clp_worker *w, clp_buffer_set bit, const void *data, clp_error *err) {
+    return copy(w, bit, (void *)data, true, err);
+}
+
+clp_status clp_worker_read(clp_worker *w, clp_buffer_set bit, void *data, clp_error *err) {
+    return copy(w, bit, data, false, err);
+}

@@ -1,0 +1,129 @@
+/* Kernels and launches: kernels created on first use, the work-group size chosen from the
+ * device and kernel, steps whose arguments are buffer sets, every call checked and named. */
+#include "run/worker_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void clp__worker_release_kernels(clp_worker *w) {
+    for (size_t i = 0; i < w->n_kernels; i++) {
+        if (clReleaseKernel(w->kernels[i].kernel) != CL_SUCCESS)
+            CLP_DEBUG(CLP_LOG_RUN, "clReleaseKernel(%s) failed", w->kernels[i].name);
+        free(w->kernels[i].name);
+    }
+    w->n_kernels = 0;
+}
+
+clp_status clp_worker_kernel(clp_worker *w, const char *name, cl_kernel *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (size_t i = 0; i < w->n_kernels; i++) {
+        if (strcmp(w->kernels[i].name, name) == 0) {
+            *out = w->kernels[i].kernel;
+            return CLP_OK;
+        }
+    }
+    CLP_REQUIRE(w->program != NULL, err, CLP_USAGE, "kernel '%s': no program is built", name);
+    CLP_REQUIRE(w->n_kernels < CLP_WORKER_MAX_KERNELS, err, CLP_USAGE,
+                "kernel '%s': more than %d kernels in one program", name, CLP_WORKER_MAX_KERNELS);
+    cl_int rc;
+    cl_kernel kernel = clCreateKernel(w->program, name, &rc);
+    CLP_CL_CHECK(rc, err, "kernel '%s': clCreateKernel", name);
+    char *copy = strdup(name);
+    if (!copy) {
+        clReleaseKernel(kernel);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    }
+    w->kernels[w->n_kernels++] = (clp_worker_kernel_slot){copy, kernel};
+    *out = kernel;
+    return CLP_OK;
+fail:
+    return st;
+}
+
+/* The largest multiple of the kernel's preferred work-group size multiple that the kernel
+ * and device allow, at most 256: enough to fill a GPU's SIMD lanes without starving the
+ * register file of bigger kernels. */
+clp_status clp_launch_local_size(clp_worker *w, const char *kernel_name, size_t *local,
+                                 clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    size_t kernel_max = 0, multiple = 1;
+    CLP_TRY(clp_worker_kernel(w, kernel_name, &kernel, err));
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, w->device.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof kernel_max, &kernel_max, NULL),
+                 err, "kernel '%s': clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)",
+                 kernel_name);
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, w->device.device,
+                                          CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                          sizeof multiple, &multiple, NULL),
+                 err,
+                 "kernel '%s': "
+                 "clGetKernelWorkGroupInfo(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE)",
+                 kernel_name);
+    size_t cap = kernel_max < 256 ? kernel_max : 256;
+    if (multiple == 0 || multiple > cap)
+        multiple = 1;
+    *local = cap / multiple * multiple;
+    return CLP_OK;
+fail:
+    return st;
+}
+
+static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, size_t global,
+                          size_t local, double *seconds, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_event event = NULL;
+    if (local == 0)
+        CLP_TRY(clp_launch_local_size(w, name, &local, err));
+    size_t rounded = (global + local - 1) / local * local;
+    bool timed = w->profiling && seconds;
+    CLP_CL_CHECK(clEnqueueNDRangeKernel(w->queue, kernel, 1, NULL, &rounded, &local, 0, NULL,
+                                        timed ? &event : NULL),
+                 err, "kernel '%s' (global %zu, local %zu): clEnqueueNDRangeKernel", name, rounded,
+                 local);
+    if (timed) {
+        cl_ulong start = 0, end = 0;
+        CLP_CL_CHECK(clWaitForEvents(1, &event), err, "kernel '%s' (global %zu, local %zu)", name,
+                     rounded, local);
+        CLP_CL_CHECK(
+            clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL),
+            err, "kernel '%s': clGetEventProfilingInfo", name);
+        CLP_CL_CHECK(
+            clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), err,
+            "kernel '%s': clGetEventProfilingInfo", name);
+        *seconds = 1e-9 * (double)(end - start);
+    }
+fail:
+    if (event)
+        clReleaseEvent(event);
+    return st;
+}
+
+clp_status clp_launch(clp_worker *w, const char *kernel_name, size_t global, size_t local,
+                      double *seconds, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(clp_worker_kernel(w, kernel_name, &kernel, err));
+    CLP_TRY(enqueue(w, kernel_name, kernel, global, local, seconds, err));
+fail:
+    return st;
+}
+
+clp_status clp_worker_run_step(clp_worker *w, const clp_step *step, double *seconds,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(clp_worker_kernel(w, step->kernel, &kernel, err));
+    cl_uint arg = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        if (!(step->buffers & (1ull << i)) || !w->buffers[i][0])
+            continue;
+        CLP_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), &w->buffers[i][0]), err,
+                     "kernel '%s' argument %u (buffer \"%s\"): clSetKernelArg", step->kernel, arg,
+                     clp_buffer_traits_of(1ull << i)->name);
+        arg++;
+    }
+    CLP_TRY(enqueue(w, step->kernel, kernel, step->global, step->local, seconds, err));
+fail:
+    return st;
+}

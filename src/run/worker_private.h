@@ -1,0 +1,33 @@
+/* The worker's fields, shared by the files that implement it (worker.c: context, queue and
+ * program; buffer.c: buffers; launch.c: kernels and launches). */
+#ifndef CLPART_WORKER_PRIVATE_H
+#define CLPART_WORKER_PRIVATE_H
+
+#include "internal.h"
+
+enum { CLP_WORKER_MAX_KERNELS = 32 };
+
+typedef struct clp_worker_kernel_slot {
+    char *name;
+    cl_kernel kernel;
+} clp_worker_kernel_slot;
+
+struct clp_worker {
+    clp_device_info device; /* a copy; extensions points into the device list */
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+    char *build_log;
+    clp_worker_kernel_slot kernels[CLP_WORKER_MAX_KERNELS];
+    size_t n_kernels;
+    bool profiling;
+    cl_mem buffers[CLP_BUF_COUNT][2]; /* [bit index][copy]; copy 1 only when double-buffered */
+    size_t buffer_bytes[CLP_BUF_COUNT];
+};
+
+/* Releases every kernel (on a new program, or at destroy). */
+void clp__worker_release_kernels(clp_worker *worker);
+/* Releases every buffer. */
+void clp__worker_release_buffers(clp_worker *worker);
+
+#endif
