@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The command line end to end on the default device: usage and input errors (message, place,
+# exit code), cache hits across processes, corrupt and unwritable caches, two processes
+# building one key, a build error mapped to its cl/ file, and an install outside the tree.
+set -uo pipefail
+clpart=$1
+case_file=$CLPART_DATA_DIR/cases/selftest.json
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CLPART_CACHE_DIR=$work/cache
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect CODE PATTERN -- command...: exit code and a pattern in stdout+stderr
+expect() {
+    local code=$1 pattern=$2
+    shift 3
+    local out
+    out=$("$@" 2>&1)
+    local got=$?
+    [ "$got" -eq "$code" ] || fail "'$*' exited $got, expected $code: $out"
+    grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
+}
+
+expect 0 "usage: clpart" -- "$clpart" --help
+expect 2 "unknown command 'frobnicate'" -- "$clpart" frobnicate
+expect 2 "--device needs a value" -- "$clpart" devices --device
+expect 0 "core.summation" -- "$clpart" options
+"$clpart" options --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any(o["name"]=="core.summation" for o in d)' ||
+    fail "options --json is not a JSON list naming core.summation"
+expect 0 "Portable Computing Language" -- "$clpart" devices
+"$clpart" devices --json | python3 -c 'import json,sys; json.load(sys.stdin)' || fail "devices --json is not JSON"
+expect 1 "no device matches 'no-such-device'.*0: " -- "$clpart" selftest --device no-such-device
+expect 1 "no device matches 'no-such-device'" -- env CLPART_DEVICE=no-such-device "$clpart" build "$case_file"
+
+# Option errors: named, placed, suggested, and nothing runs.
+expect 1 "did you mean 'core.summation'" -- "$clpart" source "$case_file" -s core.sumation=kbn
+expect 1 "selftest.n.*range" -- "$clpart" source "$case_file" -s selftest.n=1
+expect 1 "core.kbn_form.*core.summation" -- "$clpart" source "$case_file" -s core.kbn_form=select
+expect 2 "-s needs a value" -- "$clpart" source "$case_file" -s
+expect 2 "a case file is needed" -- "$clpart" source
+expect 1 "cannot open" -- "$clpart" source "$work/missing.json"
+printf '{\n  "model": "selftest",\n  "options": { "core.summation": "kbn" "selftest.n": 5 }\n}\n' >"$work/bad.json"
+expect 1 "at $work/bad.json:3:" -- "$clpart" source "$work/bad.json"
+printf '{ "model": "nosuchmodel" }\n' >"$work/nomodel.json"
+expect 1 "unknown model 'nosuchmodel'" -- "$clpart" source "$work/nomodel.json"
+
+# Source: deterministic, locale-independent, each file behind its #line.
+"$clpart" source "$case_file" >"$work/a.cl" || fail "source failed"
+LC_ALL=de_DE.UTF-8 "$clpart" source "$case_file" >"$work/b.cl" 2>/dev/null || fail "source failed under de_DE"
+cmp -s "$work/a.cl" "$work/b.cl" || fail "source differs between runs or locales"
+grep -q '^#line 1 "cl/common/summation.cl"$' "$work/a.cl" || fail "no #line for summation.cl"
+expect 0 "CLP_CORE_SUMMATION 2 /\* kbn \*/" -- "$clpart" source "$case_file" -p kbn-select
+expect 2 "unknown preset|no preset" -- "$clpart" source "$case_file" -p nosuchpreset
+
+# Cache: built, then hit in the next process; --no-cache builds; stats count both.
+expect 0 "^built " -- "$clpart" build "$case_file"
+expect 0 "^cache hit " -- "$clpart" build "$case_file"
+expect 0 "^built " -- "$clpart" build "$case_file" --no-cache
+expect 0 "^built " -- env CLPART_NO_CACHE=1 "$clpart" build "$case_file"
+expect 0 "^built " -- "$clpart" build "$case_file" -s core.summation=naive
+expect 0 "^cache hit " -- "$clpart" -v build "$case_file" -s core.summation=naive
+expect 0 "hits" -- "$clpart" cache stats
+expect 0 "selftest|Portable|pthread|cpu" -- "$clpart" cache list
+
+# A corrupt entry: one warning, rebuilt, then hit again.
+for entry in "$CLPART_CACHE_DIR"/*/*.clpbin; do
+    printf 'garbage' | dd of="$entry" bs=1 seek=100 conv=notrunc status=none
+done
+expect 0 "warning.*corrupt.*removed" -- "$clpart" build "$case_file"
+expect 0 "^cache hit " -- "$clpart" build "$case_file"
+# A truncated entry likewise.
+for entry in "$CLPART_CACHE_DIR"/*/*.clpbin; do truncate -s 50 "$entry"; done
+expect 0 "^built " -- "$clpart" build "$case_file"
+
+# Two processes building one key at once both succeed and leave one valid entry.
+expect 0 "removed|cleared" -- "$clpart" cache clear
+"$clpart" build "$case_file" >"$work/p1" 2>&1 &
+p1=$!
+"$clpart" build "$case_file" >"$work/p2" 2>&1 &
+p2=$!
+wait $p1 || fail "first concurrent build failed: $(cat "$work/p1")"
+wait $p2 || fail "second concurrent build failed: $(cat "$work/p2")"
+[ "$(find "$CLPART_CACHE_DIR" -name '*.clpbin' | wc -l)" -eq 1 ] || fail "concurrent builds left other than one entry"
+expect 0 "^cache hit " -- "$clpart" build "$case_file"
+
+# An unwritable cache folder: one warning, and the run goes on uncached.
+touch "$work/file"
+out=$("$clpart" build "$case_file" --cache-dir "$work/file/cache" 2>&1) || fail "run with unwritable cache failed: $out"
+[ "$(grep -c warning <<<"$out")" -eq 1 ] || fail "expected exactly one warning: $out"
+grep -q "^built " <<<"$out" || fail "unwritable cache: not built: $out"
+
+# A build error points at the cl/ file and line of the #error.
+line=$(grep -n '#error "core.fast_math' "$CLPART_DATA_DIR/cl/common/summation.cl" | cut -d: -f1)
+expect 1 "at cl/common/summation.cl:$line:" -- "$clpart" build "$case_file" -s core.fast_math=true
+
+# Installed layout: the executable finds its data in ../share/clpart, outside the tree.
+mkdir -p "$work/prefix/bin" "$work/prefix/share/clpart"
+cp "$clpart" "$work/prefix/bin/"
+cp -r "$CLPART_DATA_DIR/cl" "$CLPART_DATA_DIR/options" "$CLPART_DATA_DIR/cases" "$work/prefix/share/clpart/"
+echo "/* the installed copy */" >>"$work/prefix/share/clpart/cl/selftest/selftest.cl"
+(cd "$work" && env -u CLPART_DATA_DIR "$work/prefix/bin/clpart" source "$work/prefix/share/clpart/cases/selftest.json" >"$work/installed.cl") ||
+    fail "installed clpart did not run"
+grep -q 'the installed copy' "$work/installed.cl" || fail "installed clpart did not read its own data"
+
+# The main job.
+expect 0 "selftest passed" -- "$clpart" selftest
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures CLI check(s) failed"
+    exit 1
+fi
+echo "all CLI checks passed"

@@ -1,0 +1,36 @@
+/* Shared by the clpart command line's files: global settings and the subcommand signature. */
+#ifndef CLPART_CLI_H
+#define CLPART_CLI_H
+
+#include "clpart.h"
+
+/* Global flags, parsed before the subcommand. */
+typedef struct clp_cli {
+    int verbose;           /* -v: build times, cache hits, build logs */
+    const char *device;    /* --device SEL, else $CLPART_DEVICE, else NULL (default device) */
+    const char *cache_dir; /* --cache-dir DIR, else NULL (the library's default) */
+    bool no_cache;         /* --no-cache or CLPART_NO_CACHE=1 */
+} clp_cli;
+
+/* Each subcommand: argv[0] is its name; returns the process exit code. */
+typedef int (*clp_cmd_fn)(int argc, char **argv, const clp_cli *cli);
+
+int cmd_devices(int argc, char **argv, const clp_cli *cli);
+int cmd_options(int argc, char **argv, const clp_cli *cli);
+int cmd_source(int argc, char **argv, const clp_cli *cli);
+int cmd_build(int argc, char **argv, const clp_cli *cli);
+int cmd_selftest(int argc, char **argv, const clp_cli *cli);
+int cmd_cache(int argc, char **argv, const clp_cli *cli);
+
+enum { CLP_EXIT_OK = 0, CLP_EXIT_RUNTIME = 1, CLP_EXIT_USAGE = 2 };
+
+/* Prints the error once as "clpart: error: <message>" plus "  at <source>:<line>:<column>"
+ * and returns the exit code for it (2 for usage errors, 1 otherwise). */
+int cli_report(const clp_error *err);
+/* Prints "clpart: error: <text>" and the subcommand's usage; returns CLP_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...);
+
+/* Opens the cache as the global flags say: NULL when --no-cache. */
+clp_status cli_open_cache(const clp_cli *cli, clp_cache **out, clp_error *err);
+
+#endif

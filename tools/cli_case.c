@@ -1,0 +1,83 @@
+/* What several subcommands share: reading "CASE [-s NAME=VALUE]... [-p PRESET]..." into
+ * checked option values, and opening the selected device's worker. */
+#include "cli_case.h"
+
+#include <string.h>
+
+clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    const char *case_path = NULL;
+    const char *presets[32];
+    size_t n_presets = 0;
+    *out = (cli_case){0};
+    for (int i = 1; i < argc; i++) {
+        bool has_value = i + 1 < argc;
+        if ((!strcmp(argv[i], "-s") || !strcmp(argv[i], "-p")) && !has_value)
+            return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1, "%s needs a value", argv[i]);
+        if (!strcmp(argv[i], "-p")) {
+            if (n_presets == sizeof presets / sizeof presets[0])
+                return CLP_FAIL(err, CLP_USAGE, "too many presets");
+            presets[n_presets++] = argv[++i];
+        } else if (!strcmp(argv[i], "-s")) {
+            i++; /* applied below, after the case */
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1, "unknown flag '%s'",
+                               argv[i]);
+        } else if (!case_path) {
+            case_path = argv[i];
+        } else {
+            return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
+                               "more than one case file: '%s' and '%s'", case_path, argv[i]);
+        }
+    }
+    if (!case_path && (case_required || n_presets))
+        return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
+                           n_presets ? "-p needs a case file that holds the presets"
+                                     : "a case file is needed");
+    char schema_dir[1024];
+    snprintf(schema_dir, sizeof schema_dir, "%s/options", clp_data_dir());
+    CLP_TRY(clp_schema_load(schema_dir, &out->schema, err));
+    CLP_TRY(clp_options_create(out->schema, &out->options, err));
+    if (case_path)
+        CLP_TRY(clp_options_apply_case(out->options, case_path, presets, n_presets, err));
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "-p"))
+            if (!strcmp(argv[i++], "-s"))
+                CLP_TRY(clp_options_apply_assignment(out->options, argv[i], err));
+    CLP_TRY(clp_options_check(out->options, err));
+    return CLP_OK;
+fail:
+    cli_case_free(out);
+    return st;
+}
+
+void cli_case_free(cli_case *c) {
+    clp_options_destroy(c->options);
+    clp_schema_destroy(c->schema);
+    *c = (cli_case){0};
+}
+
+clp_status cli_worker_open(const clp_cli *cli, clp_device_list **list, clp_worker **worker,
+                           clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_device_info *dev;
+    *list = NULL;
+    *worker = NULL;
+    CLP_TRY(clp_device_list_create(list, err));
+    CLP_TRY(clp_device_select(*list, cli->device, &dev, err));
+    CLP_TRY(clp_worker_create(dev, worker, err));
+    return CLP_OK;
+fail:
+    clp_device_list_destroy(*list);
+    *list = NULL;
+    return st;
+}
+
+clp_status cli_case_source(const cli_case *c, char **source, clp_error *err) {
+    clp_model_storage storage;
+    clp_program_spec spec;
+    clp_status st = clp_model_spec(clp_options_model(c->options), c->options, &storage, &spec, err);
+    if (st != CLP_OK)
+        return st;
+    return clp_source_assemble(c->options, clp_data_dir(), &spec, source, err);
+}

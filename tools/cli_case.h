@@ -1,0 +1,24 @@
+/* Case loading and device opening shared by the source, build and selftest subcommands. */
+#ifndef CLPART_CLI_CASE_H
+#define CLPART_CLI_CASE_H
+
+#include "cli.h"
+#include "internal.h"
+
+typedef struct cli_case {
+    clp_schema *schema;
+    clp_options *options;
+} cli_case;
+
+/* Parses "[CASE] [-s NAME=VALUE]... [-p PRESET]..." (argv[0] is the subcommand): defaults,
+ * then the case, its presets, then each -s; then checks dependencies. */
+clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *out, clp_error *err);
+void cli_case_free(cli_case *c);
+/* The assembled source of the case's model. *source is new. */
+clp_status cli_case_source(const cli_case *c, char **source, clp_error *err);
+
+/* Lists the devices, selects one as --device/CLPART_DEVICE say, and opens its worker. */
+clp_status cli_worker_open(const clp_cli *cli, clp_device_list **list, clp_worker **worker,
+                           clp_error *err);
+
+#endif

@@ -1,0 +1,149 @@
+/* The clpart command line: global flags (anywhere on the line), then a subcommand from the
+ * table below, which also gives --help its text. */
+#include "cli.h"
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    const char *summary;
+    const char *usage;
+    clp_cmd_fn run;
+} command;
+
+static const command commands[] = {
+    {"devices", "list every OpenCL device of every platform", "devices [--json]", cmd_devices},
+    {"options", "list every option with its type, default, values and description",
+     "options [--json]", cmd_options},
+    {"source", "print the assembled device source of a case",
+     "source CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_source},
+    {"build", "build (or load from the cache) the program of a case and report how",
+     "build CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_build},
+    {"selftest", "build, run and check the self-test kernels on a device",
+     "selftest [CASE] [-s NAME=VALUE]... [-p PRESET]...", cmd_selftest},
+    {"cache", "list, summarise or clear the program binary cache",
+     "cache list|stats|clear [--json]", cmd_cache},
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+static void print_help(FILE *out) {
+    fprintf(out, "clpart %s: particle simulations on any OpenCL device\n\n", clp_version());
+    fprintf(out, "usage: clpart [global flags] COMMAND [arguments]\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nglobal flags (anywhere on the line):\n"
+                 "  --device SEL     index, gpu, cpu, or part of a platform/vendor/device name\n"
+                 "                   (also CLPART_DEVICE; default: first GPU, else first CPU)\n"
+                 "  --cache-dir DIR  program binary cache (default $CLPART_CACHE_DIR,\n"
+                 "                   $XDG_CACHE_HOME/clpart or ~/.cache/clpart)\n"
+                 "  --no-cache       build every program from source (also CLPART_NO_CACHE=1)\n"
+                 "  -v               report builds, cache hits and build logs\n"
+                 "  --log CATS       debug output for device,options,build,cache,buffer,run,all\n"
+                 "  --help, --version\n");
+    fprintf(out, "\nusage of each command:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  clpart %s\n", commands[i].usage);
+}
+
+int cli_report(const clp_error *err) {
+    fprintf(stderr, "clpart: error: %s\n",
+            err->message[0] ? err->message : clp_status_str(err->status));
+    if (err->source[0] && err->line > 0)
+        fprintf(stderr, "  at %s:%d:%d\n", err->source, err->line,
+                err->column > 0 ? err->column : 1);
+    else if (err->source[0])
+        fprintf(stderr, "  in %s\n", err->source);
+    return err->status == CLP_USAGE ? CLP_EXIT_USAGE : CLP_EXIT_RUNTIME;
+}
+
+int cli_usage_error(const char *name, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "clpart: error: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            fprintf(stderr, "usage: clpart %s\n", commands[i].usage);
+    return CLP_EXIT_USAGE;
+}
+
+clp_status cli_open_cache(const clp_cli *cli, clp_cache **out, clp_error *err) {
+    *out = NULL;
+    if (cli->no_cache)
+        return CLP_OK;
+    return clp_cache_open(cli->cache_dir, out, err);
+}
+
+/* Takes the global flags out of argv wherever they stand; the rest stays in order. */
+static int parse_global_flags(int *argc, char **argv, clp_cli *cli) {
+    int kept = 1;
+    unsigned debug_categories = 0;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        bool takes_value =
+            !strcmp(a, "--device") || !strcmp(a, "--cache-dir") || !strcmp(a, "--log");
+        if (takes_value && i + 1 >= *argc) {
+            fprintf(stderr, "clpart: error: %s needs a value\n", a);
+            return CLP_EXIT_USAGE;
+        }
+        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            cli->verbose++;
+        } else if (!strcmp(a, "--no-cache")) {
+            cli->no_cache = true;
+        } else if (!strcmp(a, "--device")) {
+            cli->device = argv[++i];
+        } else if (!strcmp(a, "--cache-dir")) {
+            cli->cache_dir = argv[++i];
+        } else if (!strcmp(a, "--log")) {
+            clp_error err = CLP_ERROR_INIT;
+            if (clp_log_parse_categories(argv[++i], &debug_categories, &err) != CLP_OK)
+                return cli_report(&err);
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    *argc = kept;
+    argv[kept] = NULL;
+    clp_log_configure(cli->verbose ? CLP_LOG_INFO : CLP_LOG_WARN, debug_categories);
+    return CLP_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    clp_cli cli = {0};
+    cli.device = getenv("CLPART_DEVICE");
+    const char *no_cache = getenv("CLPART_NO_CACHE");
+    cli.no_cache = no_cache && *no_cache && strcmp(no_cache, "0") != 0;
+    const char *log = getenv("CLPART_LOG");
+    if (log && *log) {
+        unsigned categories;
+        clp_error err = CLP_ERROR_INIT;
+        if (clp_log_parse_categories(log, &categories, &err) != CLP_OK)
+            return cli_report(&err);
+        clp_log_configure(CLP_LOG_WARN, categories);
+    }
+    int rc = parse_global_flags(&argc, argv, &cli);
+    if (rc != CLP_EXIT_OK)
+        return rc;
+    if (argc < 2) {
+        print_help(stderr);
+        return CLP_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        print_help(stdout);
+        return CLP_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("clpart %s\n", clp_version());
+        return CLP_EXIT_OK;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1, &cli);
+    fprintf(stderr, "clpart: error: unknown command '%s' (see clpart --help)\n", argv[1]);
+    return CLP_EXIT_USAGE;
+}
