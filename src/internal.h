@@ -97,6 +97,10 @@ double clp__now(void);
 clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const char *what,
                                    char **out, clp_error *err);
 
+/* ---- Source positions (source.c): line `line` of a whole assembled source as the cl/ file
+ * and line its last #line directive names, for drivers that ignore #line. */
+void clp__source_map_line(const char *source, int line, char file[256], int *mapped);
+
 /* ---- Buffers (buffer_table.c): index of a single CLP_BUF_* bit, or -1 for anything else. */
 int clp__buffer_index(clp_buffer_set bit);
 

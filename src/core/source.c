@@ -107,3 +107,25 @@ fail:
     clp__sb_free(&sb);
     return st;
 }
+
+/* Maps a line of the whole assembled source to the cl/ file and line named by the last
+ * #line directive before it: some drivers (NVIDIA) ignore #line and count from the top.
+ * Lines of the generated prelude stay as they are, under a name that says so. */
+void clp__source_map_line(const char *source, int line, char file[256], int *mapped) {
+    int current = 1, directive_at = 0, base = 0;
+    snprintf(file, 256, "generated prelude (see 'clpart source')");
+    *mapped = line;
+    for (const char *p = source; p && *p && current < line; current++) {
+        char name[256];
+        int n;
+        if (sscanf(p, "#line %d \"%255[^\"]\"", &n, name) == 2) {
+            base = n;
+            directive_at = current;
+            snprintf(file, 256, "%s", name);
+        }
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    if (directive_at)
+        *mapped = base + (line - directive_at - 1);
+}

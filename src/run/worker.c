@@ -97,8 +97,10 @@ static bool parse_location(const char *line, char file[256], int *ln, int *col, 
 
 /* Finds the first error of a build log and raises it with its place. Two formats are known:
  * Clang's "<file>:<line>:<column>: error: <text>" (NVIDIA, Oclgrind) and PoCL's
- * "error: <file>:<line>:<column>: <text>"; #line makes <file> a cl/ path. */
-static clp_status raise_build_error(const clp_worker *w, const char *log, clp_error *err) {
+ * "error: <file>:<line>:<column>: <text>". Where the driver kept the #line names, <file> is
+ * already a cl/ path; otherwise the line is mapped through the source's #line directives. */
+static clp_status raise_build_error(const clp_worker *w, const char *source, const char *log,
+                                    clp_error *err) {
     for (const char *p = log; p && *p;) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -111,9 +113,12 @@ static clp_status raise_build_error(const clp_worker *w, const char *log, clp_er
             (strncmp(rest, "error:", 6) == 0 || strncmp(rest, "fatal error:", 12) == 0);
         bool pocl_form = !clang_form && strncmp(line, "error: ", 7) == 0 &&
                          parse_location(line + 7, file, &ln, &col, &rest);
-        if (clang_form || pocl_form)
+        if (clang_form || pocl_form) {
+            if (strncmp(file, "cl/", 3) != 0)
+                clp__source_map_line(source, ln, file, &ln);
             return CLP_FAIL_AT(err, CLP_BUILD, file, ln, col, "build failed on device '%s': %s%s",
                                w->device.name, pocl_form ? "error: " : "", rest);
+        }
         p = eol ? eol + 1 : NULL;
     }
     return CLP_FAIL(err, CLP_BUILD, "build failed on device '%s' (see the build log)",
@@ -166,7 +171,7 @@ static clp_status build_from_source(clp_worker *w, const char *source, const cha
     rc = clBuildProgram(program, 1, &w->device.device, flags, NULL, NULL);
     if (rc == CL_BUILD_PROGRAM_FAILURE) {
         CLP_TRY(fetch_build_log(w, program, &w->build_log, err));
-        st = raise_build_error(w, w->build_log, err);
+        st = raise_build_error(w, source, w->build_log, err);
         goto fail;
     }
     CLP_CL_CHECK(rc, err, "device '%s': clBuildProgram(\"%s\")", w->device.name, flags);

@@ -65,7 +65,9 @@ expect 0 "^built " -- env CLPART_NO_CACHE=1 "$clpart" build "$case_file"
 expect 0 "^built " -- "$clpart" build "$case_file" -s core.summation=naive
 expect 0 "^cache hit " -- "$clpart" -v build "$case_file" -s core.summation=naive
 expect 0 "hits" -- "$clpart" cache stats
-expect 0 "selftest|Portable|pthread|cpu" -- "$clpart" cache list
+default_name=$("$clpart" devices --json | python3 -c 'import json,re,sys; d=json.load(sys.stdin); print(re.escape(d["devices"][d["selected"]]["name"]))')
+expect 0 "$default_name.*[0-9a-f]{32}" -- "$clpart" cache list
+expect 0 "^2 entries" -- "$clpart" cache list
 
 # A corrupt entry: one warning, rebuilt, then hit again.
 for entry in "$CLPART_CACHE_DIR"/*/*.clpbin; do

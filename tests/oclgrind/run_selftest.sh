@@ -3,6 +3,11 @@
 # values) on tiny sizes; fails on any message Oclgrind logs or a non-zero exit.
 set -uo pipefail
 clpart=$1
+if ! command -v oclgrind >/dev/null; then
+    echo "oclgrind is not installed (tools/install-deps installs it)"
+    [ "${CI:-}" = true ] && exit 1
+    exit 77
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -78,6 +78,25 @@ int main(void) {
     CLP_ASSERT(strstr(a, "cl/common/summation.cl") < strstr(a, "cl/selftest/selftest.cl"));
     CLP_ASSERT(a[strlen(a) - 1] == '\n');
 
+    /* Whole-source line numbers map back to cl/ file and line (drivers that ignore #line). */
+    const char *needle = "__kernel void selftest_series";
+    int absolute = 1;
+    for (const char *c = a; c < strstr(a, needle); c++)
+        absolute += *c == '\n';
+    char *selftest_text = read_text("cl/selftest/selftest.cl");
+    int in_file = 1;
+    for (const char *c = selftest_text; c < strstr(selftest_text, needle); c++)
+        in_file += *c == '\n';
+    free(selftest_text);
+    char file[256];
+    int mapped;
+    clp__source_map_line(a, absolute, file, &mapped);
+    CLP_ASSERT_STR_EQ(file, "cl/selftest/selftest.cl");
+    CLP_ASSERT_EQ(mapped, in_file);
+    clp__source_map_line(a, 3, file, &mapped);
+    CLP_ASSERT_CONTAINS(file, "generated prelude");
+    CLP_ASSERT_EQ(mapped, 3);
+
     /* Deterministic, and locale-independent. */
     char *b = assemble(opts, &spec);
     CLP_ASSERT_STR_EQ(a, b);
