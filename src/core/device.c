@@ -264,7 +264,8 @@ static bool contains_nocase(const char *haystack, const char *needle) {
 }
 
 /* CLP_NO_DEVICE with "<head>; devices: 0: <platform> / <name> (<type>), ...", cut with "..."
- * where the list does not fit in the message. */
+ * where the list does not fit; a complete list stays one character short of the message
+ * size, so a message that fills it is always a cut one. */
 static clp_status fail_with_list(const clp_device_list *list, const char *head, clp_error *err,
                                  const char *origin_file, int origin_line) {
     static const char more[] = ", ...";
@@ -277,7 +278,7 @@ static clp_status fail_with_list(const clp_device_list *list, const char *head, 
         int n = snprintf(entry, sizeof entry, "%s%zu: %s / %s (%s)", i ? ", " : "", i,
                          d->platform_name, d->name, clp_device_type_name(d->type));
         size_t reserve = i + 1 < list->count ? sizeof more - 1 : 0;
-        if (n < 0 || used + (size_t)n + reserve >= sizeof msg) {
+        if (n < 0 || used + (size_t)n + reserve >= sizeof msg - 1) {
             snprintf(msg + used, sizeof msg - used, "%s", i ? more : "...");
             break;
         }
