@@ -1,5 +1,5 @@
 /* What several subcommands share: reading "CASE [-s NAME=VALUE]... [-p PRESET]..." into
- * checked option values, and opening the selected device's worker. */
+ * checked option values, and opening the selected device's worker and the cache. */
 #include "cli_case.h"
 
 #include <string.h>
@@ -57,20 +57,33 @@ void cli_case_free(cli_case *c) {
     *c = (cli_case){0};
 }
 
-clp_status cli_worker_open(const clp_cli *cli, clp_device_list **list, clp_worker **worker,
-                           clp_error *err) {
+clp_status cli_session_open(const clp_cli *cli, cli_session *s, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *dev;
-    *list = NULL;
-    *worker = NULL;
-    CLP_TRY(clp_device_list_create(list, err));
-    CLP_TRY(clp_device_select(*list, cli->device, &dev, err));
-    CLP_TRY(clp_worker_create(dev, worker, err));
+    *s = (cli_session){0};
+    CLP_TRY(clp_device_list_create(&s->list, err));
+    CLP_TRY(clp_device_select(s->list, cli->device, &dev, err));
+    CLP_TRY(clp_worker_create(dev, &s->worker, err));
+    CLP_TRY(cli_open_cache(cli, &s->cache, err));
     return CLP_OK;
 fail:
-    clp_device_list_destroy(*list);
-    *list = NULL;
+    cli_session_close(s);
     return st;
+}
+
+void cli_session_close(cli_session *s) {
+    clp_cache_close(s->cache);
+    clp_worker_destroy(s->worker);
+    clp_device_list_destroy(s->list);
+    *s = (cli_session){0};
+}
+
+int cli_finish(clp_status st, const clp_error *err, const cli_session *s, const clp_cli *cli) {
+    if (st == CLP_OK)
+        return CLP_EXIT_OK;
+    if (st == CLP_BUILD && cli->verbose && s->worker)
+        fprintf(stderr, "%s\n", clp_worker_build_log(s->worker));
+    return cli_report(err);
 }
 
 clp_status cli_case_source(const cli_case *c, char **source, clp_error *err) {

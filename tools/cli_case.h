@@ -17,8 +17,19 @@ void cli_case_free(cli_case *c);
 /* The assembled source of the case's model. *source is new. */
 clp_status cli_case_source(const cli_case *c, char **source, clp_error *err);
 
-/* Lists the devices, selects one as --device/CLPART_DEVICE say, and opens its worker. */
-clp_status cli_worker_open(const clp_cli *cli, clp_device_list **list, clp_worker **worker,
-                           clp_error *err);
+/* The selected device's worker and the cache, as the global flags say. */
+typedef struct cli_session {
+    clp_device_list *list;
+    clp_worker *worker;
+    clp_cache *cache; /* NULL with --no-cache */
+} cli_session;
+
+/* Lists the devices, selects one as --device/CLPART_DEVICE say, opens its worker and the
+ * cache. On failure everything opened so far is closed again. */
+clp_status cli_session_open(const clp_cli *cli, cli_session *s, clp_error *err);
+void cli_session_close(cli_session *s);
+/* The exit code for `st`: prints the error once (with the build log of a failed build under
+ * -v), or nothing on success. */
+int cli_finish(clp_status st, const clp_error *err, const cli_session *s, const clp_cli *cli);
 
 #endif

@@ -9,36 +9,26 @@ int cmd_build(int argc, char **argv, const clp_cli *cli) {
     cli_case c;
     if (cli_case_load(argc, argv, true, &c, &err) != CLP_OK)
         return cli_report(&err);
-    clp_device_list *list = NULL;
-    clp_worker *worker = NULL;
-    clp_cache *cache = NULL;
+    cli_session s = {0};
     char *source = NULL, *flags = NULL;
     clp_build_report report;
     clp_status st = cli_case_source(&c, &source, &err);
     if (st == CLP_OK)
-        st = cli_worker_open(cli, &list, &worker, &err);
+        st = cli_session_open(cli, &s, &err);
     if (st == CLP_OK)
-        st = clp_build_flags(clp_worker_device(worker), c.options, &flags, &err);
+        st = clp_build_flags(clp_worker_device(s.worker), c.options, &flags, &err);
     if (st == CLP_OK)
-        st = cli_open_cache(cli, &cache, &err);
-    if (st == CLP_OK)
-        st = clp_worker_build(worker, source, flags, cache, &report, &err);
-    int rc = CLP_EXIT_OK;
-    if (st != CLP_OK) {
-        if (st == CLP_BUILD && cli->verbose && worker)
-            fprintf(stderr, "%s\n", clp_worker_build_log(worker));
-        rc = cli_report(&err);
-    } else {
+        st = clp_worker_build(s.worker, source, flags, s.cache, &report, &err);
+    if (st == CLP_OK) {
+        const clp_device_info *d = clp_worker_device(s.worker);
         printf("%s %s on device %zu (%s) in %.3f s\nflags: %s\n",
-               report.cache_hit ? "cache hit" : "built", report.key,
-               clp_worker_device(worker)->index, clp_worker_device(worker)->name, report.seconds,
-               report.flags);
+               report.cache_hit ? "cache hit" : "built", report.key, d->index, d->name,
+               report.seconds, report.flags);
     }
+    int rc = cli_finish(st, &err, &s, cli);
     free(source);
     free(flags);
-    clp_cache_close(cache);
-    clp_worker_destroy(worker);
-    clp_device_list_destroy(list);
+    cli_session_close(&s);
     cli_case_free(&c);
     return rc;
 }

@@ -18,20 +18,16 @@ int cmd_selftest(int argc, char **argv, const clp_cli *cli) {
     cli_case c;
     if (cli_case_load(argc, argv, false, &c, &err) != CLP_OK)
         return cli_report(&err);
-    clp_device_list *list = NULL;
-    clp_worker *worker = NULL;
-    clp_cache *cache = NULL;
+    cli_session s = {0};
     clp_selftest_result rows[16];
     clp_build_report reports[3] = {0};
     size_t n = 0;
-    clp_status st = cli_worker_open(cli, &list, &worker, &err);
-    if (st == CLP_OK)
-        st = cli_open_cache(cli, &cache, &err);
+    clp_status st = cli_session_open(cli, &s, &err);
     if (st == CLP_OK) {
-        const clp_device_info *d = clp_worker_device(worker);
+        const clp_device_info *d = clp_worker_device(s.worker);
         printf("device %zu: %s / %s (%s)\n", d->index, d->platform_name, d->name,
                d->driver_version);
-        st = clp_selftest_run(worker, c.options, cache, rows, 16, &n, reports, &err);
+        st = clp_selftest_run(s.worker, c.options, s.cache, rows, 16, &n, reports, &err);
     }
     if (n)
         print_rows(rows, n);
@@ -40,17 +36,10 @@ int cmd_selftest(int argc, char **argv, const clp_cli *cli) {
             printf("program %zu: %s %s in %.3f s\n", i,
                    reports[i].cache_hit ? "cache hit" : "built", reports[i].key,
                    reports[i].seconds);
-    int rc = CLP_EXIT_OK;
-    if (st != CLP_OK) {
-        if (st == CLP_BUILD && cli->verbose && worker)
-            fprintf(stderr, "%s\n", clp_worker_build_log(worker));
-        rc = cli_report(&err);
-    } else {
+    if (st == CLP_OK)
         printf("selftest passed: %zu checks\n", n);
-    }
-    clp_cache_close(cache);
-    clp_worker_destroy(worker);
-    clp_device_list_destroy(list);
+    int rc = cli_finish(st, &err, &s, cli);
+    cli_session_close(&s);
     cli_case_free(&c);
     return rc;
 }
