@@ -176,6 +176,39 @@ static void test_unwritable_cache_still_builds(test_env *t) {
     clp_options_destroy(opts);
 }
 
+static char logged[8192];
+
+static void capture(clp_log_level level, unsigned category, const char *text, void *user) {
+    (void)level, (void)category, (void)user;
+    strncat(logged, text, sizeof logged - strlen(logged) - 1);
+}
+
+/* A build log with warnings is stored with the entry and shown again on a hit (at -v). */
+static void test_warning_log_kept(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    const char *source = "#line 1 \"cl/test/warn.cl\"\n"
+                         "#warning clpart-test-warning\n"
+                         "__kernel void warn(__global float *x) { x[0] = 1.0f; }\n";
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/warn", t->cache_dir);
+    clp_cache *cache;
+    clp_build_report report;
+    CLP_ASSERT_OK(clp_cache_open(dir, &cache, &err), &err);
+    CLP_ASSERT_OK(clp_worker_build(t->worker, source, "-cl-std=CL1.2", cache, &report, &err), &err);
+    CLP_ASSERT(!report.cache_hit);
+    CLP_ASSERT_CONTAINS(clp_worker_build_log(t->worker), "clpart-test-warning");
+    clp_log_configure(CLP_LOG_INFO, 0);
+    clp_log_set_sink(capture, NULL);
+    CLP_ASSERT_OK(clp_worker_build(t->worker, source, "-cl-std=CL1.2", cache, &report, &err), &err);
+    clp_log_set_sink(NULL, NULL);
+    clp_log_configure(CLP_LOG_WARN, 0);
+    CLP_ASSERT(report.cache_hit);
+    CLP_ASSERT_CONTAINS(clp_worker_build_log(t->worker), "clpart-test-warning");
+    CLP_ASSERT_CONTAINS(logged, "cache hit");
+    CLP_ASSERT_CONTAINS(logged, "clpart-test-warning");
+    clp_cache_close(cache);
+}
+
 static void test_buffers(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     const clp_buffer_set all = CLP_BUF_SELFTEST_PARTIAL | CLP_BUF_SELFTEST_PARTIAL_CORRECTION;
@@ -249,6 +282,7 @@ int main(void) {
     test_build_errors(&t);
     test_corrupt_entry_rebuilt(&t);
     test_unwritable_cache_still_builds(&t);
+    test_warning_log_kept(&t);
     test_buffers(&t);
     test_launch(&t);
     test_env_close(&t);
