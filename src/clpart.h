@@ -44,7 +44,9 @@ extern "C" {
     X(BUILD, "device program build failed")                                                        \
     X(DEVICE_MEMORY, "out of device memory")                                                       \
     X(CACHE, "binary cache error")                                                                 \
-    X(CHECK, "result check failed")
+    X(CHECK, "result check failed")                                                                \
+    X(DOMAIN, "particle outside the domain")                                                       \
+    X(NEIGHBORS, "neighbour list overflow")
 
 typedef enum clp_status {
 #define CLP_STATUS_ENUM(name, msg) CLP_##name,
@@ -386,14 +388,29 @@ typedef enum clp_buffer_kind {
     CLP_PER_CUSTOM    /* counts.custom[bit index] */
 } clp_buffer_kind;
 
+/* Buffer names. Grid buffers come first: a kernel lists its buffer parameters in bit order,
+ * so the neighbour-iteration parameters (CLP_GRID_PARAMS in cl/grid) open every model kernel. */
 enum {
-    CLP_BUF_SELFTEST_X = 1ull << 0,
-    CLP_BUF_SELFTEST_Y = 1ull << 1,
-    CLP_BUF_SELFTEST_TERMS = 1ull << 2,
-    CLP_BUF_SELFTEST_SUMS = 1ull << 3,
-    CLP_BUF_SELFTEST_PARTIAL = 1ull << 4,
-    CLP_BUF_SELFTEST_PARTIAL_CORRECTION = 1ull << 5,
-    CLP_BUF_COUNT = 6
+    CLP_BUF_POS = 1ull << 0,         /* float4: global position, or offset from the cell centre */
+    CLP_BUF_KEY = 1ull << 1,         /* uint: cell key */
+    CLP_BUF_TYPE = 1ull << 2,        /* uint: particle type (split neighbour lists) */
+    CLP_BUF_CELL_START = 1ull << 3,  /* uint per key: first particle of the cell */
+    CLP_BUF_CELL_END = 1ull << 4,    /* uint per key: one past the last particle */
+    CLP_BUF_NEIB_LIST = 1ull << 5,   /* uint: neighbour k of particle p at k*N + p */
+    CLP_BUF_ID = 1ull << 6,          /* uint: the particle's index at set-up */
+    CLP_BUF_PERM = 1ull << 7,        /* uint: sorted slot -> previous index */
+    CLP_BUF_CELL_COUNT = 1ull << 8,  /* uint per key: particles per cell (counting sort) */
+    CLP_BUF_GRID_STATUS = 1ull << 9, /* uint[8]: outside count, first outside id, max count */
+    CLP_BUF_SELFTEST_X = 1ull << 10,
+    CLP_BUF_SELFTEST_Y = 1ull << 11,
+    CLP_BUF_SELFTEST_TERMS = 1ull << 12,
+    CLP_BUF_SELFTEST_SUMS = 1ull << 13,
+    CLP_BUF_SELFTEST_PARTIAL = 1ull << 14,
+    CLP_BUF_SELFTEST_PARTIAL_CORRECTION = 1ull << 15,
+    CLP_BUF_COLLECT_IDS = 1ull << 16,   /* uint: test output, neighbour IDs per particle */
+    CLP_BUF_COLLECT_R2 = 1ull << 17,    /* float: test output, squared distances */
+    CLP_BUF_COLLECT_COUNT = 1ull << 18, /* uint: test output, neighbours per particle */
+    CLP_BUF_COUNT = 19
 };
 
 typedef struct clp_buffer_traits {
@@ -458,6 +475,72 @@ CLP_API clp_status clp_launch(clp_worker *worker, const char *kernel_name, size_
 /* The work-group size clp_launch would pick. */
 CLP_API clp_status clp_launch_local_size(clp_worker *worker, const char *kernel_name, size_t *local,
                                          clp_error *err);
+
+/* ==== Grid and neighbour search ========================================================== */
+
+/* The domain of a particle set: a box, each axis periodic or walled (options
+ * grid.periodic_x/y/z), with cells at least as wide as the search radius. */
+typedef struct clp_grid_desc {
+    double origin[3];
+    double size[3];
+    double radius; /* influence radius: interactions stop here */
+} clp_grid_desc;
+
+/* What the options and the domain make of the grid. */
+typedef struct clp_grid_geometry {
+    int dim; /* core.dim */
+    double origin[3];
+    double size[3];
+    double radius;
+    double search_radius; /* radius * (1 + neighbors.skin) */
+    int cells[3];         /* per axis; 1 on the unused axis in 2D */
+    double cell_size[3];  /* size / cells, at least search_radius */
+    bool periodic[3];
+    uint32_t key_count;     /* cell keys 0..key_count-1; key_count marks "outside" */
+    uint32_t max_neighbors; /* neighbors.max */
+} clp_grid_geometry;
+
+CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
+                                          clp_grid_geometry *out, clp_error *err);
+/* The inlined constants the grid's cl/ files need (CLP_GRID_*), for source assembly, with
+ * the particle count. Writes at most `max`; returns how many there are. */
+CLP_API size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
+                                  size_t max);
+/* The cl/ files of the grid, in assembly order (NULL-terminated, static). */
+CLP_API const char *const *clp_grid_cl_files(void);
+/* The buffers a kernel that iterates over neighbours takes, in bit order: CLP_GRID_PARAMS. */
+CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);
+
+typedef struct clp_grid clp_grid;
+
+/* The grid of a worker whose program contains clp_grid_cl_files() built with
+ * clp_grid_constants(). Allocates the grid's buffers. */
+CLP_API clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
+                                   const clp_grid_geometry *geometry, size_t particles,
+                                   clp_grid **out, clp_error *err);
+CLP_API void clp_grid_destroy(clp_grid *grid);
+/* Uploads positions (x, y, z per particle, in double) and types (NULL: all 0). With local
+ * positions the cell and the offset from its centre are computed here in double, so no
+ * digit of a position is lost to the domain's size. IDs become 0..N-1. */
+CLP_API clp_status clp_grid_set_particles(clp_grid *grid, const double *xyz, const uint32_t *types,
+                                          clp_error *err);
+/* One rebuild: cell keys, sort (every re-sorted buffer follows), cell ranges and, in list
+ * mode, the neighbour list. Particles outside a walled domain are CLP_DOMAIN with the count
+ * and an index; more neighbours than neighbors.max is CLP_NEIGHBORS with the largest count. */
+CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
+/* Whether step `step` (0, 1, ...) rebuilds: every neighbors.every steps. */
+CLP_API bool clp_grid_rebuilds_at(const clp_grid *grid, uint64_t step);
+/* Positions in double (rebuilt from cell and offset with local positions) and original IDs,
+ * in the current (sorted) order. Either may be NULL. */
+CLP_API clp_status clp_grid_read_particles(clp_grid *grid, double *xyz, uint32_t *ids,
+                                           clp_error *err);
+/* The largest neighbour count seen by the last list build (list mode; 0 otherwise). */
+CLP_API uint32_t clp_grid_max_neighbors_seen(const clp_grid *grid);
+/* Seconds of the last update's phases (with profiling on): keys, sort, reorder, list. */
+typedef struct clp_grid_timing {
+    double keys, sort, reorder, list;
+} clp_grid_timing;
+CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 
 /* ==== Self-test ========================================================================== */
 

@@ -51,8 +51,7 @@ static size_t element_count(const clp_buffer_traits *t, int index,
 
 static void release_buffer(clp_worker *w, int i) {
     for (int copy = 0; copy < 2; copy++) {
-        if (w->buffers[i][copy] && clReleaseMemObject(w->buffers[i][copy]) != CL_SUCCESS)
-            CLP_DEBUG(CLP_LOG_BUFFER, "clReleaseMemObject failed");
+        clp__buffer_release(w->buffers[i][copy]);
         w->buffers[i][copy] = NULL;
     }
     w->buffer_bytes[i] = 0;
@@ -63,23 +62,54 @@ void clp__worker_release_buffers(clp_worker *w) {
         release_buffer(w, i);
 }
 
-static clp_status alloc_one(clp_worker *w, const clp_buffer_traits *t, int i, size_t bytes,
-                            clp_error *err) {
+/* New buffers start as zeros, written from the host: no run reads what a previous buffer
+ * left, and checkers such as Oclgrind see the memory as initialised. */
+static clp_status zero(clp_worker *w, cl_mem mem, size_t bytes, const char *name, clp_error *err) {
+    clp_status st = CLP_OK;
+    enum { CHUNK = 1 << 20 };
+    static const unsigned char zeros[CHUNK];
+    for (size_t offset = 0; offset < bytes; offset += CHUNK) {
+        size_t n = bytes - offset < CHUNK ? bytes - offset : CHUNK;
+        CLP_CL_CHECK(clEnqueueWriteBuffer(w->queue, mem, CL_FALSE, offset, n, zeros, 0, NULL, NULL),
+                     err, "buffer \"%s\" (%zu bytes): clEnqueueWriteBuffer", name, bytes);
+    }
+    CLP_CL_CHECK(clFinish(w->queue), err, "buffer \"%s\" (%zu bytes): clFinish", name, bytes);
+fail:
+    return st;
+}
+
+clp_status clp__buffer_create(clp_worker *w, const char *name, size_t bytes, cl_mem *out,
+                              clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *d = &w->device;
+    cl_mem mem = NULL;
     CLP_REQUIRE(bytes <= d->max_mem_alloc_size, err, CLP_DEVICE_MEMORY,
                 "buffer \"%s\" (%zu bytes) is larger than the largest allocation device '%s' "
                 "allows (%llu bytes)",
-                t->name, bytes, d->name, (unsigned long long)d->max_mem_alloc_size);
-    for (int copy = 0; copy < (t->double_buffered ? 2 : 1); copy++) {
-        cl_int rc;
-        w->buffers[i][copy] =
-            clCreateBuffer(w->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
-        CLP_CL_CHECK(rc, err, "buffer \"%s\" (%zu bytes): clCreateBuffer", t->name, bytes);
-    }
+                name, bytes, d->name, (unsigned long long)d->max_mem_alloc_size);
+    cl_int rc;
+    mem = clCreateBuffer(w->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &rc);
+    CLP_CL_CHECK(rc, err, "buffer \"%s\" (%zu bytes): clCreateBuffer", name, bytes);
+    CLP_TRY(zero(w, mem, bytes, name, err));
+    CLP_DEBUG(CLP_LOG_BUFFER, "buffer \"%s\": %zu bytes", name, bytes);
+    *out = mem;
+    return CLP_OK;
+fail:
+    clp__buffer_release(mem);
+    return st;
+}
+
+void clp__buffer_release(cl_mem mem) {
+    if (mem && clReleaseMemObject(mem) != CL_SUCCESS)
+        CLP_DEBUG(CLP_LOG_BUFFER, "clReleaseMemObject failed");
+}
+
+static clp_status alloc_one(clp_worker *w, const clp_buffer_traits *t, int i, size_t bytes,
+                            clp_error *err) {
+    clp_status st = CLP_OK;
+    for (int copy = 0; copy < (t->double_buffered ? 2 : 1); copy++)
+        CLP_TRY(clp__buffer_create(w, t->name, bytes, &w->buffers[i][copy], err));
     w->buffer_bytes[i] = bytes;
-    CLP_DEBUG(CLP_LOG_BUFFER, "buffer \"%s\": %zu bytes%s", t->name, bytes,
-              t->double_buffered ? " x 2" : "");
     return CLP_OK;
 fail:
     release_buffer(w, i);
@@ -124,6 +154,18 @@ clp_buffer_set clp_worker_buffers(const clp_worker *w) {
 cl_mem clp_worker_buffer(const clp_worker *w, clp_buffer_set bit) {
     int i = clp__buffer_index(bit);
     return i < 0 ? NULL : w->buffers[i][0];
+}
+
+cl_mem clp__worker_buffer_copy(const clp_worker *w, clp_buffer_set bit, int copy) {
+    int i = clp__buffer_index(bit);
+    return i < 0 ? NULL : w->buffers[i][copy];
+}
+
+void clp__worker_swap(clp_worker *w, clp_buffer_set bit) {
+    int i = clp__buffer_index(bit);
+    cl_mem current = w->buffers[i][0];
+    w->buffers[i][0] = w->buffers[i][1];
+    w->buffers[i][1] = current;
 }
 
 size_t clp_worker_buffer_bytes(const clp_worker *w, clp_buffer_set bit) {

@@ -2,18 +2,48 @@
  * per CLP_BUF_* bit, in bit order. A model adds its buffers here. */
 #include "internal.h"
 
-#define PER_ELEMENT(bit_, name_, kind_)                                                            \
+#define ROW(bit_, name_, type_, size_, components_, kind_)                                         \
     {                                                                                              \
-        .bit = (bit_), .name = (name_), .element_type = "float", .element_size = sizeof(cl_float), \
-        .components = 1, .kind = (kind_)                                                           \
+        .bit = (bit_), .name = (name_), .element_type = (type_), .element_size = (size_),          \
+        .components = (components_), .kind = (kind_)                                               \
     }
+/* A per-particle buffer that follows the sort: double-buffered, the gather writes the copy. */
+#define SORTED(bit_, name_, type_, size_, components_)                                             \
+    {                                                                                              \
+        .bit = (bit_), .name = (name_), .element_type = (type_), .element_size = (size_),          \
+        .components = (components_), .kind = CLP_PER_PARTICLE, .double_buffered = true,            \
+        .resorted = true                                                                           \
+    }
+#define NEEDS(option_, value_) .needs_option = (option_), .needs_value = (value_)
 
 static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
-    PER_ELEMENT(CLP_BUF_SELFTEST_X, "selftest.x", CLP_PER_PARTICLE),
-    PER_ELEMENT(CLP_BUF_SELFTEST_Y, "selftest.y", CLP_PER_PARTICLE),
-    PER_ELEMENT(CLP_BUF_SELFTEST_TERMS, "selftest.terms", CLP_PER_CUSTOM),
-    PER_ELEMENT(CLP_BUF_SELFTEST_SUMS, "selftest.sums", CLP_PER_CUSTOM),
-    PER_ELEMENT(CLP_BUF_SELFTEST_PARTIAL, "selftest.partial", CLP_PER_CUSTOM),
+    SORTED(CLP_BUF_POS, "pos", "float", sizeof(cl_float), 4),
+    SORTED(CLP_BUF_KEY, "key", "uint", sizeof(cl_uint), 1),
+    SORTED(CLP_BUF_TYPE, "type", "uint", sizeof(cl_uint), 1),
+    ROW(CLP_BUF_CELL_START, "cell_start", "uint", sizeof(cl_uint), 1, CLP_PER_CELL),
+    ROW(CLP_BUF_CELL_END, "cell_end", "uint", sizeof(cl_uint), 1, CLP_PER_CELL),
+    {.bit = CLP_BUF_NEIB_LIST,
+     .name = "neib_list",
+     .element_type = "uint",
+     .element_size = sizeof(cl_uint),
+     .components = 1,
+     .kind = CLP_PER_CUSTOM,
+     NEEDS("neighbors.mode", "list")},
+    SORTED(CLP_BUF_ID, "id", "uint", sizeof(cl_uint), 1),
+    ROW(CLP_BUF_PERM, "perm", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE),
+    {.bit = CLP_BUF_CELL_COUNT,
+     .name = "cell_count",
+     .element_type = "uint",
+     .element_size = sizeof(cl_uint),
+     .components = 1,
+     .kind = CLP_PER_CELL,
+     NEEDS("grid.sort", "counting")},
+    ROW(CLP_BUF_GRID_STATUS, "grid_status", "uint", sizeof(cl_uint), 8, CLP_SINGLE),
+    ROW(CLP_BUF_SELFTEST_X, "selftest.x", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_SELFTEST_Y, "selftest.y", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_SELFTEST_TERMS, "selftest.terms", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_SELFTEST_SUMS, "selftest.sums", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_SELFTEST_PARTIAL, "selftest.partial", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     /* The compensation of each partial sum: only compensated summation has one. */
     {.bit = CLP_BUF_SELFTEST_PARTIAL_CORRECTION,
      .name = "selftest.partial_correction",
@@ -24,6 +54,9 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_option = "core.summation",
      .needs_value = "naive",
      .needs_not = true},
+    ROW(CLP_BUF_COLLECT_IDS, "collect.ids", "uint", sizeof(cl_uint), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_COLLECT_R2, "collect.r2", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_COLLECT_COUNT, "collect.count", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -27,6 +27,15 @@ struct clp_worker {
 
 /* Releases every kernel (on a new program, or at destroy). */
 void clp__worker_release_kernels(clp_worker *worker);
+/* One copy (0 current, 1 the other) of a double-buffered buffer; NULL where there is none. */
+cl_mem clp__worker_buffer_copy(const clp_worker *worker, clp_buffer_set bit, int copy);
+/* Makes the other copy current: after a kernel wrote it, nothing is copied back. */
+void clp__worker_swap(clp_worker *worker, clp_buffer_set bit);
+/* A device buffer outside the named set (scratch of scans and sorts), checked against the
+ * device's limits and zeroed; errors name it and its bytes. NULL-safe release. */
+clp_status clp__buffer_create(clp_worker *worker, const char *name, size_t bytes, cl_mem *out,
+                              clp_error *err);
+void clp__buffer_release(cl_mem mem);
 /* Releases every buffer. */
 void clp__worker_release_buffers(clp_worker *worker);
 
