@@ -1,0 +1,21 @@
+/* Launches of the grid's helper kernels, whose arguments are buffers followed by uints rather
+ * than a buffer set: every clSetKernelArg is checked and names the kernel and argument. */
+#include "grid/grid_private.h"
+
+clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffers,
+                            size_t n_buffers, const cl_uint *uints, size_t n_uints, size_t global,
+                            size_t local, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(clp_worker_kernel(w, name, &kernel, err));
+    cl_uint arg = 0;
+    for (size_t i = 0; i < n_buffers; i++, arg++)
+        CLP_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), &buffers[i]), err,
+                     "kernel '%s' argument %u (buffer): clSetKernelArg", name, arg);
+    for (size_t i = 0; i < n_uints; i++, arg++)
+        CLP_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_uint), &uints[i]), err,
+                     "kernel '%s' argument %u (uint %u): clSetKernelArg", name, arg, uints[i]);
+    CLP_TRY(clp_launch(w, name, global, local, NULL, err));
+fail:
+    return st;
+}

@@ -1,0 +1,73 @@
+/* Internals of the grid: device prefix sums and radix sort used by the sort (scan.c,
+ * radix.c), and the grid handle shared by grid.c, sort.c and neighbors.c. */
+#ifndef CLPART_GRID_PRIVATE_H
+#define CLPART_GRID_PRIVATE_H
+
+#include "run/worker_private.h"
+
+enum { CLP_SCAN_MAX_LEVELS = 8 };
+/* Work-items per scan work-group, emitted into the prelude; cl/grid/scan.cl's default. */
+enum { CLP_GRID_SCAN_GROUP = 256 };
+
+/* Scratch for exclusive scans of up to `capacity` uints: one buffer of block sums per level,
+ * so millions of elements take a few levels of work-group scans. */
+typedef struct clp__scan {
+    clp_worker *worker;
+    size_t capacity;
+    size_t n_levels;
+    cl_mem levels[CLP_SCAN_MAX_LEVELS];
+} clp__scan;
+
+clp_status clp__scan_create(clp_worker *w, size_t capacity, clp__scan *out, clp_error *err);
+void clp__scan_destroy(clp__scan *s);
+/* out[i] = in[0] + ... + in[i-1] over n <= capacity uints, on the device; in == out allowed. */
+clp_status clp__scan_exclusive(clp__scan *s, cl_mem in, cl_mem out, size_t n, clp_error *err);
+
+/* Scratch for a stable LSD radix sort of (key, value) uint pairs. */
+typedef struct clp__radix {
+    clp__scan scan;
+    size_t capacity;
+    cl_mem flags, keys_tmp, values_tmp;
+} clp__radix;
+
+clp_status clp__radix_create(clp_worker *w, size_t capacity, clp__radix *out, clp_error *err);
+void clp__radix_destroy(clp__radix *r);
+/* Sorts n pairs by the low `bits` bits of the key, stably (equal keys keep their order);
+ * the result is in `keys` and `values`. */
+clp_status clp__radix_sort(clp__radix *r, cl_mem keys, cl_mem values, size_t n, unsigned bits,
+                           clp_error *err);
+
+/* Sets kernel `name`'s arguments, the buffers then the uints in order, each checked and named,
+ * and enqueues it over `global` work-items in groups of `local` (0: chosen) on the queue. */
+clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffers,
+                            size_t n_buffers, const cl_uint *uints, size_t n_uints, size_t global,
+                            size_t local, clp_error *err);
+
+/* The grid handle (grid.c); sort.c and neighbors.c do its update's phases. */
+struct clp_grid {
+    clp_worker *worker;
+    clp_grid_geometry geo;
+    size_t particles;
+    bool local;        /* grid.positions=local */
+    bool list;         /* neighbors.mode=list */
+    bool split;        /* neighbors.split */
+    bool radix;        /* grid.sort=radix */
+    bool morton;       /* grid.key=morton */
+    int axis_order[3]; /* linear keys: axes from the fastest-varying one */
+    uint64_t every;    /* neighbors.every */
+    clp_buffer_set buffers;
+    clp__scan scan;    /* counting sort: the scan of the cell counts */
+    clp__radix sorter; /* radix sort */
+    uint32_t max_seen;
+    clp_grid_timing timing;
+};
+
+/* Phases of clp_grid_update. */
+clp_status clp__grid_sort(clp_grid *g, clp_error *err);
+clp_status clp__grid_reorder(clp_grid *g, clp_error *err);
+clp_status clp__grid_build_list(clp_grid *g, clp_error *err);
+
+/* Enqueues a fill of a whole buffer with one uint value. */
+clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err);
+
+#endif
