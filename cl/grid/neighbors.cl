@@ -1,0 +1,253 @@
+/* Neighbour search: the list build and the iteration API that model kernels use, so that a
+ * model never knows whether lists or cell searches (neighbors.mode) are on.
+ * List layout (seed particle-systems-gpusph-design.txt 4.2, 4.4.1): neighbour k of particle
+ * p at neib_list[k*N + p], N = CLP_GRID_PARTICLES, ended by CLP_NEIB_END unless full. With
+ * a split list, type-0 neighbours fill from k = 0 up and the others from k = MAX-1 down, each
+ * side ended by CLP_NEIB_END (one marker shared when the list is full).
+ * Usage, in a kernel whose parameters begin with CLP_GRID_PARAMS:
+ *     uint j; float4 r_ij;
+ *     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) { ... }   // r_ij = x_j - x_i, |r_ij| <= radius */
+
+#ifndef CLP_NEIGHBORS_MODE
+#define CLP_NEIGHBORS_MODE 0 /* 0 stored lists, 1 search the neighbouring cells each time */
+#define CLP_NEIGHBORS_MODE_LIST 0
+#define CLP_NEIGHBORS_MODE_JIT 1
+#endif
+#ifndef CLP_NEIGHBORS_MAX
+#define CLP_NEIGHBORS_MAX 128 /* list capacity per particle */
+#endif
+#ifndef CLP_NEIGHBORS_SPLIT
+#define CLP_NEIGHBORS_SPLIT 0 /* 1: type-0 neighbours from the front, others from the back */
+#endif
+
+#define CLP_NEIB_END 0xffffffffu
+#define CLP_NEIGHBOR_CELLS (CLP_CORE_DIM == 3 ? 27 : 9)
+#define CLP_RADIUS2 (CLP_GRID_RADIUS * CLP_GRID_RADIUS)
+#define CLP_SEARCH_RADIUS2 (CLP_GRID_SEARCH_RADIUS * CLP_GRID_SEARCH_RADIUS)
+
+#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
+#define CLP_GRID_PARAMS                                                                           \
+    __global float4 *restrict pos, __global uint *restrict key, __global uint *restrict type,   \
+        __global const uint *restrict neib_list
+#define CLP_GRID_FN_PARAMS                                                                        \
+    __global float4 *pos, __global uint *key, __global uint *type, __global const uint *neib_list
+#define CLP_GRID_ARGS pos, key, type, neib_list
+#else
+#define CLP_GRID_PARAMS                                                                           \
+    __global float4 *restrict pos, __global uint *restrict key, __global uint *restrict type,   \
+        __global const uint *restrict cell_start, __global const uint *restrict cell_end
+#define CLP_GRID_FN_PARAMS                                                                        \
+    __global float4 *pos, __global uint *key, __global uint *type,                              \
+        __global const uint *cell_start, __global const uint *cell_end
+#define CLP_GRID_ARGS pos, key, type, cell_start, cell_end
+#endif
+/* Helper functions take the same buffers without restrict: Oclgrind 21.10 cannot run the
+ * noalias scope intrinsics that inlining restrict parameters leaves behind. */
+/* The search of the neighbouring cells, which the list build uses in either mode. */
+#define CLP_CELL_PARAMS                                                                           \
+    __global const float4 *pos, __global const uint *key, __global const uint *cell_start,      \
+        __global const uint *cell_end
+
+/* Where a cell search stands: the step from the particle's cell to the cell being searched,
+ * counted like an odometer over {-1, 0, 1}^d, and the range left in that cell. No division
+ * (Oclgrind 21.10 cannot check the freeze LLVM puts on paired divisions), and structs are
+ * filled through pointers, not returned (Oclgrind cannot run the noalias scopes that
+ * inlining a struct return leaves behind). */
+typedef struct {
+    uint i;
+    float4 pos_i;
+    int4 cell_i;
+    int4 step;
+    bool started, done;
+    uint j, j_end;
+} cell_search;
+
+void cell_search_begin(cell_search *s, uint i, __global const float4 *pos,
+                       __global const uint *key) {
+    s->i = i;
+    s->pos_i = pos[i];
+    s->cell_i = key_cell(key[i]);
+    s->step = (int4)(-1, -1, CLP_CORE_DIM == 3 ? -1 : 0, 0);
+    s->started = false;
+    s->done = key[i] == CLP_GRID_OUTSIDE; /* an outside particle searches nothing */
+    s->j = s->j_end = 0;
+}
+
+/* Moves the odometer to the next neighbouring cell; false after the last. */
+bool next_step(int4 *step) {
+    if (++step->x <= 1)
+        return true;
+    step->x = -1;
+    if (++step->y <= 1)
+        return true;
+    step->y = -1;
+    return CLP_CORE_DIM == 3 && ++step->z <= 1;
+}
+
+/* The next particle j != i within sqrt(radius2) of i, with r_ij; false when none is left. */
+bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, float4 *r_ij) {
+    (void)key;
+    for (;;) {
+        while (s->j < s->j_end) {
+            uint candidate = s->j++;
+            if (candidate == s->i)
+                continue;
+            float4 d = particle_delta(s->pos_i, pos[candidate], s->step);
+            if (dot(d, d) <= radius2) {
+                *j = candidate;
+                *r_ij = d;
+                return true;
+            }
+        }
+        if (s->done || (s->started && !next_step(&s->step))) {
+            s->done = true;
+            return false;
+        }
+        s->started = true;
+        int4 c = wrap_cell(s->cell_i + s->step);
+        bool inside = cell_inside(c);
+        uint k = inside ? cell_key(c) : 0;
+        s->j = inside ? cell_start[k] : 0;
+        s->j_end = inside ? cell_end[k] : 0;
+    }
+}
+
+/* Builds the list with the search radius: stores what fits, records the largest count in
+ * status[2] and the number of particles over capacity in status[3]. */
+__kernel void grid_build_list(__global const float4 *restrict pos,
+                              __global const uint *restrict key,
+                              __global const uint *restrict type,
+                              __global const uint *restrict cell_start,
+                              __global const uint *restrict cell_end,
+                              __global uint *restrict neib_list, __global uint *restrict status) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    cell_search s;
+    cell_search_begin(&s, i, pos, key);
+    uint j, found = 0, front = 0, back = 0;
+    float4 r;
+    while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
+        found++;
+#if CLP_NEIGHBORS_SPLIT
+        if (front + back >= CLP_NEIGHBORS_MAX - 1)
+            continue;
+        if (type[j] == 0)
+            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
+        else
+            neib_list[(CLP_NEIGHBORS_MAX - 1 - back++) * CLP_GRID_PARTICLES + i] = j;
+#else
+        (void)type;
+        if (front < CLP_NEIGHBORS_MAX)
+            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
+#endif
+    }
+#if CLP_NEIGHBORS_SPLIT
+    neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    neib_list[(CLP_NEIGHBORS_MAX - 1 - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    const uint capacity = CLP_NEIGHBORS_MAX - 1;
+#else
+    if (front < CLP_NEIGHBORS_MAX)
+        neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    const uint capacity = CLP_NEIGHBORS_MAX;
+#endif
+    atomic_max(&status[2], found);
+    if (found > capacity)
+        atomic_inc(&status[3]);
+}
+
+/* ---- The iteration API. want_type -1 means every neighbour. */
+
+#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
+
+typedef struct {
+    uint i;
+    float4 pos_i;
+    int4 cell_i;
+    int k;         /* next list slot */
+    int side;      /* split lists: 0 the front (type 0), 1 the back (other types) */
+    int want_type;
+} neib_iter;
+
+neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
+    (void)type, (void)neib_list;
+    it->i = i;
+    it->pos_i = pos[i];
+    it->cell_i = key_cell(key[i]);
+    it->want_type = want_type;
+    it->side = CLP_NEIGHBORS_SPLIT && want_type > 0;
+    it->k = it->side ? CLP_NEIGHBORS_MAX - 1 : 0;
+    return it;
+}
+
+/* The next stored candidate, or CLP_NEIB_END. */
+uint neib_list_next(neib_iter *it, __global const uint *neib_list) {
+#if CLP_NEIGHBORS_SPLIT
+    while (it->side == 0) {
+        uint j = it->k < CLP_NEIGHBORS_MAX ? neib_list[it->k++ * CLP_GRID_PARTICLES + it->i]
+                                           : CLP_NEIB_END;
+        if (j != CLP_NEIB_END)
+            return j;
+        if (it->want_type == 0)
+            return CLP_NEIB_END;
+        it->side = 1;
+        it->k = CLP_NEIGHBORS_MAX - 1;
+    }
+    return it->k >= 0 ? neib_list[it->k-- * CLP_GRID_PARTICLES + it->i] : CLP_NEIB_END;
+#else
+    return it->k < CLP_NEIGHBORS_MAX ? neib_list[it->k++ * CLP_GRID_PARTICLES + it->i]
+                                     : CLP_NEIB_END;
+#endif
+}
+
+bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
+    for (;;) {
+        uint candidate = neib_list_next(it, neib_list);
+        if (candidate == CLP_NEIB_END)
+            return false;
+        if (it->want_type >= 0 && type[candidate] != (uint)it->want_type)
+            continue;
+#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
+        int4 dc = cell_step(it->cell_i, key_cell(key[candidate]));
+#else
+        int4 dc = (int4)(0);
+#endif
+        float4 d = particle_delta(it->pos_i, pos[candidate], dc);
+        if (dot(d, d) <= CLP_RADIUS2) {
+            *j = candidate;
+            *r_ij = d;
+            return true;
+        }
+    }
+}
+
+#else /* jit: search the neighbouring cells */
+
+typedef struct {
+    cell_search search;
+    int want_type;
+} neib_iter;
+
+neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
+    (void)type, (void)cell_start, (void)cell_end;
+    cell_search_begin(&it->search, i, pos, key);
+    it->want_type = want_type;
+    return it;
+}
+
+bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
+    while (cell_search_next(&it->search, pos, key, cell_start, cell_end, CLP_RADIUS2, j, r_ij))
+        if (it->want_type < 0 || type[*j] == (uint)it->want_type)
+            return true;
+    return false;
+}
+
+#endif
+
+/* The outer for runs once and only holds the iterator; break and continue in the body act
+ * on the inner while, as in a plain loop. */
+#define CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, t, j, r_ij)                                              \
+    for (neib_iter it_##j, *once_##j = neib_begin(&it_##j, (i), (t), CLP_GRID_ARGS); once_##j;  \
+         once_##j = 0)                                                                            \
+        while (neib_next(&it_##j, CLP_GRID_ARGS, &(j), &(r_ij)))
+#define CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, -1, j, r_ij)

@@ -1,0 +1,147 @@
+/* The sort by cell key (seed particle-systems-gpusph-design.txt 4.3, pysph-gpu-nnps.txt 5):
+ * keys (recentring local offsets, wrapping periodic positions), the counting sort's count,
+ * scatter and per-cell ordering that makes it stable, the cell ranges after a radix sort,
+ * and the gathers that move every re-sorted buffer into its second copy.
+ * Layouts: perm[s] = the previous index of the particle now at slot s; cell_start[k] and
+ * cell_end[k] bound the particles of key k; status[0] counts particles outside a walled
+ * domain, status[1] the smallest ID among them. */
+
+#ifndef CLP_GRID_SORT
+#define CLP_GRID_SORT 0 /* 0 counting sort, 1 radix sort */
+#define CLP_GRID_SORT_COUNTING 0
+#define CLP_GRID_SORT_RADIX 1
+#endif
+
+/* The cell of a global position; a position that rounds onto the upper edge of the domain
+ * belongs to the last cell. */
+int position_axis(float p, float origin, float cell, float size, int n) {
+    int c = (int)floor((p - origin) / cell);
+    return c >= n && p < origin + size ? n - 1 : c;
+}
+
+int4 position_cell(float4 p) {
+    return (int4)(
+        position_axis(p.x, CLP_GRID_ORIGIN_X, CLP_GRID_CELL_X, CLP_GRID_SIZE_X, CLP_GRID_CELLS_X),
+        position_axis(p.y, CLP_GRID_ORIGIN_Y, CLP_GRID_CELL_Y, CLP_GRID_SIZE_Y, CLP_GRID_CELLS_Y),
+        position_axis(p.z, CLP_GRID_ORIGIN_Z, CLP_GRID_CELL_Z, CLP_GRID_SIZE_Z, CLP_GRID_CELLS_Z),
+        0);
+}
+
+/* Cell keys for every particle. Global positions wrap on periodic axes; local offsets that
+ * left their cell move to the cell they are in now. A particle outside a walled axis gets
+ * the key CLP_GRID_OUTSIDE and is counted. */
+__kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict key,
+                        __global const uint *restrict id,
+#if CLP_GRID_SORT == CLP_GRID_SORT_COUNTING
+                        __global uint *restrict cell_count,
+#endif
+                        __global uint *restrict status) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    float4 p = pos[i];
+    int4 c;
+    bool inside;
+#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
+    inside = key[i] != CLP_GRID_OUTSIDE;
+    c = key_cell(key[i]);
+    int4 shift = convert_int4(floor((p + 0.5f * CLP_GRID_CELL) / CLP_GRID_CELL));
+    shift.w = 0;
+    if (CLP_CORE_DIM == 2)
+        shift.z = 0;
+    p -= convert_float4(shift) * CLP_GRID_CELL;
+    c = wrap_cell(c + shift);
+#else
+    const float4 size = CLP_GRID_SIZE;
+    float4 wrapped = p - size * floor((p - CLP_GRID_ORIGIN) / size);
+    p = select(p, wrapped, CLP_GRID_PERIODIC != 0);
+    c = wrap_cell(position_cell(p));
+    c.w = 0;
+    if (CLP_CORE_DIM == 2)
+        c.z = 0;
+    inside = true;
+#endif
+    pos[i] = p;
+    inside = inside && cell_inside(c);
+    uint k = inside ? cell_key(c) : CLP_GRID_OUTSIDE;
+    key[i] = k;
+    if (!inside) {
+        atomic_inc(&status[0]);
+        atomic_min(&status[1], id[i]);
+    }
+#if CLP_GRID_SORT == CLP_GRID_SORT_COUNTING
+    atomic_inc(&cell_count[k]);
+#endif
+}
+
+/* Counting sort: each particle takes a slot in its cell; cell_end starts as a copy of
+ * cell_start and ends as the cell's end. The order inside a cell depends on the atomics
+ * until grid_order_cells. */
+__kernel void grid_scatter(__global const uint *restrict key, __global uint *restrict cell_end,
+                           __global uint *restrict perm) {
+    const uint i = get_global_id(0);
+    if (i < CLP_GRID_PARTICLES)
+        perm[atomic_inc(&cell_end[key[i]])] = i;
+}
+
+/* Makes the counting sort stable: each cell's slots in ascending previous index (insertion
+ * sort, cells hold few particles). One work-item per key, the outside key included. */
+__kernel void grid_order_cells(__global const uint *restrict cell_start,
+                               __global const uint *restrict cell_end,
+                               __global uint *restrict perm) {
+    const uint k = get_global_id(0);
+    if (k > CLP_GRID_KEY_COUNT)
+        return;
+    const uint start = cell_start[k], end = cell_end[k];
+    for (uint s = start + 1; s < end; s++) {
+        uint moving = perm[s], t = s;
+        for (; t > start && perm[t - 1] > moving; t--)
+            perm[t] = perm[t - 1];
+        perm[t] = moving;
+    }
+}
+
+/* perm[s] = s: the values a radix sort carries along with the keys. */
+__kernel void grid_iota(__global uint *restrict perm, uint n) {
+    const uint i = get_global_id(0);
+    if (i < n)
+        perm[i] = i;
+}
+
+/* Cell ranges from sorted keys (after a radix sort; start and end were cleared to 0). */
+__kernel void grid_cell_ranges(__global const uint *restrict key,
+                               __global uint *restrict cell_start,
+                               __global uint *restrict cell_end) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    const uint k = key[i];
+    if (i == 0 || key[i - 1] != k)
+        cell_start[k] = i;
+    if (i + 1 == CLP_GRID_PARTICLES || key[i + 1] != k)
+        cell_end[k] = i + 1;
+}
+
+/* dst[s] = src[perm[s]] for buffers of 4- and 16-byte elements. */
+__kernel void grid_gather_uint(__global const uint *restrict src, __global uint *restrict dst,
+                               __global const uint *restrict perm) {
+    const uint s = get_global_id(0);
+    if (s < CLP_GRID_PARTICLES)
+        dst[s] = src[perm[s]];
+}
+
+__kernel void grid_gather_uint4(__global const uint4 *restrict src,
+                                __global uint4 *restrict dst,
+                                __global const uint *restrict perm) {
+    const uint s = get_global_id(0);
+    if (s < CLP_GRID_PARTICLES)
+        dst[s] = src[perm[s]];
+}
+
+/* data[i] = value: a kernel rather than clEnqueueFillBuffer, whose writes Oclgrind's
+ * uninitialised-value check does not see. */
+__kernel void grid_fill(__global uint *restrict data, uint value, uint n) {
+    const uint i = get_global_id(0);
+    if (i < n)
+        data[i] = value;
+}

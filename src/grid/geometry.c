@@ -1,0 +1,130 @@
+/* The grid's geometry from the options and the domain: cells per axis at least the search
+ * radius wide, the key space of linear or Morton keys, and the constants the cl/grid files
+ * get inlined. */
+#include "grid/grid_private.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char axis_names[3] = {'x', 'y', 'z'};
+
+static const char *const grid_files[] = {"grid/grid.cl", "grid/scan.cl",      "grid/radix.cl",
+                                         "grid/sort.cl", "grid/neighbors.cl", NULL};
+
+const char *const *clp_grid_cl_files(void) {
+    return grid_files;
+}
+
+static bool is(const clp_options *opts, const char *name, const char *value) {
+    return strcmp(clp_options_enum(opts, name), value) == 0;
+}
+
+clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts) {
+    clp_buffer_set set = CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE;
+    return set | (is(opts, "neighbors.mode", "list") ? CLP_BUF_NEIB_LIST
+                                                     : CLP_BUF_CELL_START | CLP_BUF_CELL_END);
+}
+
+/* Bits per axis of a Morton key: enough for the longest axis. */
+static int morton_bits(const int cells[3]) {
+    int longest = cells[0] > cells[1] ? cells[0] : cells[1];
+    longest = longest > cells[2] ? longest : cells[2];
+    int bits = 0;
+    while ((1 << bits) < longest)
+        bits++;
+    return bits;
+}
+
+static clp_status check_axes(const clp_grid_geometry *g, clp_error *err) {
+    for (int a = 0; a < g->dim; a++) {
+        if (!(g->size[a] > 0) || !isfinite(g->size[a]) || !isfinite(g->origin[a]))
+            return CLP_FAIL(err, CLP_CASE,
+                            "domain: the %c axis needs a finite origin and a "
+                            "positive size (origin %g, size %g)",
+                            axis_names[a], g->origin[a], g->size[a]);
+        if (g->cells[a] < 1)
+            return CLP_FAIL(err, CLP_CASE,
+                            "domain: the %c axis (size %g) is shorter than the search radius %g",
+                            axis_names[a], g->size[a], g->search_radius);
+        if (g->periodic[a] && g->cells[a] < 3)
+            return CLP_FAIL(err, CLP_CASE,
+                            "domain: the periodic %c axis (size %g) needs at least 3 cells of "
+                            "the search radius %g, it has %d",
+                            axis_names[a], g->size[a], g->search_radius, g->cells[a]);
+    }
+    return CLP_OK;
+}
+
+clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
+                                  clp_grid_geometry *out, clp_error *err) {
+    clp_grid_geometry g = {0};
+    g.dim = (int)clp_options_int(opts, "core.dim");
+    g.radius = desc->radius;
+    g.search_radius = desc->radius * (1.0 + clp_options_float(opts, "neighbors.skin"));
+    if (!(desc->radius > 0) || !isfinite(desc->radius))
+        return CLP_FAIL(err, CLP_CASE, "the influence radius must be positive and finite, not %g",
+                        desc->radius);
+    static const char *const periodic[3] = {"grid.periodic_x", "grid.periodic_y",
+                                            "grid.periodic_z"};
+    for (int a = 0; a < 3; a++) {
+        bool used = a < g.dim;
+        g.origin[a] = used ? desc->origin[a] : 0.0;
+        g.size[a] = used ? desc->size[a] : 1.0;
+        g.periodic[a] = used && clp_options_bool(opts, periodic[a]);
+        /* A hair wider than the search radius, so rounding never puts a neighbour two
+         * cells away. */
+        g.cells[a] = used ? (int)fmin(floor(g.size[a] / (g.search_radius * (1 + 1e-6))), 1e9) : 1;
+        g.cell_size[a] = g.size[a] / g.cells[a];
+    }
+    clp_status st = check_axes(&g, err);
+    if (st != CLP_OK)
+        return st;
+    double keys;
+    if (is(opts, "grid.key", "morton")) {
+        int bits = morton_bits(g.cells);
+        if (bits > (g.dim == 3 ? 10 : 16))
+            return CLP_FAIL(err, CLP_CASE,
+                            "grid.key=morton holds at most %d cells per axis; this domain needs %d "
+                            "(use grid.key=linear)",
+                            g.dim == 3 ? 1024 : 65536, 1 << bits);
+        keys = ldexp(1.0, bits * g.dim);
+    } else {
+        keys = (double)g.cells[0] * g.cells[1] * g.cells[2];
+    }
+    if (keys > 2147483647.0)
+        return CLP_FAIL(err, CLP_CASE,
+                        "the grid has %.0f cell keys, more than 2^31: use a larger radius or a "
+                        "smaller domain",
+                        keys);
+    g.key_count = (uint32_t)keys;
+    g.max_neighbors =
+        is(opts, "neighbors.mode", "list") ? (uint32_t)clp_options_int(opts, "neighbors.max") : 0;
+    *out = g;
+    return CLP_OK;
+}
+
+size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
+                          size_t max) {
+    static const char *const cells[3] = {"CLP_GRID_CELLS_X", "CLP_GRID_CELLS_Y",
+                                         "CLP_GRID_CELLS_Z"};
+    static const char *const cell[3] = {"CLP_GRID_CELL_X", "CLP_GRID_CELL_Y", "CLP_GRID_CELL_Z"};
+    static const char *const origin[3] = {"CLP_GRID_ORIGIN_X", "CLP_GRID_ORIGIN_Y",
+                                          "CLP_GRID_ORIGIN_Z"};
+    static const char *const size[3] = {"CLP_GRID_SIZE_X", "CLP_GRID_SIZE_Y", "CLP_GRID_SIZE_Z"};
+    clp_constant all[32];
+    size_t n = 0;
+    all[n++] = (clp_constant){"CLP_GRID_PARTICLES", CLP_CONST_INT, 0, (long long)particles};
+    for (int a = 0; a < 3; a++) {
+        all[n++] = (clp_constant){cells[a], CLP_CONST_INT, 0, g->cells[a]};
+        all[n++] = (clp_constant){cell[a], CLP_CONST_FLOAT, g->cell_size[a], 0};
+        all[n++] = (clp_constant){origin[a], CLP_CONST_FLOAT, g->origin[a], 0};
+        all[n++] = (clp_constant){size[a], CLP_CONST_FLOAT, g->size[a], 0};
+    }
+    all[n++] = (clp_constant){"CLP_GRID_KEY_COUNT", CLP_CONST_INT, 0, g->key_count};
+    all[n++] = (clp_constant){"CLP_GRID_RADIUS", CLP_CONST_FLOAT, g->radius, 0};
+    all[n++] = (clp_constant){"CLP_GRID_SEARCH_RADIUS", CLP_CONST_FLOAT, g->search_radius, 0};
+    all[n++] = (clp_constant){"CLP_GRID_SCAN_GROUP", CLP_CONST_INT, 0, CLP_GRID_SCAN_GROUP};
+    for (size_t i = 0; i < n && i < max; i++)
+        out[i] = all[i];
+    return n;
+}

@@ -1,0 +1,252 @@
+/* The grid handle: its buffers, particle upload and read-back (local positions computed and
+ * rebuilt in double on the host), and the update that runs keys, sort, reorder and list. */
+#include "grid/grid_private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every buffer the grid may use; clp_buffers_needed keeps those the options need. */
+static const clp_buffer_set grid_buffers =
+    CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_PERM | CLP_BUF_CELL_START |
+    CLP_BUF_CELL_END | CLP_BUF_CELL_COUNT | CLP_BUF_NEIB_LIST | CLP_BUF_GRID_STATUS;
+
+static bool is(const clp_options *opts, const char *name, const char *value) {
+    return strcmp(clp_options_enum(opts, name), value) == 0;
+}
+
+clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
+                           const clp_grid_geometry *geometry, size_t particles, clp_grid **out,
+                           clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_grid *g = calloc(1, sizeof *g);
+    CLP_REQUIRE_ALLOC(g, err);
+    CLP_REQUIRE(particles > 0 && particles < UINT32_MAX / 2, err, CLP_USAGE,
+                "a grid needs between 1 and 2^31 particles, not %zu", particles);
+    g->worker = worker;
+    g->geo = *geometry;
+    g->particles = particles;
+    g->local = is(opts, "grid.positions", "local");
+    g->list = is(opts, "neighbors.mode", "list");
+    g->split = clp_options_bool(opts, "neighbors.split");
+    g->radix = is(opts, "grid.sort", "radix");
+    g->morton = is(opts, "grid.key", "morton");
+    const char *order = clp_options_enum(opts, "grid.axis_order");
+    for (int a = 0; a < 3; a++)
+        g->axis_order[a] = order[a] - 'x';
+    g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
+    g->buffers = clp_buffers_needed(grid_buffers, opts);
+    clp_buffer_counts counts = {.particles = particles, .cells = (size_t)geometry->key_count + 1};
+    counts.custom[clp__buffer_index(CLP_BUF_NEIB_LIST)] = particles * geometry->max_neighbors;
+    CLP_TRY(clp_worker_alloc(worker, grid_buffers, opts, &counts, err));
+    if (g->radix)
+        CLP_TRY(clp__radix_create(worker, particles, &g->sorter, err));
+    else
+        CLP_TRY(clp__scan_create(worker, counts.cells, &g->scan, err));
+    *out = g;
+    return CLP_OK;
+fail:
+    clp_grid_destroy(g);
+    return st;
+}
+
+void clp_grid_destroy(clp_grid *g) {
+    if (!g)
+        return;
+    clp__scan_destroy(&g->scan);
+    clp__radix_destroy(&g->sorter);
+    free(g);
+}
+
+bool clp_grid_rebuilds_at(const clp_grid *g, uint64_t step) {
+    return step % g->every == 0;
+}
+
+uint32_t clp_grid_max_neighbors_seen(const clp_grid *g) {
+    return g->max_seen;
+}
+
+clp_grid_timing clp_grid_last_timing(const clp_grid *g) {
+    return g->timing;
+}
+
+/* The host's copy of cell_key in cl/grid/grid.cl, for local positions made at upload. */
+static uint32_t host_cell_key(const clp_grid *g, const int c[3]) {
+    if (g->morton) {
+        uint32_t key = 0;
+        for (int b = 0; b < (g->geo.dim == 3 ? 10 : 16); b++)
+            for (int a = 0; a < g->geo.dim; a++)
+                key |= (((uint32_t)c[a] >> b) & 1u) << (b * g->geo.dim + a);
+        return key;
+    }
+    const int *o = g->axis_order, *n = g->geo.cells;
+    return (uint32_t)(c[o[0]] + n[o[0]] * (c[o[1]] + n[o[1]] * c[o[2]]));
+}
+
+/* Cell and offset from the cell centre of one position, in double; false when outside a
+ * walled axis. Periodic axes wrap. */
+static bool locate(const clp_grid_geometry *geo, const double x[3], int c[3], double off[3]) {
+    bool inside = true;
+    for (int a = 0; a < 3; a++) {
+        if (a >= geo->dim) {
+            c[a] = 0;
+            off[a] = 0;
+            continue;
+        }
+        double rel = x[a] - geo->origin[a];
+        if (geo->periodic[a])
+            rel -= geo->size[a] * floor(rel / geo->size[a]);
+        c[a] = (int)fmax(fmin(floor(rel / geo->cell_size[a]), 2e9), -2e9);
+        if (c[a] == geo->cells[a] && geo->periodic[a])
+            c[a] = 0;
+        inside = inside && c[a] >= 0 && c[a] < geo->cells[a];
+        off[a] = rel - (c[a] + 0.5) * geo->cell_size[a];
+    }
+    return inside;
+}
+
+clp_status clp_grid_set_particles(clp_grid *g, const double *xyz, const uint32_t *types,
+                                  clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t n = g->particles;
+    cl_float4 *pos = malloc(n * sizeof *pos);
+    cl_uint *key = calloc(n, sizeof *key), *id = malloc(n * sizeof *id),
+            *type = calloc(n, sizeof *type);
+    CLP_REQUIRE(pos && key && id && type, err, CLP_NOMEM, "out of host memory for %zu particles",
+                n);
+    for (size_t i = 0; i < n; i++) {
+        const double *x = xyz + 3 * i;
+        id[i] = (cl_uint)i;
+        type[i] = types ? types[i] : 0;
+        if (!g->local) {
+            pos[i] = (cl_float4){{(float)x[0], (float)x[1], (float)x[2], 0.0f}};
+            continue;
+        }
+        int c[3];
+        double off[3];
+        bool inside = locate(&g->geo, x, c, off);
+        key[i] = inside ? host_cell_key(g, c) : g->geo.key_count;
+        pos[i] = (cl_float4){{(float)off[0], (float)off[1], (float)off[2], 0.0f}};
+    }
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_POS, pos, err));
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_KEY, key, err));
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_ID, id, err));
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_TYPE, type, err));
+fail:
+    free(pos);
+    free(key);
+    free(id);
+    free(type);
+    return st;
+}
+
+/* The cell of a key: the inverse of host_cell_key. */
+static void host_key_cell(const clp_grid *g, uint32_t key, int c[3]) {
+    if (g->morton) {
+        c[0] = c[1] = c[2] = 0;
+        for (int b = 0; b < (g->geo.dim == 3 ? 10 : 16); b++)
+            for (int a = 0; a < g->geo.dim; a++)
+                c[a] |= (int)((key >> (b * g->geo.dim + a)) & 1u) << b;
+        return;
+    }
+    const int *o = g->axis_order, *n = g->geo.cells;
+    c[o[0]] = (int)(key % (uint32_t)n[o[0]]);
+    c[o[1]] = (int)(key / (uint32_t)n[o[0]] % (uint32_t)n[o[1]]);
+    c[o[2]] = (int)(key / ((uint32_t)n[o[0]] * (uint32_t)n[o[1]]));
+}
+
+clp_status clp_grid_read_particles(clp_grid *g, double *xyz, uint32_t *ids, clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t n = g->particles;
+    cl_float4 *pos = malloc(n * sizeof *pos);
+    cl_uint *key = malloc(n * sizeof *key);
+    CLP_REQUIRE(pos && key, err, CLP_NOMEM, "out of host memory for %zu particles", n);
+    if (ids)
+        CLP_TRY(clp_worker_read(g->worker, CLP_BUF_ID, ids, err));
+    if (xyz) {
+        CLP_TRY(clp_worker_read(g->worker, CLP_BUF_POS, pos, err));
+        CLP_TRY(clp_worker_read(g->worker, CLP_BUF_KEY, key, err));
+        for (size_t i = 0; i < n; i++) {
+            int c[3] = {0, 0, 0};
+            bool cell_known = g->local && key[i] != g->geo.key_count;
+            if (cell_known)
+                host_key_cell(g, key[i], c);
+            for (int a = 0; a < 3; a++) {
+                double centre = g->geo.origin[a] + (c[a] + 0.5) * g->geo.cell_size[a];
+                xyz[3 * i + a] = (cell_known ? centre : 0.0) + (double)pos[i].s[a];
+            }
+        }
+    }
+fail:
+    free(pos);
+    free(key);
+    return st;
+}
+
+clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err) {
+    cl_mem mem = clp_worker_buffer(g->worker, bit);
+    const cl_uint args[] = {value,
+                            (cl_uint)(clp_worker_buffer_bytes(g->worker, bit) / sizeof(cl_uint))};
+    return clp__grid_launch(g->worker, "grid_fill", &mem, 1, args, 2, args[1], 0, err);
+}
+
+/* Ends a phase: with profiling on, waits for the device and adds the wall time. */
+static clp_status phase_end(clp_grid *g, double *seconds, double *start, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (!g->worker->profiling)
+        return CLP_OK;
+    CLP_CL_CHECK(clFinish(clp_worker_queue(g->worker)), err, "grid update: clFinish");
+    double now = clp__now();
+    *seconds = now - *start;
+    *start = now;
+fail:
+    return st;
+}
+
+/* status: outside count, smallest outside ID, largest neighbour count, particles over. */
+static clp_status check_status(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_uint status[8];
+    CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    g->max_seen = status[2];
+    CLP_REQUIRE(status[0] == 0, err, CLP_DOMAIN,
+                "%u particle%s left the walled domain (first: particle %u); the domain is "
+                "[%g, %g] x [%g, %g] x [%g, %g]",
+                status[0], status[0] == 1 ? "" : "s", status[1], g->geo.origin[0],
+                g->geo.origin[0] + g->geo.size[0], g->geo.origin[1],
+                g->geo.origin[1] + g->geo.size[1], g->geo.origin[2],
+                g->geo.origin[2] + g->geo.size[2]);
+    uint32_t capacity = g->geo.max_neighbors - (g->split ? 1 : 0);
+    CLP_REQUIRE(status[3] == 0, err, CLP_NEIGHBORS,
+                "neighbour list overflow: %u particle%s have more neighbours than the list "
+                "holds (largest count %u, capacity %u); raise neighbors.max",
+                status[3], status[3] == 1 ? "" : "s", status[2], capacity);
+fail:
+    return st;
+}
+
+clp_status clp_grid_update(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+    double start = clp__now();
+    g->timing = (clp_grid_timing){0};
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
+    if (!g->radix)
+        CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_COUNT, 0, err));
+    const clp_step keys = {"grid_keys",
+                           CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_ID | CLP_BUF_CELL_COUNT |
+                               CLP_BUF_GRID_STATUS,
+                           g->particles, 0};
+    CLP_TRY(clp_worker_run_step(g->worker, &keys, NULL, err));
+    CLP_TRY(phase_end(g, &g->timing.keys, &start, err));
+    CLP_TRY(clp__grid_sort(g, err));
+    CLP_TRY(phase_end(g, &g->timing.sort, &start, err));
+    CLP_TRY(clp__grid_reorder(g, err));
+    CLP_TRY(phase_end(g, &g->timing.reorder, &start, err));
+    if (g->list)
+        CLP_TRY(clp__grid_build_list(g, err));
+    CLP_TRY(phase_end(g, &g->timing.list, &start, err));
+    CLP_TRY(check_status(g, err));
+fail:
+    return st;
+}

@@ -1,0 +1,93 @@
+/* The sort phase of a grid update: a counting sort (count, scan, scatter, then ordering
+ * inside each cell so equal keys keep their previous order) or a radix sort of the keys,
+ * and the reorder that gathers every re-sorted buffer into its second copy and swaps. */
+#include "grid/grid_private.h"
+
+static clp_status counting_sort(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = g->worker;
+    size_t cells = (size_t)g->geo.key_count + 1; /* the last key holds outside particles */
+    cl_mem start = clp_worker_buffer(w, CLP_BUF_CELL_START);
+    cl_mem end = clp_worker_buffer(w, CLP_BUF_CELL_END);
+    CLP_TRY(
+        clp__scan_exclusive(&g->scan, clp_worker_buffer(w, CLP_BUF_CELL_COUNT), start, cells, err));
+    CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), start, end, 0, 0, cells * sizeof(cl_uint),
+                                     0, NULL, NULL),
+                 err, "buffer \"cell_end\" (%zu bytes): clEnqueueCopyBuffer",
+                 cells * sizeof(cl_uint));
+    const clp_step steps[] = {
+        {"grid_scatter", CLP_BUF_KEY | CLP_BUF_CELL_END | CLP_BUF_PERM, g->particles, 0},
+        {"grid_order_cells", CLP_BUF_CELL_START | CLP_BUF_CELL_END | CLP_BUF_PERM, cells, 0},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        CLP_TRY(clp_worker_run_step(w, &steps[i], NULL, err));
+fail:
+    return st;
+}
+
+/* Bits that hold every key, the outside key included. */
+static unsigned key_bits(uint32_t key_count) {
+    unsigned bits = 0;
+    while (bits < 32 && ((uint64_t)1 << bits) <= key_count)
+        bits++;
+    return bits;
+}
+
+/* Sorts a copy of the keys (the second KEY buffer, which the reorder overwrites anyway) with
+ * the previous indices as values. */
+static clp_status radix_sort(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = g->worker;
+    cl_mem keys = clp__worker_buffer_copy(w, CLP_BUF_KEY, 0);
+    cl_mem sorted = clp__worker_buffer_copy(w, CLP_BUF_KEY, 1);
+    cl_mem perm = clp_worker_buffer(w, CLP_BUF_PERM);
+    cl_uint n = (cl_uint)g->particles;
+    CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), keys, sorted, 0, 0, n * sizeof(cl_uint),
+                                     0, NULL, NULL),
+                 err, "buffer \"key\" (%zu bytes): clEnqueueCopyBuffer", n * sizeof(cl_uint));
+    CLP_TRY(clp__grid_launch(w, "grid_iota", &perm, 1, &n, 1, n, 0, err));
+    CLP_TRY(clp__radix_sort(&g->sorter, sorted, perm, n, key_bits(g->geo.key_count), err));
+fail:
+    return st;
+}
+
+clp_status clp__grid_sort(clp_grid *g, clp_error *err) {
+    return g->radix ? radix_sort(g, err) : counting_sort(g, err);
+}
+
+/* dst = src[perm] into the second copy of one buffer, then the copies swap. */
+static clp_status gather(clp_grid *g, const clp_buffer_traits *t, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = g->worker;
+    size_t bytes = t->element_size * t->components;
+    const char *name = bytes == 16 ? "grid_gather_uint4" : "grid_gather_uint";
+    CLP_REQUIRE(bytes == 4 || bytes == 16, err, CLP_USAGE,
+                "buffer \"%s\": the reorder moves 4- or 16-byte elements, not %zu", t->name, bytes);
+    const cl_mem args[] = {clp__worker_buffer_copy(w, t->bit, 0),
+                           clp__worker_buffer_copy(w, t->bit, 1),
+                           clp_worker_buffer(w, CLP_BUF_PERM)};
+    CLP_TRY(clp__grid_launch(w, name, args, 3, NULL, 0, g->particles, 0, err));
+    clp__worker_swap(w, t->bit);
+fail:
+    return st;
+}
+
+clp_status clp__grid_reorder(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_buffer_set allocated = clp_worker_buffers(g->worker);
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
+        if (t->resorted && (allocated & t->bit))
+            CLP_TRY(gather(g, t, err));
+    }
+    if (g->radix) {
+        CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_START, 0, err));
+        CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_END, 0, err));
+        const clp_step ranges = {"grid_cell_ranges",
+                                 CLP_BUF_KEY | CLP_BUF_CELL_START | CLP_BUF_CELL_END, g->particles,
+                                 0};
+        CLP_TRY(clp_worker_run_step(g->worker, &ranges, NULL, err));
+    }
+fail:
+    return st;
+}

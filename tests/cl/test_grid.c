@@ -1,0 +1,482 @@
+/* The neighbour search against a brute-force host search in double precision: random,
+ * clustered and lattice particles, periodic and walled, 2D and 3D, every key, sort, position
+ * and list mode give exactly the same neighbour sets (pairs within a relative 1e-5 of the
+ * radius, where float and double may disagree, are not judged). Also: the sort is a stable
+ * permutation, a list with skin stays right after particles move, overflow and particles
+ * outside a walled domain are reported, local positions keep the digits of a spacing that
+ * global float positions lose in a domain 1e5 spacings long.
+ * With --small, sizes and combinations fit a run under Oclgrind (no precision check: its
+ * domain has 50000 cells). CLPART_TEST_ONLY=<part of a label> runs only matching cases. */
+#include "common.h"
+
+#include <math.h>
+
+enum { COLLECT_MAX = 512 };
+static const double band = 1e-5; /* relative: pairs this close to the radius are not judged */
+
+typedef enum { RANDOM, CLUSTERED, LATTICE } distribution;
+static const char *const distribution_names[] = {"random", "clustered", "lattice"};
+
+typedef struct scene {
+    int dim;
+    size_t n;
+    double origin[3], size[3], radius;
+    bool periodic[3];
+    double *xyz;     /* n x 3 */
+    uint32_t *types; /* n */
+} scene;
+
+static uint64_t rng_state = 42;
+
+static double uniform(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) * 0x1p-53;
+}
+
+/* About `neighbours` neighbours per particle on average for the uniform case. */
+static scene make_scene(int dim, size_t n, distribution dist, bool periodic, double neighbours) {
+    scene s = {.dim = dim, .n = n};
+    double volume = 1.0;
+    for (int a = 0; a < 3; a++) {
+        s.origin[a] = a < dim ? -0.5 + 0.25 * a : 0.0;
+        s.size[a] = a < dim ? 1.0 + 0.2 * a : 1.0;
+        s.periodic[a] = periodic && a < dim;
+        volume *= a < dim ? s.size[a] : 1.0;
+    }
+    double ball = dim == 3 ? 4.0 / 3.0 * M_PI : M_PI;
+    s.radius = pow(neighbours * volume / ((double)n * ball), 1.0 / dim);
+    s.xyz = calloc(3 * n, sizeof(double));
+    s.types = calloc(n, sizeof(uint32_t));
+    size_t side = (size_t)ceil(pow((double)n, 1.0 / dim));
+    for (size_t i = 0; i < n; i++) {
+        s.types[i] = uniform() < 0.3;
+        for (int a = 0; a < dim; a++) {
+            double u;
+            if (dist == RANDOM) {
+                u = uniform();
+            } else if (dist == CLUSTERED) { /* four tight blobs */
+                double centre = 0.2 + 0.2 * (double)(i % 4);
+                u = centre + 0.03 * (uniform() + uniform() + uniform() - 1.5);
+            } else { /* lattice of spacing size/side, off the cell edges by a third */
+                size_t k = i;
+                for (int b = 0; b < a; b++)
+                    k /= side;
+                u = ((double)(k % side) + 1.0 / 3.0) / (double)side;
+            }
+            s.xyz[3 * i + a] = s.origin[a] + u * s.size[a] * (1 - 1e-9);
+        }
+    }
+    return s;
+}
+
+static void free_scene(scene *s) {
+    free(s->xyz);
+    free(s->types);
+}
+
+static double distance(const scene *s, size_t i, size_t j) {
+    double d2 = 0;
+    for (int a = 0; a < s->dim; a++) {
+        double d = s->xyz[3 * j + a] - s->xyz[3 * i + a];
+        if (s->periodic[a])
+            d -= s->size[a] * round(d / s->size[a]);
+        d2 += d * d;
+    }
+    return sqrt(d2);
+}
+
+/* The program for a scene and a set of options (NULL-terminated "name=value"). */
+typedef struct run {
+    clp_options *opts;
+    clp_grid_geometry geo;
+    clp_grid *grid;
+} run;
+
+static run open_run(test_env *t, const scene *s, const char *const *assignments) {
+    clp_error err = CLP_ERROR_INIT;
+    run r = {0};
+    char dim[32];
+    snprintf(dim, sizeof dim, "core.dim=%d", s->dim);
+    const char *base[] = {dim, NULL};
+    r.opts = test_options(t, base);
+    for (size_t i = 0; assignments[i]; i++)
+        CLP_ASSERT_OK(clp_options_apply_assignment(r.opts, assignments[i], &err), &err);
+    static const char *const axes[3] = {"grid.periodic_x=%s", "grid.periodic_y=%s",
+                                        "grid.periodic_z=%s"};
+    for (int a = 0; a < 3; a++) {
+        char p[64];
+        snprintf(p, sizeof p, axes[a], s->periodic[a] ? "true" : "false");
+        CLP_ASSERT_OK(clp_options_apply_assignment(r.opts, p, &err), &err);
+    }
+    CLP_ASSERT_OK(clp_options_check(r.opts, &err), &err);
+    clp_grid_desc desc = {.radius = s->radius};
+    memcpy(desc.origin, s->origin, sizeof desc.origin);
+    memcpy(desc.size, s->size, sizeof desc.size);
+    CLP_ASSERT_OK(clp_grid_geometry_make(r.opts, &desc, &r.geo, &err), &err);
+
+    clp_constant constants[40];
+    size_t n = clp_grid_constants(&r.geo, s->n, constants, 39);
+    constants[n++] = (clp_constant){"CLP_GRID_COLLECT_MAX", CLP_CONST_INT, 0, COLLECT_MAX};
+    const char *files[8];
+    size_t n_files = 0;
+    for (const char *const *f = clp_grid_cl_files(); *f; f++)
+        files[n_files++] = *f;
+    files[n_files++] = "grid/collect.cl";
+    const char *modules[] = {"core", "grid", "neighbors"};
+    clp_program_spec spec = {"grid-test", modules, 3, files, n_files, constants, n};
+    char *source, *flags;
+    clp_cache *cache;
+    CLP_ASSERT_OK(clp_source_assemble(r.opts, clp_data_dir(), &spec, &source, &err), &err);
+    CLP_ASSERT_OK(clp_build_flags(t->device, r.opts, &flags, &err), &err);
+    CLP_ASSERT_OK(clp_cache_open(t->cache_dir, &cache, &err), &err);
+    CLP_ASSERT_OK(clp_worker_build(t->worker, source, flags, cache, NULL, &err), &err);
+    clp_cache_close(cache);
+    free(source);
+    free(flags);
+    CLP_ASSERT_OK(clp_grid_create(t->worker, r.opts, &r.geo, s->n, &r.grid, &err), &err);
+    CLP_ASSERT_OK(clp_grid_set_particles(r.grid, s->xyz, s->types, &err), &err);
+    return r;
+}
+
+static void close_run(run *r) {
+    clp_grid_destroy(r->grid);
+    clp_options_destroy(r->opts);
+}
+
+/* Runs a collect kernel; ids[id * COLLECT_MAX + k], count[id]. */
+static void collect(test_env *t, const run *r, const scene *s, const char *kernel, uint32_t *ids,
+                    float *r2, uint32_t *count) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_buffer_counts counts = {.particles = s->n};
+    counts.custom[clp__buffer_index(CLP_BUF_COLLECT_IDS)] = s->n * COLLECT_MAX;
+    counts.custom[clp__buffer_index(CLP_BUF_COLLECT_R2)] = s->n * COLLECT_MAX;
+    const clp_buffer_set out = CLP_BUF_COLLECT_IDS | CLP_BUF_COLLECT_R2 | CLP_BUF_COLLECT_COUNT;
+    CLP_ASSERT_OK(clp_worker_alloc(t->worker, out, r->opts, &counts, &err), &err);
+    clp_step step = {kernel, clp_grid_iteration_buffers(r->opts) | CLP_BUF_ID | out, s->n, 0};
+    CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_COLLECT_IDS, ids, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_COLLECT_R2, r2, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_COLLECT_COUNT, count, &err), &err);
+}
+
+/* Device neighbours of every particle against the brute force: within (1 - band) radius
+ * must be there, beyond (1 + band) must not; reported distances match. With by_type, the
+ * type-0 neighbours must come first and the others carry bit 31. Returns the number of
+ * neighbour pairs checked (those within (1 - band) radius). */
+static size_t compare(const scene *s, const uint32_t *ids, const float *r2, const uint32_t *count,
+                      bool by_type, const char *label) {
+    size_t judged = 0;
+    char *seen = calloc(s->n, 1);
+    for (size_t i = 0; i < s->n; i++) {
+        if (count[i] > COLLECT_MAX)
+            CLP_TEST_FAIL("%s: particle %zu has %u neighbours, more than %d", label, i, count[i],
+                          COLLECT_MAX);
+        memset(seen, 0, s->n);
+        bool others = false;
+        for (uint32_t k = 0; k < count[i]; k++) {
+            uint32_t raw = ids[i * COLLECT_MAX + k], j = raw & 0x7fffffffu;
+            bool marked = raw >> 31;
+            if (j >= s->n || j == i || seen[j])
+                CLP_TEST_FAIL("%s: particle %zu: bad or repeated neighbour %u", label, i, j);
+            seen[j] = 1;
+            double d = distance(s, i, j);
+            if (d > s->radius * (1 + band))
+                CLP_TEST_FAIL("%s: particle %zu lists %u at distance %.9g > radius %.9g", label, i,
+                              j, d, s->radius);
+            if (fabs(sqrt(r2[i * COLLECT_MAX + k]) - d) > 1e-5 * s->radius)
+                CLP_TEST_FAIL("%s: particle %zu, neighbour %u: distance %.9g, expected %.9g", label,
+                              i, j, sqrt(r2[i * COLLECT_MAX + k]), d);
+            if (by_type) {
+                if (marked != (s->types[j] != 0) || (others && !marked))
+                    CLP_TEST_FAIL("%s: particle %zu: neighbour %u of type %u in the wrong part",
+                                  label, i, j, s->types[j]);
+                others = others || marked;
+            }
+        }
+        for (size_t j = 0; j < s->n; j++) {
+            if (j == i)
+                continue;
+            double d = distance(s, i, j);
+            if (d < s->radius * (1 - band) && !seen[j])
+                CLP_TEST_FAIL("%s: particle %zu misses neighbour %zu at distance %.9g < %.9g",
+                              label, i, j, d, s->radius);
+            judged += d < s->radius * (1 - band);
+        }
+    }
+    free(seen);
+    return judged;
+}
+
+/* Keys non-decreasing, IDs a permutation, equal keys in ascending previous slot. */
+static void check_sorted(test_env *t, const run *r, size_t n, const uint32_t *previous_slot,
+                         const char *label) {
+    clp_error err = CLP_ERROR_INIT;
+    uint32_t *key = malloc(n * 4), *id = malloc(n * 4);
+    char *seen = calloc(n, 1);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, key, &err), &err);
+    CLP_ASSERT_OK(clp_grid_read_particles(r->grid, NULL, id, &err), &err);
+    for (size_t i = 0; i < n; i++) {
+        if (id[i] >= n || seen[id[i]])
+            CLP_TEST_FAIL("%s: IDs after the sort are not a permutation", label);
+        seen[id[i]] = 1;
+        if (i > 0 && key[i] < key[i - 1])
+            CLP_TEST_FAIL("%s: keys not sorted at %zu", label, i);
+        if (i > 0 && key[i] == key[i - 1] && previous_slot[id[i]] < previous_slot[id[i - 1]])
+            CLP_TEST_FAIL("%s: not stable at %zu (key %u)", label, i, key[i]);
+    }
+    free(key);
+    free(id);
+    free(seen);
+}
+
+static void check_run(test_env *t, const scene *s, const char *const *assignments,
+                      const char *label) {
+    const char *only = getenv("CLPART_TEST_ONLY"); /* a part of the labels to run, for debugging */
+    if (only && !strstr(label, only))
+        return;
+    clp_error err = CLP_ERROR_INIT;
+    run r = open_run(t, s, assignments);
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    uint32_t *identity = malloc(s->n * 4);
+    for (size_t i = 0; i < s->n; i++)
+        identity[i] = (uint32_t)i;
+    check_sorted(t, &r, s->n, identity, label);
+    uint32_t *ids = malloc(s->n * COLLECT_MAX * 4), *count = malloc(s->n * 4);
+    float *r2 = malloc(s->n * COLLECT_MAX * 4);
+    collect(t, &r, s, "grid_collect", ids, r2, count);
+    size_t judged = compare(s, ids, r2, count, false, label);
+    CLP_ASSERT(judged > 0);
+    if (clp_options_bool(r.opts, "neighbors.split")) {
+        collect(t, &r, s, "grid_collect_by_type", ids, r2, count);
+        compare(s, ids, r2, count, true, label);
+    }
+    /* The positions read back are the ones set, to float precision of the offsets. */
+    double *back = malloc(s->n * 3 * sizeof(double));
+    uint32_t *id = malloc(s->n * 4);
+    CLP_ASSERT_OK(clp_grid_read_particles(r.grid, back, id, &err), &err);
+    for (size_t i = 0; i < s->n; i++)
+        for (int a = 0; a < s->dim; a++) {
+            double expected = s->xyz[3 * id[i] + a], got = back[3 * i + a];
+            if (s->periodic[a])
+                got -= s->size[a] * round((got - expected) / s->size[a]);
+            CLP_ASSERT_NEAR(got, expected, 1e-6);
+        }
+    free(back);
+    free(id);
+    free(identity);
+    free(ids);
+    free(count);
+    free(r2);
+    close_run(&r);
+    printf("ok %-60s %zu neighbour pairs\n", label, judged);
+}
+
+/* A second update after every particle moved a little (global positions, written back in
+ * the current order): the sort stays stable against the previous slots, and a list with
+ * skin built before the move still finds every neighbour after it. */
+static void check_move(test_env *t, const scene *s0, const char *mode) {
+    clp_error err = CLP_ERROR_INIT;
+    scene s = *s0;
+    char mode_opt[64];
+    snprintf(mode_opt, sizeof mode_opt, "neighbors.mode=%s", mode);
+    const char *opts[] = {mode_opt, "neighbors.skin=0.2", "neighbors.every=5", NULL};
+    run r = open_run(t, &s, opts);
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    CLP_ASSERT(clp_grid_rebuilds_at(r.grid, 0) && clp_grid_rebuilds_at(r.grid, 5));
+    CLP_ASSERT(!clp_grid_rebuilds_at(r.grid, 4));
+    /* Move by less than half the skin: the list (built at 1.2 r) still holds every pair. */
+    double *xyz = malloc(s.n * 3 * sizeof(double));
+    uint32_t *id = malloc(s.n * 4), *slot = malloc(s.n * 4);
+    CLP_ASSERT_OK(clp_grid_read_particles(r.grid, xyz, id, &err), &err);
+    cl_float4 *pos = malloc(s.n * sizeof *pos);
+    double *moved = malloc(s.n * 3 * sizeof(double));
+    for (size_t i = 0; i < s.n; i++) {
+        slot[id[i]] = (uint32_t)i;
+        for (int a = 0; a < 3; a++) {
+            double step = a < s.dim ? 0.09 * s.radius * (2 * uniform() - 1) / sqrt(s.dim) : 0;
+            double x = xyz[3 * i + a] + step;
+            pos[i].s[a] = (float)x;
+            moved[3 * id[i] + a] = x;
+        }
+        pos[i].s[3] = 0;
+    }
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
+    s.xyz = moved;
+    uint32_t *ids = malloc(s.n * COLLECT_MAX * 4), *count = malloc(s.n * 4);
+    float *r2 = malloc(s.n * COLLECT_MAX * 4);
+    char label[96];
+    snprintf(label, sizeof label, "%s: moved, no rebuild", mode);
+    if (strcmp(mode, "list") == 0) {
+        collect(t, &r, &s, "grid_collect", ids, r2, count);
+        compare(&s, ids, r2, count, false, label);
+    }
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    snprintf(label, sizeof label, "%s: moved, rebuilt", mode);
+    check_sorted(t, &r, s.n, slot, label);
+    collect(t, &r, &s, "grid_collect", ids, r2, count);
+    compare(&s, ids, r2, count, false, label);
+    printf("ok %s\n", label);
+    free(xyz);
+    free(id);
+    free(slot);
+    free(pos);
+    free(moved);
+    free(ids);
+    free(count);
+    free(r2);
+    close_run(&r);
+}
+
+/* The brute-force largest neighbour count within the search radius. */
+static size_t max_count(const scene *s, double radius) {
+    size_t best = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t c = 0;
+        for (size_t j = 0; j < s->n; j++)
+            c += j != i && distance(s, i, j) <= radius;
+        best = c > best ? c : best;
+    }
+    return best;
+}
+
+static void check_errors(test_env *t, const scene *s) {
+    clp_error err = CLP_ERROR_INIT;
+    /* Overflow: reported with the largest count, never silently cut. */
+    const char *small[] = {"neighbors.max=8", NULL};
+    run r = open_run(t, s, small);
+    CLP_ASSERT_STATUS(clp_grid_update(r.grid, &err), CLP_NEIGHBORS, &err);
+    char expected[64];
+    snprintf(expected, sizeof expected, "largest count %zu", max_count(s, s->radius));
+    CLP_ASSERT_CONTAINS(err.message, expected);
+    CLP_ASSERT_CONTAINS(err.message, "neighbors.max");
+    close_run(&r);
+
+    /* Particles outside a walled domain: counted, the first by index. */
+    scene out = *s;
+    out.xyz = malloc(s->n * 3 * sizeof(double));
+    memcpy(out.xyz, s->xyz, s->n * 3 * sizeof(double));
+    out.xyz[3 * 7] = s->origin[0] - 0.01;
+    out.xyz[3 * 11 + 1] = s->origin[1] + s->size[1] + 0.3;
+    const char *local[] = {"grid.positions=local", NULL};
+    const char *global[] = {"grid.positions=global", NULL};
+    const char *const *variants[] = {global, local};
+    for (int v = 0; v < 2; v++) {
+        clp_error_clear(&err);
+        r = open_run(t, &out, variants[v]);
+        CLP_ASSERT_STATUS(clp_grid_update(r.grid, &err), CLP_DOMAIN, &err);
+        CLP_ASSERT_CONTAINS(err.message, "2 particles left the walled domain (first: particle 7)");
+        close_run(&r);
+    }
+    free(out.xyz);
+    printf("ok overflow and outside particles reported\n");
+}
+
+/* Two particles 1.34 spacings apart near the end of a domain 1e5 spacings long: float
+ * global positions keep about 2 of the spacing's digits, local positions all of them. */
+static void check_local_precision(test_env *t) {
+    scene s = {.dim = 3, .n = 2, .radius = 2.0};
+    double xyz[6] = {1e5 - 2.71, 1.5, 1.5, 1e5 - 1.37, 1.5, 1.5};
+    s.size[0] = 1e5;
+    s.size[1] = s.size[2] = 3.0;
+    s.xyz = xyz;
+    uint32_t types[2] = {0, 0};
+    s.types = types;
+    const double exact = 1.34;
+    double error[2];
+    const char *modes[2] = {"grid.positions=global", "grid.positions=local"};
+    for (int m = 0; m < 2; m++) {
+        const char *opts[] = {modes[m], NULL};
+        clp_error err = CLP_ERROR_INIT;
+        run r = open_run(t, &s, opts);
+        CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+        uint32_t ids[2 * COLLECT_MAX], count[2];
+        float r2[2 * COLLECT_MAX];
+        collect(t, &r, &s, "grid_collect", ids, r2, count);
+        CLP_ASSERT_EQ(count[0], 1);
+        error[m] = fabs(sqrt(r2[0]) - exact) / exact;
+        close_run(&r);
+    }
+    printf("ok spacing 1.34 at x = 1e5: relative error global %.2e, local %.2e\n", error[0],
+           error[1]);
+    CLP_ASSERT(error[0] > 1e-4); /* float spacing at 1e5 is 2^-7 */
+    CLP_ASSERT(error[1] < 1e-6);
+}
+
+int main(int argc, char **argv) {
+    bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows even if the run dies */
+    test_env t = {0};
+    test_env_open(&t);
+    /* Every option combination on one 3D periodic random scene. */
+    static const char *const keys[] = {"grid.key=linear", "grid.key=morton"};
+    static const char *const orders[] = {"grid.axis_order=xyz", "grid.axis_order=zxy"};
+    static const char *const sorts[] = {"grid.sort=counting", "grid.sort=radix"};
+    static const char *const positions[] = {"grid.positions=global", "grid.positions=local"};
+    static const char *const modes[][2] = {{"neighbors.mode=list", "neighbors.split=false"},
+                                           {"neighbors.mode=list", "neighbors.split=true"},
+                                           {"neighbors.mode=jit", "neighbors.skin=0"}};
+    size_t n3 = small ? 300 : 1500, n2 = small ? 100 : 800;
+    double neighbours = small ? 8 : 20; /* periodic axes need 3 cells of the radius */
+    scene full = make_scene(3, n3, RANDOM, true, neighbours);
+    int combo = 0;
+    for (int k = 0; k < 3; k++)
+        for (int so = 0; so < 2; so++)
+            for (int p = 0; p < 2; p++)
+                for (int m = 0; m < 3; m++, combo++) {
+                    if (small && combo % 5 != 0 && !getenv("CLPART_TEST_ONLY"))
+                        continue;
+                    const char *opts[] = {k < 2 ? keys[0] : keys[1],
+                                          k < 2 ? orders[k] : "neighbors.max=512",
+                                          sorts[so],
+                                          positions[p],
+                                          modes[m][0],
+                                          modes[m][1],
+                                          "neighbors.max=512",
+                                          NULL};
+                    if (m == 2) /* jit has no list capacity */
+                        opts[6] = opts[1] = k < 2 ? orders[k] : "neighbors.skin=0";
+                    char label[160];
+                    snprintf(label, sizeof label, "3D periodic random: %s %s %s %s %s",
+                             k < 2 ? orders[k] + 10 : "morton", sorts[so] + 10, positions[p] + 15,
+                             modes[m][0] + 15, m == 1 ? "split" : "");
+                    check_run(&t, &full, opts, label);
+                }
+    free_scene(&full);
+    /* Every scene with a rotating choice of options. */
+    int rotate = 0;
+    for (int dim = 2; dim <= 3; dim++)
+        for (int periodic = 0; periodic < 2; periodic++)
+            for (int d = 0; d < 3; d++) {
+                if (small && d != 1)
+                    continue;
+                scene s =
+                    make_scene(dim, dim == 3 ? n3 : n2, (distribution)d, periodic, neighbours);
+                for (int c = 0; c < (small ? 1 : 2); c++, rotate++) {
+                    const char *opts[] = {rotate % 3 == 2 ? "grid.key=morton" : "grid.key=linear",
+                                          sorts[rotate % 2],
+                                          positions[rotate / 2 % 2],
+                                          modes[rotate % 3][0],
+                                          modes[rotate % 3][1],
+                                          rotate % 3 == 2 ? "neighbors.skin=0.1"
+                                                          : "neighbors.max=512",
+                                          NULL};
+                    char label[160];
+                    snprintf(label, sizeof label, "%dD %s %s: %s %s %s %s", dim,
+                             periodic ? "periodic" : "walled", distribution_names[d], opts[0] + 9,
+                             opts[1] + 10, opts[2] + 15, opts[3] + 15);
+                    check_run(&t, &s, opts, label);
+                }
+                free_scene(&s);
+            }
+    scene moving = make_scene(3, small ? 300 : 1000, RANDOM, true, neighbours);
+    check_move(&t, &moving, "list");
+    check_move(&t, &moving, "jit");
+    free_scene(&moving);
+    scene walled = make_scene(3, small ? 100 : 600, RANDOM, false, neighbours);
+    check_errors(&t, &walled);
+    free_scene(&walled);
+    if (!small) /* 50000 cells: too many for Oclgrind, which --small is for */
+        check_local_precision(&t);
+    test_env_close(&t);
+    return 0;
+}
