@@ -2,8 +2,8 @@
  * neighbours and the squared distances, so a host brute-force search can check the sets.
  * Rows are by ID, the particle's index at set-up: ids[id*CLP_GRID_COLLECT_MAX + n], r2
  * likewise, count[id] (may exceed the capacity: then only the first CLP_GRID_COLLECT_MAX are
- * written). grid_collect_by_type writes the
- * type-0 neighbours, then the others with bit 31 of the ID set. */
+ * written). grid_collect_by_type writes the type-0 neighbours, then the others with bit 31
+ * of the ID set; grid_count_neighbors only counts. */
 
 #ifndef CLP_GRID_COLLECT_MAX
 #define CLP_GRID_COLLECT_MAX 256 /* IDs written per particle */
@@ -43,6 +43,20 @@ __kernel void grid_collect_by_type(CLP_GRID_PARAMS, __global const uint *restric
     }
     CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, 1, j, r_ij) {
         collect(id[i], n++, id[j] | 0x80000000u, r_ij, ids, r2);
+    }
+    count[id[i]] = n;
+}
+
+/* One pass over every neighbour, as an interaction kernel makes: counts them (benchmarks). */
+__kernel void grid_count_neighbors(CLP_GRID_PARAMS, __global const uint *restrict id,
+                                   __global uint *restrict count) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    uint j, n = 0;
+    float4 r_ij;
+    CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
+        n++;
     }
     count[id[i]] = n;
 }
