@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
         return fail(&err);
 
     clp_constant constants[40];
-    size_t nc = clp_grid_constants(&geo, dev, particles, constants, 40);
+    size_t nc = clp_grid_constants(&geo, particles, constants, 40);
     const char *files[8];
     size_t nf = 0;
     for (const char *const *f = clp_grid_cl_files(); *f; f++)

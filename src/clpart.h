@@ -502,12 +502,10 @@ typedef struct clp_grid_geometry {
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
                                           clp_grid_geometry *out, clp_error *err);
-/* The inlined constants the grid's cl/ files need (CLP_GRID_*), for source assembly: the
- * geometry, the particle count, and the list build's work-group size, which fits its tile of
- * neighbors.max slots per work-item into the device's local memory. Writes at most `max`;
- * returns how many there are. */
-CLP_API size_t clp_grid_constants(const clp_grid_geometry *g, const clp_device_info *dev,
-                                  size_t particles, clp_constant *out, size_t max);
+/* The inlined constants the grid's cl/ files need (CLP_GRID_*), for source assembly, with
+ * the particle count. Writes at most `max`; returns how many there are. */
+CLP_API size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
+                                  size_t max);
 /* The cl/ files of the grid, in assembly order (NULL-terminated, static). */
 CLP_API const char *const *clp_grid_cl_files(void);
 /* The buffers a kernel that iterates over neighbours takes, in bit order: CLP_GRID_PARAMS. */

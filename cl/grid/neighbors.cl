@@ -112,93 +112,48 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
     }
 }
 
-#ifndef CLP_NEIGHBORS_BUILD_GROUP
-#define CLP_NEIGHBORS_BUILD_GROUP 4 /* work-items of the list build; the host fits its tile */
-#endif
-
-/* Stages particle i's list at tile[k * G], G = CLP_NEIGHBORS_BUILD_GROUP, as far as it fits:
- * *front (and *back) get the used slots of each side, markers not counted. Returns how many
- * neighbours i has within the search radius. */
-uint stage_neighbors(uint i, __global const float4 *pos, __global const uint *key,
-                     __global const uint *type, __global const uint *cell_start,
-                     __global const uint *cell_end, __local uint *tile, uint *front,
-                     uint *back) {
+/* Builds the list with the search radius: stores what fits, records the largest count in
+ * status[2] and the number of particles over capacity in status[3]. */
+__kernel void grid_build_list(__global const float4 *restrict pos,
+                              __global const uint *restrict key,
+                              __global const uint *restrict type,
+                              __global const uint *restrict cell_start,
+                              __global const uint *restrict cell_end,
+                              __global uint *restrict neib_list, __global uint *restrict status) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
     cell_search s;
     cell_search_begin(&s, i, pos, key);
-    uint j, found = 0, f = 0, b = 0;
+    uint j, found = 0, front = 0, back = 0;
     float4 r;
     while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
         found++;
 #if CLP_NEIGHBORS_SPLIT
-        if (f + b >= CLP_NEIGHBORS_MAX - 1)
+        if (front + back >= CLP_NEIGHBORS_MAX - 1)
             continue;
         if (type[j] == 0)
-            tile[f++ * CLP_NEIGHBORS_BUILD_GROUP] = j;
+            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
         else
-            tile[(CLP_NEIGHBORS_MAX - 1 - b++) * CLP_NEIGHBORS_BUILD_GROUP] = j;
+            neib_list[(CLP_NEIGHBORS_MAX - 1 - back++) * CLP_GRID_PARTICLES + i] = j;
 #else
         (void)type;
-        if (f < CLP_NEIGHBORS_MAX)
-            tile[f++ * CLP_NEIGHBORS_BUILD_GROUP] = j;
+        if (front < CLP_NEIGHBORS_MAX)
+            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
 #endif
     }
-    if (f < CLP_NEIGHBORS_MAX)
-        tile[f * CLP_NEIGHBORS_BUILD_GROUP] = CLP_NEIB_END;
 #if CLP_NEIGHBORS_SPLIT
-    tile[(CLP_NEIGHBORS_MAX - 1 - b) * CLP_NEIGHBORS_BUILD_GROUP] = CLP_NEIB_END;
-#endif
-    *front = f;
-    *back = b;
-    return found;
-}
-
-/* Builds every list. Each work-item stages its list in a local tile; the group then writes
- * the tile row by row, so consecutive work-items write consecutive addresses (writing the
- * interleaved list directly scatters every store: 5 times slower on an H200). The largest
- * count goes to status[2] and the particles over capacity to status[3], one atomic per
- * group. */
-__kernel __attribute__((reqd_work_group_size(CLP_NEIGHBORS_BUILD_GROUP, 1, 1))) void
-grid_build_list(__global const float4 *restrict pos, __global const uint *restrict key,
-                __global const uint *restrict type, __global const uint *restrict cell_start,
-                __global const uint *restrict cell_end, __global uint *restrict neib_list,
-                __global uint *restrict status) {
-    const uint capacity = CLP_NEIGHBORS_MAX - CLP_NEIGHBORS_SPLIT; /* split: one marker */
-    const uint G = CLP_NEIGHBORS_BUILD_GROUP;
-    __local uint tile[CLP_NEIGHBORS_MAX * CLP_NEIGHBORS_BUILD_GROUP];
-    __local uint front_of[CLP_NEIGHBORS_BUILD_GROUP], back_of[CLP_NEIGHBORS_BUILD_GROUP];
-    __local uint group_max, group_over;
-    const uint lid = get_local_id(0), i = get_global_id(0);
-    if (lid == 0)
-        group_max = group_over = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint front = 0, back = 0;
-    if (i < CLP_GRID_PARTICLES) {
-        uint found = stage_neighbors(i, pos, key, type, cell_start, cell_end, tile + lid, &front,
-                                     &back);
-        atomic_max(&group_max, found);
-        if (found > capacity)
-            atomic_inc(&group_over);
-    }
-    front_of[lid] = front;
-    back_of[lid] = back; /* read only by split lists */
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint base = get_group_id(0) * G;
-    for (uint slot = lid; slot < CLP_NEIGHBORS_MAX * G; slot += G) {
-        const uint k = slot / G, l = slot - k * G, p = base + l;
-        /* a particle's used slots, with its markers: 0..front, and from the back in split */
-#if CLP_NEIGHBORS_SPLIT
-        bool used = k <= front_of[l] || k + 1 + back_of[l] >= CLP_NEIGHBORS_MAX;
+    neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    neib_list[(CLP_NEIGHBORS_MAX - 1 - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    const uint capacity = CLP_NEIGHBORS_MAX - 1;
 #else
-        bool used = k <= front_of[l];
+    if (front < CLP_NEIGHBORS_MAX)
+        neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    const uint capacity = CLP_NEIGHBORS_MAX;
 #endif
-        if (p < CLP_GRID_PARTICLES && used)
-            neib_list[k * CLP_GRID_PARTICLES + p] = tile[slot];
-    }
-    if (lid == 0) {
-        atomic_max(&status[2], group_max);
-        if (group_over)
-            atomic_add(&status[3], group_over);
-    }
+    atomic_max(&status[2], found);
+    if (found > capacity)
+        atomic_inc(&status[3]);
 }
 
 /* ---- The iteration API. want_type -1 means every neighbour. */

@@ -103,19 +103,8 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
     return CLP_OK;
 }
 
-unsigned clp__grid_build_group(const clp_grid_geometry *g, const clp_device_info *dev) {
-    unsigned best = 1;
-    for (uint64_t p = 2; p <= 256 && p <= dev->max_work_group_size; p *= 2) {
-        /* the tile, the two count arrays, two counters and room for the compiler's own */
-        uint64_t bytes = p * (g->max_neighbors ? g->max_neighbors : 1) * 4 + 2 * p * 4 + 8 + 512;
-        if (bytes <= dev->local_mem_size)
-            best = (unsigned)p;
-    }
-    return best;
-}
-
-size_t clp_grid_constants(const clp_grid_geometry *g, const clp_device_info *dev, size_t particles,
-                          clp_constant *out, size_t max) {
+size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
+                          size_t max) {
     static const char *const cells[3] = {"CLP_GRID_CELLS_X", "CLP_GRID_CELLS_Y",
                                          "CLP_GRID_CELLS_Z"};
     static const char *const cell[3] = {"CLP_GRID_CELL_X", "CLP_GRID_CELL_Y", "CLP_GRID_CELL_Z"};
@@ -135,8 +124,6 @@ size_t clp_grid_constants(const clp_grid_geometry *g, const clp_device_info *dev
     all[n++] = (clp_constant){"CLP_GRID_RADIUS", CLP_CONST_FLOAT, g->radius, 0};
     all[n++] = (clp_constant){"CLP_GRID_SEARCH_RADIUS", CLP_CONST_FLOAT, g->search_radius, 0};
     all[n++] = (clp_constant){"CLP_GRID_SCAN_GROUP", CLP_CONST_INT, 0, CLP_GRID_SCAN_GROUP};
-    all[n++] = (clp_constant){"CLP_NEIGHBORS_BUILD_GROUP", CLP_CONST_INT, 0,
-                              clp__grid_build_group(g, dev)};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

@@ -62,10 +62,6 @@ struct clp_grid {
     clp_grid_timing timing;
 };
 
-/* Work-items of the list build: the largest power of two up to 256 whose tile of
- * neighbors.max slots per work-item fits the device's local memory. */
-unsigned clp__grid_build_group(const clp_grid_geometry *g, const clp_device_info *dev);
-
 /* Phases of clp_grid_update. */
 clp_status clp__grid_sort(clp_grid *g, clp_error *err);
 clp_status clp__grid_reorder(clp_grid *g, clp_error *err);

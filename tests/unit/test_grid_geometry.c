@@ -80,20 +80,10 @@ int main(void) {
     /* The constants name every axis and the particle count. */
     CLP_ASSERT_OK(geometry(plain, box, &g, &err), &err);
     clp_constant c[40];
-    clp_device_info dev = {.max_work_group_size = 1024, .local_mem_size = 48 * 1024};
-    size_t n = clp_grid_constants(&g, &dev, 1234, c, 40);
+    size_t n = clp_grid_constants(&g, 1234, c, 40);
     CLP_ASSERT(n > 10 && n <= 40);
     CLP_ASSERT_STR_EQ(c[0].name, "CLP_GRID_PARTICLES");
     CLP_ASSERT_EQ(c[0].int_value, 1234);
-    /* 128 slots of 4 bytes per work-item in 48 KiB: 64 work-items (128 would need 64 KiB). */
-    CLP_ASSERT_STR_EQ(c[n - 1].name, "CLP_NEIGHBORS_BUILD_GROUP");
-    CLP_ASSERT_EQ(c[n - 1].int_value, 64);
-    dev.local_mem_size = 1 << 20;
-    n = clp_grid_constants(&g, &dev, 1234, c, 40);
-    CLP_ASSERT_EQ(c[n - 1].int_value, 256);
-    dev.max_work_group_size = 32;
-    n = clp_grid_constants(&g, &dev, 1234, c, 40);
-    CLP_ASSERT_EQ(c[n - 1].int_value, 32);
     clp_schema_destroy(schema);
     return 0;
 }
