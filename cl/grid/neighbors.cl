@@ -113,7 +113,10 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
 }
 
 /* Builds the list with the search radius: stores what fits, records the largest count in
- * status[2] and the number of particles over capacity in status[3]. */
+ * status[2] and the number of particles over capacity in status[3]. The stores into the
+ * interleaved list cost more than the search itself (H200, 1M particles: 6.5 ms with them,
+ * 1.3 ms without); staging each group's lists in local memory to write them row by row was
+ * measured slower still (10.3 ms), so the plain stores stay. */
 __kernel void grid_build_list(__global const float4 *restrict pos,
                               __global const uint *restrict key,
                               __global const uint *restrict type,

@@ -130,6 +130,8 @@ static run open_run(test_env *t, const scene *s, const char *const *assignments)
     CLP_ASSERT_OK(clp_build_flags(t->device, r.opts, &flags, &err), &err);
     CLP_ASSERT_OK(clp_cache_open(t->cache_dir, &cache, &err), &err);
     CLP_ASSERT_OK(clp_worker_build(t->worker, source, flags, cache, NULL, &err), &err);
+    if (strstr(clp_worker_build_log(t->worker), "warning")) /* every variant builds cleanly */
+        CLP_TEST_FAIL("build warnings:\n%s", clp_worker_build_log(t->worker));
     clp_cache_close(cache);
     free(source);
     free(flags);
