@@ -1,0 +1,114 @@
+/* The diagnostics CSV: a header row, then one row of numbers per output time, each flushed to
+ * the file as it is written. Numbers read the same under every locale. */
+#include "io.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct clp__csv {
+    FILE *file;
+    char *path;
+    size_t n_columns;
+};
+
+static locale_t c_locale;
+
+static void make_c_locale(void) {
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+char *clp__csv_format_number(double v, char buf[32]) {
+    if (fabs(v) < 0x1p53 && v == trunc(v)) {
+        snprintf(buf, 32, "%lld", (long long)v);
+    } else if (isnan(v)) {
+        strcpy(buf, "nan");
+    } else if (isinf(v)) {
+        strcpy(buf, v > 0 ? "inf" : "-inf");
+    } else {
+        static pthread_once_t once = PTHREAD_ONCE_INIT;
+        pthread_once(&once, make_c_locale);
+        locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+        snprintf(buf, 32, "%.17g", v);
+        if (previous)
+            uselocale(previous);
+    }
+    return buf;
+}
+
+/* A header cell, quoted (with doubled quotes) when it holds a comma, quote or line break. */
+static void put_name(FILE *file, const char *name) {
+    if (!strpbrk(name, ",\"\r\n")) {
+        fputs(name, file);
+        return;
+    }
+    fputc('"', file);
+    for (const char *p = name; *p; p++) {
+        if (*p == '"')
+            fputc('"', file);
+        fputc(*p, file);
+    }
+    fputc('"', file);
+}
+
+/* Flushes the row just written; a write error is CLP_IO naming the file. */
+static clp_status end_row(clp__csv *csv, clp_error *err) {
+    fputc('\n', csv->file);
+    if (fflush(csv->file) != 0 || ferror(csv->file))
+        return CLP_FAIL_AT(err, CLP_IO, csv->path, -1, -1, "cannot write %s: %s", csv->path,
+                           strerror(errno));
+    return CLP_OK;
+}
+
+clp_status clp__csv_open(const char *path, const char *const *columns, size_t n_columns,
+                         clp__csv **out, clp_error *err) {
+    if (!path || !columns || n_columns == 0)
+        return CLP_FAIL(err, CLP_USAGE, "CSV output %s: no columns", path ? path : "(no path)");
+    clp_status st = CLP_OK;
+    clp__csv *csv = calloc(1, sizeof *csv);
+    CLP_REQUIRE_ALLOC(csv, err);
+    csv->n_columns = n_columns;
+    csv->path = strdup(path);
+    CLP_REQUIRE_ALLOC(csv->path, err);
+    csv->file = fopen(path, "w");
+    if (!csv->file) {
+        st = CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot create %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    for (size_t i = 0; i < n_columns; i++) {
+        if (i > 0)
+            fputc(',', csv->file);
+        put_name(csv->file, columns[i]);
+    }
+    CLP_TRY(end_row(csv, err));
+    *out = csv;
+    return CLP_OK;
+fail:
+    clp__csv_close(csv, NULL);
+    return st;
+}
+
+clp_status clp__csv_row(clp__csv *csv, const double *values, clp_error *err) {
+    for (size_t i = 0; i < csv->n_columns; i++) {
+        char number[32];
+        if (i > 0)
+            fputc(',', csv->file);
+        fputs(clp__csv_format_number(values[i], number), csv->file);
+    }
+    return end_row(csv, err);
+}
+
+clp_status clp__csv_close(clp__csv *csv, clp_error *err) {
+    if (!csv)
+        return CLP_OK;
+    clp_status st = CLP_OK;
+    if (csv->file && fclose(csv->file) != 0)
+        st = CLP_FAIL_AT(err, CLP_IO, csv->path, -1, -1, "cannot close %s: %s", csv->path,
+                         strerror(errno));
+    free(csv->path);
+    free(csv);
+    return st;
+}

@@ -1,0 +1,97 @@
+/* Run outputs: VTK XML PolyData snapshots with a .pvd index for ParaView, the diagnostics CSV,
+ * and the progress line of a run. Internal to the library. */
+#ifndef CLPART_IO_H
+#define CLPART_IO_H
+
+#include "internal.h"
+
+/* ---- VTK (vtk.c) */
+
+/* One snapshot's particles, all borrowed for the call. NULL optional fields are left out. */
+typedef struct clp__vtp_fields {
+    size_t n;               /* particles */
+    const double *position; /* n x 3, the Points (Float64) */
+    const float *velocity;  /* n x 3, or NULL */
+    const float *density;   /* n, or NULL */
+    const float *pressure;  /* n, or NULL */
+    const uint32_t *type;   /* n, or NULL */
+    double time;            /* simulated time, the field array "TimeValue" */
+} clp__vtp_fields;
+
+/* Writes `f` as a VTK XML PolyData file (appended raw little-endian data, UInt64 headers, one
+ * vertex cell per particle) atomically: a temporary file in the same folder, fsync, rename over
+ * `path`. Any failure is CLP_IO with err->source = path and strerror, and leaves a previous
+ * file at `path` intact and no temporary file behind. */
+clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error *err);
+
+/* Writes the ParaView collection `path` listing `count` snapshots: files[i] at times[i].
+ * Names are relative to the folder of `path`; a name that starts with that folder (as the
+ * same path prefix) is written without it. Atomic and reported as clp__vtp_write. */
+clp_status clp__pvd_write(const char *path, const double *times, const char *const *files,
+                          size_t count, clp_error *err);
+
+/* ---- Diagnostics CSV (csv.c) */
+
+typedef struct clp__csv clp__csv;
+
+/* Creates (or truncates) `path` and writes the header row of `n_columns` names (copied; quoted
+ * when they hold a comma, quote or line break). *out is new, written only on success. */
+clp_status clp__csv_open(const char *path, const char *const *columns, size_t n_columns,
+                         clp__csv **out, clp_error *err);
+/* Appends one row of n_columns values (see clp__csv_format_number) and flushes it to the
+ * file, so a crash keeps every completed row. */
+clp_status clp__csv_row(clp__csv *csv, const double *values, clp_error *err);
+/* Closes and frees `csv` (NULL does nothing); reports a failed final close as CLP_IO. */
+clp_status clp__csv_close(clp__csv *csv, clp_error *err);
+
+/* A number as CSV text, whatever the process locale: integral values below 2^53 in magnitude
+ * without a decimal point ("12"), others with 17 significant digits ("0.10000000000000001"),
+ * "nan", "inf", "-inf". Returns buf. */
+char *clp__csv_format_number(double v, char buf[32]);
+
+/* ---- Progress line (progress.c) */
+
+#define CLP__PROGRESS_PLAIN_INTERVAL 10.0 /* default seconds between plain lines */
+
+/* What one progress line shows. */
+typedef struct clp__progress_state {
+    uint64_t step;
+    double sim_time;                  /* simulated time reached, s */
+    double end_time;                  /* simulated time at the end, s */
+    double particle_steps_per_second; /* <= 0 when unknown */
+    double seconds_left;              /* wall-clock estimate, < 0 when unknown */
+} clp__progress_state;
+
+typedef struct clp__progress {
+    FILE *stream;          /* borrowed */
+    bool tty;              /* redraw one line in place */
+    double end_time;       /* simulated time at the end */
+    double start_sim_time; /* simulated time at init */
+    double start_wall;     /* clp__now() at init */
+    double last_print;     /* clp__now() of the last line, < 0 before the first */
+    double plain_interval; /* seconds between plain lines */
+} clp__progress;
+
+/* Starts reporting a run from simulated time `start_time` to `end_time` on `stream` (the CLI
+ * passes stderr; the library prints nothing by itself). On a terminal one line is redrawn at
+ * most every 0.1 s; otherwise a plain line is printed at the first update and then at most
+ * every `plain_interval` seconds (<= 0: every update). */
+void clp__progress_init(clp__progress *p, FILE *stream, double start_time, double end_time,
+                        double plain_interval);
+/* Reports `step` and `sim_time` when the interval allows. */
+void clp__progress_update(clp__progress *p, uint64_t step, double sim_time,
+                          double particle_steps_per_second);
+/* Prints the final state in any case, and ends the terminal line with a newline. */
+void clp__progress_finish(clp__progress *p, uint64_t step, double sim_time,
+                          double particle_steps_per_second);
+
+/* Pure parts, for tests. Wall-clock seconds left when simulated time went from `start` to `now`
+ * in `elapsed` seconds and runs to `end`; -1 when there is no rate yet. */
+double clp__progress_seconds_left(double start, double now, double end, double elapsed);
+/* The text of one line, without \r or \n: a bar and percentage on a terminal, a plain line
+ * otherwise. Returns buf (cut to size). */
+char *clp__progress_format(char *buf, size_t size, const clp__progress_state *s, bool tty);
+/* "12.3s", "3m05s", "1h02m"; "--" for a negative, non-finite or absurdly large value. */
+char *clp__format_duration(double seconds, char buf[32]);
+
+#endif

@@ -1,0 +1,318 @@
+/* VTK XML PolyData snapshots (appended raw little-endian data behind UInt64 byte counts, one
+ * vertex cell per particle) and the .pvd collection indexing them, both written atomically. */
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- An output file that appears complete or not at all: buffered writes into a temporary
+ * file beside the target, then fsync and rename. The first failure is kept with its step. */
+
+typedef struct atomic_file {
+    const char *path;
+    char *tmp;
+    int fd;
+    int error;        /* errno of the first failure, 0 while all went well */
+    const char *step; /* what failed: create, write, fsync, close, rename */
+    size_t len;
+    unsigned char buf[1 << 16];
+} atomic_file;
+
+static void af_fail(atomic_file *f, const char *step) {
+    if (f->error)
+        return;
+    f->error = errno ? errno : EIO;
+    f->step = step;
+}
+
+static void af_flush(atomic_file *f) {
+    const unsigned char *p = f->buf;
+    size_t n = f->error ? 0 : f->len;
+    while (n > 0) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            af_fail(f, "write");
+            break;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    f->len = 0;
+}
+
+static void af_write(atomic_file *f, const void *data, size_t n) {
+    const unsigned char *p = data;
+    while (n > 0) {
+        if (f->len == sizeof f->buf)
+            af_flush(f);
+        size_t chunk = sizeof f->buf - f->len < n ? sizeof f->buf - f->len : n;
+        memcpy(f->buf + f->len, p, chunk);
+        f->len += chunk;
+        p += chunk;
+        n -= chunk;
+    }
+}
+
+/* The low `bytes` bytes of `v`, least significant first. */
+static void af_put_le(atomic_file *f, uint64_t v, int bytes) {
+    if (f->len + (size_t)bytes > sizeof f->buf)
+        af_flush(f);
+    for (int i = 0; i < bytes; i++)
+        f->buf[f->len++] = (unsigned char)(v >> (8 * i));
+}
+
+/* A temporary file "<path>.<pid>-<n>.tmp" with the usual 0666 & ~umask permissions. *out is
+ * new; a failure to create it is kept in the file for af_commit to report. */
+static clp_status af_open(const char *path, atomic_file **out, clp_error *err) {
+    static atomic_uint counter;
+    atomic_file *f = malloc(sizeof *f);
+    size_t tmp_size = strlen(path) + 48;
+    char *tmp = malloc(tmp_size);
+    if (!f || !tmp) {
+        free(f);
+        free(tmp);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory writing %s", path);
+    }
+    *f = (atomic_file){.path = path, .tmp = tmp, .fd = -1};
+    do {
+        snprintf(tmp, tmp_size, "%s.%ld-%u.tmp", path, (long)getpid(),
+                 atomic_fetch_add(&counter, 1));
+        f->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    } while (f->fd < 0 && errno == EEXIST);
+    if (f->fd < 0)
+        af_fail(f, "create");
+    *out = f;
+    return CLP_OK;
+}
+
+/* Flushes, syncs and renames the file over its target, or removes it after a failure; frees f
+ * either way. */
+static clp_status af_commit(atomic_file *f, clp_error *err) {
+    if (f->fd >= 0) {
+        af_flush(f);
+        if (!f->error && fsync(f->fd) != 0)
+            af_fail(f, "fsync");
+        if (close(f->fd) != 0)
+            af_fail(f, "close");
+        if (!f->error && rename(f->tmp, f->path) != 0)
+            af_fail(f, "rename");
+        if (f->error)
+            unlink(f->tmp);
+    }
+    clp_status st = CLP_OK;
+    if (f->error)
+        st = CLP_FAIL_AT(err, CLP_IO, f->path, -1, -1, "cannot write %s: %s %s: %s", f->path,
+                         f->step, f->tmp, strerror(f->error));
+    free(f->tmp);
+    free(f);
+    return st;
+}
+
+/* ---- PolyData */
+
+typedef enum value_kind {
+    VALUES_F64,       /* doubles from data */
+    VALUES_F32,       /* floats from data */
+    VALUES_U32,       /* uint32_t from data */
+    VALUES_INDEX,     /* 0, 1, 2, ... */
+    VALUES_INDEX_END, /* 1, 2, 3, ...: where each single-point cell ends */
+} value_kind;
+
+typedef struct vtk_array {
+    const char *name;
+    const char *type; /* VTK type name */
+    int width;        /* bytes per value */
+    int components;
+    size_t tuples;
+    value_kind kind;
+    const void *data;
+} vtk_array;
+
+static uint64_t block_bytes(const vtk_array *a) {
+    return (uint64_t)a->tuples * (uint64_t)a->components * (uint64_t)a->width;
+}
+
+/* One <DataArray> tag; advances *offset past the array's block (byte count and data). */
+static void array_tag(clp_strbuf *sb, int indent, const vtk_array *a, const char *extra,
+                      uint64_t *offset) {
+    clp__sb_appendf(sb,
+                    "%*s<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\"%s "
+                    "format=\"appended\" offset=\"%llu\"/>\n",
+                    indent, "", a->type, a->name, a->components, extra,
+                    (unsigned long long)*offset);
+    *offset += 8 + block_bytes(a);
+}
+
+static void write_block(atomic_file *f, const vtk_array *a) {
+    af_put_le(f, block_bytes(a), 8);
+    size_t count = a->tuples * (size_t)a->components;
+    for (size_t j = 0; j < count && !f->error; j++) {
+        uint64_t bits = 0;
+        switch (a->kind) {
+        case VALUES_F64:
+            memcpy(&bits, (const double *)a->data + j, 8);
+            break;
+        case VALUES_F32: {
+            uint32_t u;
+            memcpy(&u, (const float *)a->data + j, 4);
+            bits = u;
+            break;
+        }
+        case VALUES_U32:
+            bits = ((const uint32_t *)a->data)[j];
+            break;
+        case VALUES_INDEX:
+            bits = j;
+            break;
+        case VALUES_INDEX_END:
+            bits = (uint64_t)j + 1;
+            break;
+        }
+        af_put_le(f, bits, a->width);
+    }
+}
+
+clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error *err) {
+    if (!path || !f)
+        return CLP_FAIL(err, CLP_USAGE, "VTK output: no path or no fields");
+    if (f->n > 0 && !f->position)
+        return CLP_FAIL(err, CLP_USAGE, "VTK output %s: %zu particles without positions", path,
+                        f->n);
+    size_t n = f->n;
+    /* In file order: field data, point data, points, verts. */
+    vtk_array arrays[8];
+    size_t count = 0;
+    arrays[count++] = (vtk_array){"TimeValue", "Float64", 8, 1, 1, VALUES_F64, &f->time};
+    if (f->velocity)
+        arrays[count++] = (vtk_array){"velocity", "Float32", 4, 3, n, VALUES_F32, f->velocity};
+    if (f->density)
+        arrays[count++] = (vtk_array){"density", "Float32", 4, 1, n, VALUES_F32, f->density};
+    if (f->pressure)
+        arrays[count++] = (vtk_array){"pressure", "Float32", 4, 1, n, VALUES_F32, f->pressure};
+    if (f->type)
+        arrays[count++] = (vtk_array){"type", "UInt32", 4, 1, n, VALUES_U32, f->type};
+    size_t points = count;
+    arrays[count++] = (vtk_array){"position", "Float64", 8, 3, n, VALUES_F64, f->position};
+    arrays[count++] = (vtk_array){"connectivity", "Int64", 8, 1, n, VALUES_INDEX, NULL};
+    arrays[count++] = (vtk_array){"offsets", "Int64", 8, 1, n, VALUES_INDEX_END, NULL};
+
+    clp_strbuf sb = {0};
+    uint64_t offset = 0;
+    clp__sb_append(&sb, "<?xml version=\"1.0\"?>\n"
+                        "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
+                        "header_type=\"UInt64\">\n"
+                        "  <PolyData>\n"
+                        "    <FieldData>\n");
+    array_tag(&sb, 6, &arrays[0], " NumberOfTuples=\"1\"", &offset);
+    clp__sb_appendf(&sb,
+                    "    </FieldData>\n"
+                    "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
+                    "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+                    "      <PointData%s%s>\n",
+                    n, n, f->density ? " Scalars=\"density\"" : "",
+                    f->velocity ? " Vectors=\"velocity\"" : "");
+    for (size_t i = 1; i < points; i++)
+        array_tag(&sb, 8, &arrays[i], "", &offset);
+    clp__sb_append(&sb, "      </PointData>\n      <Points>\n");
+    array_tag(&sb, 8, &arrays[points], "", &offset);
+    clp__sb_append(&sb, "      </Points>\n      <Verts>\n");
+    array_tag(&sb, 8, &arrays[points + 1], "", &offset);
+    array_tag(&sb, 8, &arrays[points + 2], "", &offset);
+    clp__sb_append(&sb, "      </Verts>\n"
+                        "    </Piece>\n"
+                        "  </PolyData>\n"
+                        "  <AppendedData encoding=\"raw\">\n"
+                        "   _");
+    if (sb.failed) {
+        clp__sb_free(&sb);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory writing %s", path);
+    }
+
+    atomic_file *file;
+    clp_status st = af_open(path, &file, err);
+    if (st == CLP_OK) {
+        af_write(file, sb.data, sb.len);
+        for (size_t i = 0; i < count; i++)
+            write_block(file, &arrays[i]);
+        static const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
+        af_write(file, tail, sizeof tail - 1);
+        st = af_commit(file, err);
+    }
+    clp__sb_free(&sb);
+    return st;
+}
+
+/* ---- Collection */
+
+static void append_xml_escaped(clp_strbuf *sb, const char *text) {
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '&':
+            clp__sb_append(sb, "&amp;");
+            break;
+        case '<':
+            clp__sb_append(sb, "&lt;");
+            break;
+        case '>':
+            clp__sb_append(sb, "&gt;");
+            break;
+        case '"':
+            clp__sb_append(sb, "&quot;");
+            break;
+        default:
+            clp__sb_append_n(sb, p, 1);
+        }
+    }
+}
+
+/* `file` without the leading "<folder of pvd>/", when it has it. */
+static const char *relative_to_pvd(const char *pvd, const char *file) {
+    const char *slash = strrchr(pvd, '/');
+    if (!slash)
+        return file;
+    size_t dir = (size_t)(slash - pvd) + 1;
+    return strncmp(file, pvd, dir) == 0 && file[dir] ? file + dir : file;
+}
+
+clp_status clp__pvd_write(const char *path, const double *times, const char *const *files,
+                          size_t count, clp_error *err) {
+    if (!path || (count > 0 && (!times || !files)))
+        return CLP_FAIL(err, CLP_USAGE, "VTK collection: no path, times or files");
+    for (size_t i = 0; i < count; i++) {
+        if (!files[i] || !isfinite(times[i]))
+            return CLP_FAIL_AT(err, CLP_USAGE, path, -1, -1, "VTK collection %s: entry %zu has %s",
+                               path, i, files[i] ? "a non-finite time" : "no file name");
+    }
+    clp_strbuf sb = {0};
+    clp__sb_append(&sb, "<?xml version=\"1.0\"?>\n"
+                        "<VTKFile type=\"Collection\" version=\"0.1\" "
+                        "byte_order=\"LittleEndian\">\n"
+                        "  <Collection>\n");
+    for (size_t i = 0; i < count; i++) {
+        char number[32];
+        clp__sb_appendf(&sb, "    <DataSet timestep=\"%s\" group=\"\" part=\"0\" file=\"",
+                        clp__csv_format_number(times[i], number));
+        append_xml_escaped(&sb, relative_to_pvd(path, files[i]));
+        clp__sb_append(&sb, "\"/>\n");
+    }
+    clp__sb_append(&sb, "  </Collection>\n</VTKFile>\n");
+    if (sb.failed) {
+        clp__sb_free(&sb);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory writing %s", path);
+    }
+    atomic_file *file;
+    clp_status st = af_open(path, &file, err);
+    if (st == CLP_OK) {
+        af_write(file, sb.data, sb.len);
+        st = af_commit(file, err);
+    }
+    clp__sb_free(&sb);
+    return st;
+}
