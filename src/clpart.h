@@ -46,7 +46,8 @@ extern "C" {
     X(CACHE, "binary cache error")                                                                 \
     X(CHECK, "result check failed")                                                                \
     X(DOMAIN, "particle outside the domain")                                                       \
-    X(NEIGHBORS, "neighbour list overflow")
+    X(NEIGHBORS, "neighbour list overflow")                                                        \
+    X(CHECKPOINT, "checkpoint does not match this run")
 
 typedef enum clp_status {
 #define CLP_STATUS_ENUM(name, msg) CLP_##name,
@@ -410,7 +411,11 @@ enum {
     CLP_BUF_COLLECT_IDS = 1ull << 16,   /* uint: test output, neighbour IDs per particle */
     CLP_BUF_COLLECT_R2 = 1ull << 17,    /* float: test output, squared distances */
     CLP_BUF_COLLECT_COUNT = 1ull << 18, /* uint: test output, neighbours per particle */
-    CLP_BUF_COUNT = 19
+    CLP_BUF_VEL = 1ull << 19,           /* float4: velocity, m/s */
+    CLP_BUF_RHO = 1ull << 20,           /* float: density, kg/m^3 */
+    CLP_BUF_ACC = 1ull << 21,           /* float4: acceleration, m/s^2 */
+    CLP_BUF_DRHO = 1ull << 22,          /* float: rate of change of density */
+    CLP_BUF_COUNT = 23
 };
 
 typedef struct clp_buffer_traits {
@@ -541,6 +546,13 @@ typedef struct clp_grid_timing {
     double keys, sort, reorder, list;
 } clp_grid_timing;
 CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
+
+/* ==== Runs ============================================================================== */
+
+/* Runs the SPH case at `case_path` (options already applied) on the worker's device to its
+ * end time, writing the diagnostics CSV to `csv_path` (NULL: none). */
+CLP_API clp_status clp_sph_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                               const char *csv_path, clp_error *err);
 
 /* ==== Self-test ========================================================================== */
 

@@ -21,6 +21,7 @@ int cmd_source(int argc, char **argv, const clp_cli *cli);
 int cmd_build(int argc, char **argv, const clp_cli *cli);
 int cmd_selftest(int argc, char **argv, const clp_cli *cli);
 int cmd_cache(int argc, char **argv, const clp_cli *cli);
+int cmd_run(int argc, char **argv, const clp_cli *cli);
 
 enum { CLP_EXIT_OK = 0, CLP_EXIT_RUNTIME = 1, CLP_EXIT_USAGE = 2 };
 

@@ -45,6 +45,7 @@ clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *ou
             if (!strcmp(argv[i++], "-s"))
                 CLP_TRY(clp_options_apply_assignment(out->options, argv[i], err));
     CLP_TRY(clp_options_check(out->options, err));
+    out->case_path = case_path;
     return CLP_OK;
 fail:
     cli_case_free(out);

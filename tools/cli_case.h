@@ -8,6 +8,7 @@
 typedef struct cli_case {
     clp_schema *schema;
     clp_options *options;
+    const char *case_path; /* borrowed from argv; NULL when none was given */
 } cli_case;
 
 /* Parses "[CASE] [-s NAME=VALUE]... [-p PRESET]..." (argv[0] is the subcommand): defaults,

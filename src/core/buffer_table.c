@@ -57,6 +57,10 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_COLLECT_IDS, "collect.ids", "uint", sizeof(cl_uint), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_COLLECT_R2, "collect.r2", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_COLLECT_COUNT, "collect.count", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE),
+    SORTED(CLP_BUF_VEL, "vel", "float", sizeof(cl_float), 4),
+    SORTED(CLP_BUF_RHO, "rho", "float", sizeof(cl_float), 1),
+    ROW(CLP_BUF_ACC, "acc", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_DRHO, "drho", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

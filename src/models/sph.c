@@ -1,0 +1,133 @@
+/* The SPH model: particles from the case's fluid boxes and tank walls on a lattice, the
+ * inlined constants, and the step list (rebuild, density, forces, integration). */
+#include "models/sph.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const modules[] = {"core", "grid", "neighbors", "sph"};
+
+/* Appends the lattice points of box [min, max) (spacing dp, first point half a spacing in)
+ * with type `type`; counts only when xyz is NULL. */
+static size_t fill_box(const double min[3], const double max[3], int dim, double dp, uint32_t type,
+                       double *xyz, uint32_t *types, size_t at) {
+    long n[3] = {1, 1, 1};
+    for (int a = 0; a < dim; a++)
+        n[a] = lround(floor((max[a] - min[a]) / dp + 1e-9));
+    for (long k = 0; k < n[2]; k++)
+        for (long j = 0; j < n[1]; j++)
+            for (long i = 0; i < n[0]; i++, at++) {
+                if (!xyz)
+                    continue;
+                const long idx[3] = {i, j, k};
+                for (int a = 0; a < 3; a++)
+                    xyz[3 * at + a] = a < dim ? min[a] + (idx[a] + 0.5) * dp : 0.0;
+                types[at] = type;
+            }
+    return at;
+}
+
+/* Boundary particles: `layers` spacings thick around the tank's inner box, every face but
+ * the top when it is open. Built as the thick shell minus the inner box. */
+static size_t fill_tank(const clp_sph_case *c, double *xyz, uint32_t *types, size_t at) {
+    const int dim = c->dim, up = dim - 1;
+    const double t = c->layers * c->dp;
+    double outer_min[3], outer_max[3];
+    for (int a = 0; a < 3; a++) {
+        outer_min[a] = c->tank.min[a] - t;
+        outer_max[a] = c->tank.max[a] + (a == up && c->open_top ? 0 : t);
+    }
+    /* Each face is a slab of the shell; slabs do not overlap. */
+    for (int a = 0; a < dim; a++) {
+        for (int side = 0; side < 2; side++) {
+            if (a == up && side == 1 && c->open_top)
+                continue;
+            double min[3], max[3];
+            for (int b = 0; b < 3; b++) {
+                /* earlier axes keep to the inner box, later ones span the whole shell */
+                min[b] = b < a ? c->tank.min[b] : outer_min[b];
+                max[b] = b < a ? c->tank.max[b] : outer_max[b];
+            }
+            min[a] = side ? c->tank.max[a] : outer_min[a];
+            max[a] = side ? outer_max[a] : c->tank.min[a];
+            at = fill_box(min, max, dim, c->dp, 1, xyz, types, at);
+        }
+    }
+    return at;
+}
+
+clp_status clp__sph_particles(const clp_sph_case *c, double **xyz, uint32_t **types, size_t *n,
+                              size_t *n_fluid, clp_error *err) {
+    size_t fluid = 0;
+    for (size_t b = 0; b < c->n_fluid; b++)
+        fluid = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, NULL, NULL, fluid);
+    size_t total = c->has_tank ? fill_tank(c, NULL, NULL, fluid) : fluid;
+    if (fluid == 0)
+        return CLP_FAIL(err, CLP_CASE, "the fluid boxes hold no particle at spacing %g", c->dp);
+    *xyz = malloc(3 * total * sizeof(double));
+    *types = malloc(total * sizeof(uint32_t));
+    if (!*xyz || !*types) {
+        free(*xyz);
+        free(*types);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory for %zu particles", total);
+    }
+    size_t at = 0;
+    for (size_t b = 0; b < c->n_fluid; b++)
+        at = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, *xyz, *types, at);
+    if (c->has_tank)
+        fill_tank(c, *xyz, *types, at);
+    *n = total;
+    *n_fluid = fluid;
+    return CLP_OK;
+}
+
+/* The highest fluid column above the lowest fluid point, for the speed of sound. */
+static double fluid_height(const clp_sph_case *c) {
+    const int up = c->dim - 1;
+    double low = INFINITY, high = -INFINITY;
+    for (size_t b = 0; b < c->n_fluid; b++) {
+        low = fmin(low, c->fluid[b].min[up]);
+        high = fmax(high, c->fluid[b].max[up]);
+    }
+    return high - low;
+}
+
+void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p) {
+    double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
+                    c->gravity[2] * c->gravity[2]);
+    p->h = c->h_over_dp * c->dp;
+    p->mass = c->rho0 * pow(c->dp, c->dim);
+    /* Weakly compressible: sound ten times faster than a free fall from the top. */
+    p->c0 = c->c0 > 0 ? c->c0 : 10.0 * sqrt(2.0 * g * fluid_height(c));
+    p->dt = c->cfl * p->h / p->c0;
+    if (c->nu > 0)
+        p->dt = fmin(p->dt, 0.125 * p->h * p->h / c->nu);
+}
+
+size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
+                          const clp__sph_physics_values *p, clp_constant *out) {
+    const bool wendland = strcmp(clp_options_enum(opts, "sph.kernel"), "wendland") == 0;
+    /* Kernel normalisation over h^d: Wendland C2 7/(4 pi), 21/(16 pi); cubic 10/(7 pi), 1/pi */
+    double sigma = wendland ? (c->dim == 3 ? 21.0 / (16 * M_PI) : 7.0 / (4 * M_PI))
+                            : (c->dim == 3 ? 1.0 / M_PI : 10.0 / (7 * M_PI));
+    sigma /= pow(p->h, c->dim);
+    size_t n = 0;
+    out[n++] = (clp_constant){"CLP_SPH_H", CLP_CONST_FLOAT, p->h, 0};
+    out[n++] = (clp_constant){"CLP_SPH_RHO0", CLP_CONST_FLOAT, c->rho0, 0};
+    out[n++] = (clp_constant){"CLP_SPH_C0", CLP_CONST_FLOAT, p->c0, 0};
+    out[n++] = (clp_constant){"CLP_SPH_MASS", CLP_CONST_FLOAT, p->mass, 0};
+    out[n++] = (clp_constant){"CLP_SPH_ALPHA", CLP_CONST_FLOAT, c->alpha, 0};
+    out[n++] = (clp_constant){"CLP_SPH_NU", CLP_CONST_FLOAT, c->nu, 0};
+    out[n++] = (clp_constant){"CLP_SPH_GX", CLP_CONST_FLOAT, c->gravity[0], 0};
+    out[n++] = (clp_constant){"CLP_SPH_GY", CLP_CONST_FLOAT, c->gravity[1], 0};
+    out[n++] = (clp_constant){"CLP_SPH_GZ", CLP_CONST_FLOAT, c->gravity[2], 0};
+    out[n++] = (clp_constant){"CLP_SPH_DT", CLP_CONST_FLOAT, p->dt, 0};
+    out[n++] = (clp_constant){"CLP_SPH_SIGMA", CLP_CONST_FLOAT, sigma, 0};
+    return n;
+}
+
+const char *const *clp__sph_modules(size_t *count) {
+    *count = sizeof modules / sizeof modules[0];
+    return modules;
+}
