@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -549,10 +550,18 @@ CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 
 /* ==== Runs ============================================================================== */
 
+/* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the
+ * particles.pvd index at each output time (NULL: nothing is written); `progress` gets the
+ * progress line (NULL: none). */
+typedef struct clp_run_config {
+    const char *out_dir;
+    FILE *progress;
+} clp_run_config;
+
 /* Runs the SPH case at `case_path` (options already applied) on the worker's device to its
- * end time, writing the diagnostics CSV to `csv_path` (NULL: none). */
+ * end time. A non-finite value stops it with the step, particle and field. */
 CLP_API clp_status clp_sph_run(clp_worker *worker, const clp_options *opts, const char *case_path,
-                               const char *csv_path, clp_error *err);
+                               const clp_run_config *config, clp_error *err);
 
 /* ==== Self-test ========================================================================== */
 

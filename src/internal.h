@@ -90,6 +90,9 @@ void clp__sb_free(clp_strbuf *sb);
 clp_status clp__file_read(const char *path, char **out, size_t *size, clp_error *err);
 /* Levenshtein distance, for "did you mean" suggestions. */
 size_t clp__edit_distance(const char *a, const char *b);
+/* mkdir -p of `path` (modified during the call, restored); false with the failing step in
+ * `why`. */
+bool clp__make_dirs(char *path, char *why, size_t why_size);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
 

@@ -1,16 +1,18 @@
-/* clpart run CASE: runs a simulation case on the selected device to its end time. */
+/* clpart run CASE: runs a simulation case on the selected device to its end time, writing
+ * diagnostics and snapshots to --out DIR (default: out/<case name>). */
 #include "cli_case.h"
 
+#include <libgen.h>
 #include <string.h>
 
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
-    const char *csv = NULL;
-    /* --csv FILE is this command's own; the rest is the case and its options */
+    const char *out_dir = NULL;
+    /* --out DIR is this command's own; the rest is the case and its options */
     int kept = 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv") && i + 1 < argc)
-            csv = argv[++i];
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out_dir = argv[++i];
         else
             argv[kept++] = argv[i];
     }
@@ -19,8 +21,20 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         return cli_report(&err);
     cli_session s = {0};
     clp_status st = cli_session_open(cli, &s, &err);
+    char default_dir[512], name[256];
+    if (!out_dir) { /* out/<case file name without .json> */
+        snprintf(name, sizeof name, "%s", c.case_path);
+        char *base = basename(name), *dot = strrchr(base, '.');
+        if (dot)
+            *dot = '\0';
+        snprintf(default_dir, sizeof default_dir, "out/%s", base);
+        out_dir = default_dir;
+    }
+    clp_run_config config = {out_dir, stderr};
     if (st == CLP_OK)
-        st = clp_sph_run(s.worker, c.options, c.case_path, csv, &err);
+        st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);
+    if (st == CLP_OK)
+        printf("done: %s/diagnostics.csv, %s/particles.pvd\n", out_dir, out_dir);
     int rc = cli_finish(st, &err, &s, cli);
     cli_session_close(&s);
     cli_case_free(&c);

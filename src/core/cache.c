@@ -89,34 +89,6 @@ static char *choose_dir(const char *dir) {
     return clp__sb_take(&sb);
 }
 
-/* mkdir -p; false with the failing step in `why`. */
-static bool make_dirs(char *path, char *why, size_t why_size) {
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char saved = *p;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-            snprintf(why, why_size, "mkdir %s: %s", path, strerror(errno));
-            *p = saved;
-            return false;
-        }
-        *p = saved;
-        if (!saved)
-            break;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(why, why_size, "stat %s: %s", path, strerror(errno));
-        return false;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, why_size, "%s is not a folder", path);
-        return false;
-    }
-    return true;
-}
-
 /* Whether entries can be written under `dir`: short enough, created, writable, and a probe
  * file can really be made (permission bits do not stop root, a read-only mount does). */
 static bool folder_usable(char *dir, char *why, size_t why_size) {
@@ -126,7 +98,7 @@ static bool folder_usable(char *dir, char *why, size_t why_size) {
                  CLP__CACHE_PATH_MAX - 1 - longest);
         return false;
     }
-    if (!make_dirs(dir, why, why_size))
+    if (!clp__make_dirs(dir, why, why_size))
         return false;
     if (access(dir, W_OK | X_OK) != 0) {
         snprintf(why, why_size, "not writable: %s", strerror(errno));

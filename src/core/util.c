@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 clp_status clp__file_read(const char *path, char **out, size_t *size, clp_error *err) {
@@ -61,4 +62,32 @@ double clp__now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* mkdir -p; false with the failing step in `why`. */
+bool clp__make_dirs(char *path, char *why, size_t why_size) {
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+            snprintf(why, why_size, "mkdir %s: %s", path, strerror(errno));
+            *p = saved;
+            return false;
+        }
+        *p = saved;
+        if (!saved)
+            break;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(why, why_size, "stat %s: %s", path, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, why_size, "%s is not a folder", path);
+        return false;
+    }
+    return true;
 }

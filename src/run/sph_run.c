@@ -1,5 +1,6 @@
 /* The SPH time loop: build the program, set up particles, then rebuild, forces and
- * integration every step, with diagnostics at each output time. */
+ * integration every step, with diagnostics and VTK snapshots at each output time. */
+#include "io/io.h"
 #include "models/sph.h"
 
 #include <math.h>
@@ -92,44 +93,124 @@ fail:
     return st;
 }
 
-typedef struct diagnostics {
+/* One output: the particles in double and float, diagnostics, and the first non-finite
+ * value if any. */
+typedef struct snapshot {
+    double *xyz;
+    uint32_t *id, *type;
+    float *vel, *rho, *pressure; /* vel: n x 3 */
+    cl_float4 *vel4;
     double kinetic, mass, vmax, front;
-} diagnostics;
+} snapshot;
 
-/* Diagnostics from the particles, and the first non-finite value if any. */
-static clp_status diagnose(sph_run *r, uint64_t step, diagnostics *d, clp_error *err) {
+static void snapshot_free(snapshot *s) {
+    free(s->xyz);
+    free(s->id);
+    free(s->type);
+    free(s->vel);
+    free(s->rho);
+    free(s->pressure);
+    free(s->vel4);
+}
+
+static clp_status take_snapshot(sph_run *r, uint64_t step, snapshot *s, clp_error *err) {
     clp_status st = CLP_OK;
-    double *xyz = malloc(3 * r->n * sizeof(double));
-    uint32_t *id = malloc(r->n * sizeof(uint32_t)), *type = malloc(r->n * sizeof(uint32_t));
-    cl_float4 *vel = malloc(r->n * sizeof *vel);
-    cl_float *rho = malloc(r->n * sizeof *rho);
-    CLP_REQUIRE(xyz && id && type && vel && rho, err, CLP_NOMEM, "out of host memory");
-    CLP_TRY(clp_grid_read_particles(r->grid, xyz, id, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_TYPE, type, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_VEL, vel, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_RHO, rho, err));
-    *d = (diagnostics){.front = -INFINITY};
-    for (size_t i = 0; i < r->n; i++) {
+    size_t n = r->n;
+    *s = (snapshot){.xyz = malloc(3 * n * sizeof(double)),
+                    .id = malloc(n * sizeof(uint32_t)),
+                    .type = malloc(n * sizeof(uint32_t)),
+                    .vel = malloc(3 * n * sizeof(float)),
+                    .rho = malloc(n * sizeof(float)),
+                    .pressure = malloc(n * sizeof(float)),
+                    .vel4 = malloc(n * sizeof(cl_float4)),
+                    .front = -INFINITY};
+    CLP_REQUIRE(s->xyz && s->id && s->type && s->vel && s->rho && s->pressure && s->vel4, err,
+                CLP_NOMEM, "out of host memory for a snapshot of %zu particles", n);
+    CLP_TRY(clp_grid_read_particles(r->grid, s->xyz, s->id, err));
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_TYPE, s->type, err));
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_VEL, s->vel4, err));
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_RHO, s->rho, err));
+    const double tait_b = r->phys.c0 * r->phys.c0 * r->c.rho0 / 7.0;
+    for (size_t i = 0; i < n; i++) {
         double v2 = 0;
-        for (int a = 0; a < 3; a++)
-            v2 += (double)vel[i].s[a] * vel[i].s[a];
-        const char *bad = !isfinite(rho[i]) ? "density" : !isfinite(v2) ? "velocity" : NULL;
+        for (int a = 0; a < 3; a++) {
+            s->vel[3 * i + a] = s->vel4[i].s[a];
+            v2 += (double)s->vel4[i].s[a] * s->vel4[i].s[a];
+        }
+        const char *bad = !isfinite(s->rho[i]) ? "density"
+                          : !isfinite(v2)      ? "velocity"
+                          : !isfinite(s->xyz[3 * i] + s->xyz[3 * i + 1] + s->xyz[3 * i + 2])
+                              ? "position"
+                              : NULL;
         CLP_REQUIRE(!bad, err, CLP_CHECK, "step %llu: particle %u has a non-finite %s",
-                    (unsigned long long)step, id[i], bad);
-        if (type[i] != 0)
+                    (unsigned long long)step, s->id[i], bad);
+        s->pressure[i] = (float)(tait_b * (pow(s->rho[i] / r->c.rho0, 7) - 1));
+        if (s->type[i] != 0)
             continue;
-        d->kinetic += 0.5 * r->phys.mass * v2;
-        d->mass += r->phys.mass;
-        d->vmax = fmax(d->vmax, sqrt(v2));
-        d->front = fmax(d->front, xyz[3 * i]);
+        s->kinetic += 0.5 * r->phys.mass * v2;
+        s->mass += r->phys.mass;
+        s->vmax = fmax(s->vmax, sqrt(v2));
+        s->front = fmax(s->front, s->xyz[3 * i]);
     }
 fail:
-    free(xyz);
-    free(id);
-    free(type);
-    free(vel);
-    free(rho);
     return st;
+}
+
+/* The files of a run's output folder. */
+typedef struct outputs {
+    char dir[900];
+    clp__csv *csv;
+    double *times;
+    char **files;
+    size_t count, capacity;
+} outputs;
+
+static clp_status outputs_open(outputs *o, const char *dir, clp_error *err) {
+    static const char *const columns[] = {"time", "step",         "dt",   "kinetic_energy",
+                                          "mass", "max_velocity", "front"};
+    snprintf(o->dir, sizeof o->dir, "%s", dir);
+    char path[1024], why[512];
+    if (!clp__make_dirs(o->dir, why, sizeof why))
+        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot create the output folder: %s", why);
+    snprintf(path, sizeof path, "%s/diagnostics.csv", dir);
+    return clp__csv_open(path, columns, 7, &o->csv, err);
+}
+
+static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double time, uint64_t step,
+                                double dt, clp_error *err) {
+    clp_status st = CLP_OK;
+    const double row[] = {time, (double)step, dt, s->kinetic, s->mass, s->vmax, s->front};
+    CLP_TRY(clp__csv_row(o->csv, row, err));
+    if (o->count == o->capacity) {
+        size_t cap = o->capacity ? 2 * o->capacity : 64;
+        double *times = realloc(o->times, cap * sizeof *times);
+        CLP_REQUIRE_ALLOC(times, err);
+        o->times = times;
+        char **files = realloc(o->files, cap * sizeof *files);
+        CLP_REQUIRE_ALLOC(files, err);
+        o->files = files;
+        o->capacity = cap;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/particles_%05zu.vtp", o->dir, o->count);
+    clp__vtp_fields f = {n, s->xyz, s->vel, s->rho, s->pressure, s->type, time};
+    CLP_TRY(clp__vtp_write(path, &f, err));
+    o->files[o->count] = strdup(path);
+    CLP_REQUIRE_ALLOC(o->files[o->count], err);
+    o->times[o->count++] = time;
+    snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
+    CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
+fail:
+    return st;
+}
+
+static void outputs_close(outputs *o) {
+    clp_error ignored = CLP_ERROR_INIT;
+    clp__csv_close(o->csv, &ignored);
+    for (size_t i = 0; i < o->count; i++)
+        free(o->files[i]);
+    free(o->files);
+    free(o->times);
 }
 
 static clp_status step(sph_run *r, uint64_t n, clp_error *err) {
@@ -154,34 +235,41 @@ fail:
 }
 
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
-                       const char *csv_path, clp_error *err) {
+                       const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
     sph_run r = {.w = w, .opts = opts};
-    FILE *csv = NULL;
+    outputs out = {0};
+    snapshot snap = {0};
+    clp__progress progress;
     CLP_TRY(setup(&r, case_path, err));
-    if (csv_path) {
-        csv = fopen(csv_path, "w");
-        CLP_REQUIRE(csv, err, CLP_IO, "cannot write %s", csv_path);
-        fprintf(csv, "time,step,dt,kinetic_energy,mass,max_velocity,front\n");
-    }
+    if (config->out_dir)
+        CLP_TRY(outputs_open(&out, config->out_dir, err));
     uint64_t steps = (uint64_t)ceil(r.c.end_time / r.phys.dt - 1e-9);
     uint64_t every = (uint64_t)fmax(1.0, round(r.c.output_interval / r.phys.dt));
+    if (config->progress)
+        clp__progress_init(&progress, config->progress, 0.0, steps * r.phys.dt,
+                           CLP__PROGRESS_PLAIN_INTERVAL);
+    double start = clp__now();
     for (uint64_t n = 0; n <= steps; n++) {
+        double rate = n ? (double)r.n * n / (clp__now() - start) : 0;
         if (n % every == 0 || n == steps) {
-            diagnostics d = {0};
-            CLP_TRY(diagnose(&r, n, &d, err));
-            if (csv) {
-                fprintf(csv, "%.9g,%llu,%.9g,%.9g,%.9g,%.9g,%.9g\n", n * r.phys.dt,
-                        (unsigned long long)n, r.phys.dt, d.kinetic, d.mass, d.vmax, d.front);
-                fflush(csv);
-            }
+            snapshot_free(&snap);
+            CLP_TRY(take_snapshot(&r, n, &snap, err));
+            if (config->out_dir)
+                CLP_TRY(outputs_write(&out, &snap, r.n, n * r.phys.dt, n, r.phys.dt, err));
         }
+        if (config->progress)
+            clp__progress_update(&progress, n, n * r.phys.dt, rate);
         if (n < steps)
             CLP_TRY(step(&r, n, err));
     }
+    if (config->progress)
+        clp__progress_finish(&progress, steps, steps * r.phys.dt,
+                             (double)r.n * steps / (clp__now() - start));
 fail:
-    if (csv)
-        fclose(csv);
+    snapshot_free(&snap);
+    if (config->out_dir)
+        outputs_close(&out);
     clp_grid_destroy(r.grid);
     return st;
 }

@@ -10,8 +10,10 @@ data=$CLPART_DATA_DIR/../shared/data/martin_moyce_1952.csv # the project's valid
 [ -f "$data" ] || { echo "missing $data (shared/ must sit beside the checkout)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$clpart" run "$CLPART_DATA_DIR/cases/dam_break_2d.json" --csv "$work/run.csv"
-python3 - "$work/run.csv" "$data" <<'PY'
+"$clpart" run "$CLPART_DATA_DIR/cases/dam_break_2d.json" --out "$work/run" </dev/null
+[ -s "$work/run/particles.pvd" ] && [ -s "$work/run/particles_00000.vtp" ] ||
+    { echo "no VTK output in $work/run"; exit 1; }
+python3 - "$work/run/diagnostics.csv" "$data" <<'PY'
 import csv, math, sys
 a, g, bound = 0.05715, 9.81, 0.45  # a = 2.25 in
 sim = [(float(r["time"]) * math.sqrt(2 * g / a), float(r["front"]) / a)
