@@ -551,11 +551,15 @@ CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 /* ==== Runs ============================================================================== */
 
 /* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the
- * particles.pvd index at each output time (NULL: nothing is written); `progress` gets the
- * progress line (NULL: none). */
+ * particles.pvd index at each output time, and checkpoint.ckpt at each checkpoint interval of
+ * the case, on request and at the end (NULL: nothing is written); `progress` gets the
+ * progress line (NULL: none). A restart continues bit for bit on the same device. */
 typedef struct clp_run_config {
     const char *out_dir;
     FILE *progress;
+    const char *restart; /* a checkpoint to continue from, or NULL */
+    /* Set (for example by a signal handler) to ask for a checkpoint at the next step. */
+    volatile int *checkpoint_requested;
 } clp_run_config;
 
 /* Runs the SPH case at `case_path` (options already applied) on the worker's device to its

@@ -1,18 +1,30 @@
 /* clpart run CASE: runs a simulation case on the selected device to its end time, writing
- * diagnostics and snapshots to --out DIR (default: out/<case name>). */
+ * diagnostics, snapshots and checkpoints to --out DIR (default: out/<case name>); --restart
+ * FILE continues from a checkpoint; SIGUSR1 asks for a checkpoint at the next step. */
 #include "cli_case.h"
 
 #include <libgen.h>
+#include <signal.h>
 #include <string.h>
+
+/* SIGUSR1 asks the run for a checkpoint at its next step. */
+static volatile int checkpoint_requested;
+
+static void request_checkpoint(int signal) {
+    (void)signal;
+    checkpoint_requested = 1;
+}
 
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
-    const char *out_dir = NULL;
-    /* --out DIR is this command's own; the rest is the case and its options */
+    const char *out_dir = NULL, *restart = NULL;
+    /* --out DIR and --restart FILE are this command's own; the rest is the case and options */
     int kept = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc)
             out_dir = argv[++i];
+        else if (!strcmp(argv[i], "--restart") && i + 1 < argc)
+            restart = argv[++i];
         else
             argv[kept++] = argv[i];
     }
@@ -30,7 +42,8 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         snprintf(default_dir, sizeof default_dir, "out/%s", base);
         out_dir = default_dir;
     }
-    clp_run_config config = {out_dir, stderr};
+    clp_run_config config = {out_dir, stderr, restart, &checkpoint_requested};
+    signal(SIGUSR1, request_checkpoint);
     if (st == CLP_OK)
         st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);
     if (st == CLP_OK)

@@ -135,7 +135,8 @@ clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_
          read_fluid(json_object_get(root, "fluid"), &c, path, err) &&
          read_tank(json_object_get(root, "tank"), &c, path, err) &&
          read_number(root, "end_time", 0, 1e9, false, &c.end_time, path, err) &&
-         read_number(root, "output_interval", 1e-12, 1e9, false, &c.output_interval, path, err);
+         read_number(root, "output_interval", 1e-12, 1e9, false, &c.output_interval, path, err) &&
+         read_number(root, "checkpoint_interval", 0, 1e9, false, &c.checkpoint_interval, path, err);
     json_decref(root);
     if (!ok)
         return err->status;

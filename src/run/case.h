@@ -28,6 +28,7 @@ typedef struct clp_sph_case {
     int layers;
     bool open_top;
     double end_time, output_interval; /* s */
+    double checkpoint_interval;       /* s; 0: only at the end and on request */
 } clp_sph_case;
 
 /* Reads the SPH part of a case file for a `dim`-dimensional run. */

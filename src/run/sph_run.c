@@ -2,6 +2,7 @@
  * integration every step, with diagnostics and VTK snapshots at each output time. */
 #include "io/io.h"
 #include "models/sph.h"
+#include "run/sph_checkpoint.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -234,6 +235,11 @@ fail:
     return st;
 }
 
+/* The checkpoint file of a run's output folder. */
+static void checkpoint_path(const clp_run_config *config, char *path, size_t size) {
+    snprintf(path, size, "%s/checkpoint.ckpt", config->out_dir);
+}
+
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
                        const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
@@ -241,32 +247,50 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     outputs out = {0};
     snapshot snap = {0};
     clp__progress progress;
+    char *identity = NULL, ckpt[1024];
+    uint64_t first = 0;
     CLP_TRY(setup(&r, case_path, err));
-    if (config->out_dir)
+    CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
+    if (config->restart)
+        CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &first, err));
+    if (config->out_dir) {
         CLP_TRY(outputs_open(&out, config->out_dir, err));
-    uint64_t steps = (uint64_t)ceil(r.c.end_time / r.phys.dt - 1e-9);
-    uint64_t every = (uint64_t)fmax(1.0, round(r.c.output_interval / r.phys.dt));
+        checkpoint_path(config, ckpt, sizeof ckpt);
+    }
+    const double dt = r.phys.dt;
+    uint64_t steps = (uint64_t)ceil(r.c.end_time / dt - 1e-9);
+    uint64_t every = (uint64_t)fmax(1.0, round(r.c.output_interval / dt));
+    uint64_t ckpt_every =
+        r.c.checkpoint_interval > 0 ? (uint64_t)fmax(1.0, round(r.c.checkpoint_interval / dt)) : 0;
     if (config->progress)
-        clp__progress_init(&progress, config->progress, 0.0, steps * r.phys.dt,
+        clp__progress_init(&progress, config->progress, first * dt, steps * dt,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     double start = clp__now();
-    for (uint64_t n = 0; n <= steps; n++) {
-        double rate = n ? (double)r.n * n / (clp__now() - start) : 0;
+    for (uint64_t n = first; n <= steps; n++) {
+        double rate = n > first ? (double)r.n * (n - first) / (clp__now() - start) : 0;
         if (n % every == 0 || n == steps) {
             snapshot_free(&snap);
             CLP_TRY(take_snapshot(&r, n, &snap, err));
             if (config->out_dir)
-                CLP_TRY(outputs_write(&out, &snap, r.n, n * r.phys.dt, n, r.phys.dt, err));
+                CLP_TRY(outputs_write(&out, &snap, r.n, n * dt, n, dt, err));
+        }
+        bool requested = config->checkpoint_requested && *config->checkpoint_requested;
+        if (config->out_dir && n > first &&
+            ((ckpt_every && n % ckpt_every == 0) || requested || n == steps)) {
+            CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, n, n * dt, dt, err));
+            if (requested)
+                *config->checkpoint_requested = 0;
         }
         if (config->progress)
-            clp__progress_update(&progress, n, n * r.phys.dt, rate);
+            clp__progress_update(&progress, n, n * dt, rate);
         if (n < steps)
             CLP_TRY(step(&r, n, err));
     }
     if (config->progress)
-        clp__progress_finish(&progress, steps, steps * r.phys.dt,
-                             (double)r.n * steps / (clp__now() - start));
+        clp__progress_finish(&progress, steps, steps * dt,
+                             (double)r.n * (steps - first) / (clp__now() - start));
 fail:
+    free(identity);
     snapshot_free(&snap);
     if (config->out_dir)
         outputs_close(&out);

@@ -1,0 +1,97 @@
+/* Checkpoints of an SPH run: every particle buffer that carries state, in the current
+ * (sorted) order, with the step, so a restart on the same device continues bit for bit.
+ * The identity record ties a checkpoint to the case's geometry and physics, every option
+ * value, the device and driver, and the particle count. */
+#include "core/options_schema.h"
+#include "io/checkpoint.h"
+#include "run/sph_checkpoint.h"
+
+#include <stdlib.h>
+
+/* The buffers a step needs from the one before; the rest are recomputed. */
+static const struct {
+    clp_buffer_set bit;
+    const char *name;
+} state[] = {{CLP_BUF_POS, "pos"}, {CLP_BUF_KEY, "key"}, {CLP_BUF_TYPE, "type"},
+             {CLP_BUF_ID, "id"},   {CLP_BUF_VEL, "vel"}, {CLP_BUF_RHO, "rho"}};
+enum { STATE_COUNT = sizeof state / sizeof state[0] };
+
+static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {
+    clp__sb_appendf(sb, "%s %.17g %.17g %.17g\n", name, v[0], v[1], v[2]);
+}
+
+clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_values *p,
+                             const clp_options *opts, const clp_device_info *dev, size_t particles,
+                             char **out, clp_error *err) {
+    clp_strbuf sb = {0};
+    /* What sets the dynamics; end time and output intervals may change on a restart. */
+    append_vector(&sb, "domain origin", c->origin);
+    append_vector(&sb, "domain size", c->size);
+    for (size_t b = 0; b < c->n_fluid; b++) {
+        append_vector(&sb, "fluid min", c->fluid[b].min);
+        append_vector(&sb, "fluid max", c->fluid[b].max);
+    }
+    if (c->has_tank) {
+        append_vector(&sb, "tank min", c->tank.min);
+        append_vector(&sb, "tank max", c->tank.max);
+        clp__sb_appendf(&sb, "tank layers %d open_top %d\n", c->layers, c->open_top);
+    }
+    append_vector(&sb, "gravity", c->gravity);
+    clp__sb_appendf(&sb, "dp %.17g h %.17g rho0 %.17g c0 %.17g alpha %.17g nu %.17g dt %.17g\n",
+                    c->dp, p->h, c->rho0, p->c0, c->alpha, c->nu, p->dt);
+    const clp_schema *schema = clp_options_schema(opts);
+    for (size_t i = 0; i < clp_schema_count(schema); i++) {
+        char value[128];
+        const clp__option_def *def = clp__schema_option(schema, i);
+        clp__value_format(def, clp__options_value_at(opts, i), value, sizeof value);
+        clp__sb_appendf(&sb, "option %s=%s\n", def->name, value);
+    }
+    clp__sb_appendf(&sb, "device %s / %s / %s\nparticles %zu\n", dev->platform_name, dev->name,
+                    dev->driver_version, particles);
+    *out = clp__sb_take(&sb);
+    return *out ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+}
+
+clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char *identity,
+                                     uint64_t step, double time, double dt, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__checkpoint *cp = NULL;
+    void *data[STATE_COUNT] = {0};
+    CLP_TRY(clp__checkpoint_create(identity, step, time, dt, &cp, err));
+    for (size_t i = 0; i < STATE_COUNT; i++) {
+        size_t bytes = clp_worker_buffer_bytes(w, state[i].bit);
+        const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
+        size_t element = t->element_size * t->components;
+        data[i] = malloc(bytes ? bytes : 1);
+        CLP_REQUIRE_ALLOC(data[i], err);
+        CLP_TRY(clp_worker_read(w, state[i].bit, data[i], err));
+        CLP_TRY(
+            clp__checkpoint_add_array(cp, state[i].name, element, bytes / element, data[i], err));
+    }
+    CLP_TRY(clp__checkpoint_write(cp, path, err));
+fail:
+    clp__checkpoint_destroy(cp);
+    for (size_t i = 0; i < STATE_COUNT; i++)
+        free(data[i]);
+    return st;
+}
+
+clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const char *identity,
+                                       uint64_t *step, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__checkpoint *cp = NULL;
+    CLP_TRY(clp__checkpoint_read(path, identity, &cp, err));
+    for (size_t i = 0; i < STATE_COUNT; i++) {
+        const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
+        size_t element = t->element_size * t->components;
+        const void *data;
+        CLP_TRY(clp__checkpoint_array(cp, state[i].name, element,
+                                      clp_worker_buffer_bytes(w, state[i].bit) / element, &data,
+                                      err));
+        CLP_TRY(clp_worker_write(w, state[i].bit, data, err));
+    }
+    *step = clp__checkpoint_step(cp);
+fail:
+    clp__checkpoint_destroy(cp);
+    return st;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A run stopped at a checkpoint and restarted ends bit for bit where an uninterrupted run
+# ends (same device); a restart under other options or from a damaged file is refused.
+set -euo pipefail
+clpart=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The dam break, shortened: A runs to 0.01 s, B stops at 0.005 s.
+python3 - "$CLPART_DATA_DIR/cases/dam_break_2d.json" "$work" <<'PY'
+import json, sys
+case = json.load(open(sys.argv[1]))
+for name, end in (("a", 0.01), ("b", 0.005)):
+    case.update(end_time=end, output_interval=0.0025)
+    json.dump(case, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+"$clpart" run "$work/a.json" --out "$work/a" 2>/dev/null >/dev/null
+"$clpart" run "$work/b.json" --out "$work/b" 2>/dev/null >/dev/null
+"$clpart" run "$work/a.json" --out "$work/c" --restart "$work/b/checkpoint.ckpt" 2>/dev/null >/dev/null
+cmp "$work/a/checkpoint.ckpt" "$work/c/checkpoint.ckpt" ||
+    { echo "restarted run differs from the uninterrupted one"; exit 1; }
+[ "$(tail -1 "$work/a/diagnostics.csv")" = "$(tail -1 "$work/c/diagnostics.csv")" ] ||
+    { echo "final diagnostics differ"; exit 1; }
+echo "restart from step $(sed -n 2p "$work/c/diagnostics.csv" | cut -d, -f2): final state identical"
+
+if out=$("$clpart" run "$work/a.json" --out "$work/d" --restart "$work/b/checkpoint.ckpt" \
+    -s sph.kernel=cubic 2>&1); then
+    echo "a restart under other options was accepted"; exit 1
+fi
+grep -q "sph.kernel" <<<"$out" || { echo "refusal does not name the option: $out"; exit 1; }
+printf 'x' | dd of="$work/b/checkpoint.ckpt" bs=1 seek=200 conv=notrunc status=none
+if out=$("$clpart" run "$work/a.json" --out "$work/e" --restart "$work/b/checkpoint.ckpt" 2>&1); then
+    echo "a damaged checkpoint was accepted"; exit 1
+fi
+grep -q "checkpoint" <<<"$out" || { echo "unclear refusal: $out"; exit 1; }
+echo "refusals ok"
