@@ -558,6 +558,7 @@ typedef struct clp_run_config {
     const char *out_dir;
     FILE *progress;
     const char *restart; /* a checkpoint to continue from, or NULL */
+    clp_cache *cache;    /* the program binary cache, or NULL to build from source */
     /* Set (for example by a signal handler) to ask for a checkpoint at the next step. */
     volatile int *checkpoint_requested;
 } clp_run_config;

@@ -42,7 +42,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         snprintf(default_dir, sizeof default_dir, "out/%s", base);
         out_dir = default_dir;
     }
-    clp_run_config config = {out_dir, stderr, restart, &checkpoint_requested};
+    clp_run_config config = {out_dir, stderr, restart, s.cache, &checkpoint_requested};
     signal(SIGUSR1, request_checkpoint);
     if (st == CLP_OK)
         st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);

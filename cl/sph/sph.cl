@@ -103,7 +103,9 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     const bool fluid_i = type[i] == 0;
     const float4 v_i = vel[i];
     const float rho_i = rho[i], p_i = tait_pressure(rho_i);
-    acc_t ax = acc_zero(), ay = acc_zero(), az = acc_zero(), dr = acc_zero();
+    acc4_t a_sum = acc4_zero(); /* one float4 sum, not three: Oclgrind 21.10's uninitialised-
+                                   value check crashes on per-component sums */
+    acc_t dr = acc_zero();
     uint j;
     float4 r_ij; /* x_j - x_i */
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
@@ -135,13 +137,10 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         const float4 a = s * grad + 4.0f * CLP_SPH_MASS * CLP_SPH_NU * (-r2 * f) /
                                         ((rho_i + rho_j) * (r2 + CLP_SPH_ETA2)) * v_ij;
 #endif
-        acc_add(&ax, a.x);
-        acc_add(&ay, a.y);
-        acc_add(&az, a.z);
+        acc4_add(&a_sum, a);
     }
     const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
-    acc[i] = fluid_i ? (float4)(acc_result(ax), acc_result(ay), acc_result(az), 0.0f) + gravity
-                     : (float4)(0.0f);
+    acc[i] = fluid_i ? acc4_result(a_sum) + gravity : (float4)(0.0f);
     drho[i] = acc_result(dr);
 }
 

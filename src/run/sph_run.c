@@ -18,7 +18,7 @@ typedef struct sph_run {
     size_t n, n_fluid;
 } sph_run;
 
-static clp_status build(sph_run *r, clp_error *err) {
+static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
     clp_constant constants[64];
     size_t nc = clp_grid_constants(&r->geo, r->n, constants, 48);
@@ -33,13 +33,10 @@ static clp_status build(sph_run *r, clp_error *err) {
     const char *const *modules = clp__sph_modules(&n_modules);
     clp_program_spec spec = {"sph", modules, n_modules, files, nf, constants, nc};
     char *source = NULL, *flags = NULL;
-    clp_cache *cache = NULL;
     CLP_TRY(clp_source_assemble(r->opts, clp_data_dir(), &spec, &source, err));
     CLP_TRY(clp_build_flags(clp_worker_device(r->w), r->opts, &flags, err));
-    CLP_TRY(clp_cache_open(NULL, &cache, err));
     CLP_TRY(clp_worker_build(r->w, source, flags, cache, NULL, err));
 fail:
-    clp_cache_close(cache);
     free(source);
     free(flags);
     return st;
@@ -69,7 +66,7 @@ fail:
     return st;
 }
 
-static clp_status setup(sph_run *r, const char *case_path, clp_error *err) {
+static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
     double *xyz = NULL;
     uint32_t *types = NULL;
@@ -81,7 +78,7 @@ static clp_status setup(sph_run *r, const char *case_path, clp_error *err) {
     memcpy(desc.origin, r->c.origin, sizeof desc.origin);
     memcpy(desc.size, r->c.size, sizeof desc.size);
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
-    CLP_TRY(build(r, err));
+    CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     clp_buffer_counts counts = {.particles = r->n};
@@ -249,7 +246,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     clp__progress progress;
     char *identity = NULL, ckpt[1024];
     uint64_t first = 0;
-    CLP_TRY(setup(&r, case_path, err));
+    CLP_TRY(setup(&r, case_path, config->cache, err));
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     if (config->restart)
         CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &first, err));

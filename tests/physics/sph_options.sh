@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Every SPH option value builds and runs a tiny dam break without a non-finite value (a NaN
+# or infinity stops a run with an error), in combinations that cover each kernel, density
+# and viscosity model, summation mode, position mode and neighbour mode; then the same tiny
+# case on PoCL and under Oclgrind (no errors logged) ends within float tolerance of each other.
+set -uo pipefail
+clpart=$1
+case_file=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+combos=(
+    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list"
+    "sph.kernel=cubic sph.density=continuity sph.viscosity=laminar core.summation=naive grid.positions=local neighbors.mode=jit"
+    "sph.kernel=wendland sph.density=summation sph.viscosity=laminar core.summation=kbn grid.positions=local neighbors.mode=list"
+    "sph.kernel=cubic sph.density=summation sph.viscosity=artificial core.summation=kbn grid.positions=global neighbors.mode=jit"
+    "sph.kernel=wendland sph.delta=0 sph.viscosity=artificial core.summation=naive grid.sort=radix grid.key=morton"
+    "sph.kernel=cubic sph.density=continuity core.summation=kbn core.kbn_form=select neighbors.split=true"
+)
+for combo in "${combos[@]}"; do
+    args=()
+    for o in $combo; do args+=(-s "$o"); done
+    if out=$("$clpart" run "$case_file" --out "$work/run" "${args[@]}" 2>&1 </dev/null); then
+        echo "ok   $combo"
+    else
+        echo "FAIL $combo: $out"
+        failures=$((failures + 1))
+    fi
+done
+
+# PoCL against Oclgrind on the default options.
+"$clpart" run "$case_file" --out "$work/pocl" --device cpu >/dev/null 2>&1 </dev/null ||
+    { echo "FAIL: the PoCL run"; exit 1; }
+if command -v oclgrind >/dev/null; then
+    oclgrind --data-races --uninitialized --log "$work/oclgrind.log" \
+        "$clpart" run "$case_file" --out "$work/oclgrind" --no-cache >/dev/null 2>&1 </dev/null ||
+        { echo "FAIL: the Oclgrind run"; cat "$work/oclgrind.log"; exit 1; }
+    if [ -s "$work/oclgrind.log" ]; then
+        echo "FAIL: oclgrind reported:"; head -c 20000 "$work/oclgrind.log"; exit 1
+    fi
+    # The other kernels and modes under Oclgrind too: summation density, laminar
+    # viscosity, local positions, cell search.
+    oclgrind --data-races --uninitialized --log "$work/oclgrind2.log" \
+        "$clpart" run "$case_file" --out "$work/oclgrind2" --no-cache -s sph.density=summation \
+        -s sph.viscosity=laminar -s grid.positions=local -s neighbors.mode=jit \
+        -s core.summation=kbn >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind2.log" ] ||
+        { echo "FAIL: the second Oclgrind run"; head -c 20000 "$work/oclgrind2.log"; exit 1; }
+    python3 - "$work/pocl/particles_00002.vtp" "$work/oclgrind/particles_00002.vtp" <<'PY' ||
+import re, struct, sys
+def positions(path):
+    data = open(path, "rb").read()
+    head, raw = data.split(b'<AppendedData encoding="raw">', 1)
+    raw = raw[raw.index(b"_") + 1:]
+    at = int(re.search(rb'Name="position"[^>]*offset="(\d+)"', head).group(1))
+    size = struct.unpack_from("<Q", raw, at)[0]
+    ids = struct.unpack_from("<%dd" % (size // 8), raw, at + 8)
+    return sorted(zip(ids[0::3], ids[1::3]))
+a, b = positions(sys.argv[1]), positions(sys.argv[2])
+worst = max(max(abs(p[0] - q[0]), abs(p[1] - q[1])) for p, q in zip(a, b))
+print(f"PoCL and Oclgrind positions differ by at most {worst:.2e} m (bound 1e-6 m)")
+sys.exit(len(a) != len(b) or worst > 1e-6)
+PY
+    failures=$((failures + 1))
+else
+    echo "oclgrind is not installed"
+    [ "${CI:-}" = true ] && failures=$((failures + 1))
+fi
+exit $((failures > 0))
