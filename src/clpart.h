@@ -416,7 +416,9 @@ enum {
     CLP_BUF_RHO = 1ull << 20,           /* float: density, kg/m^3 */
     CLP_BUF_ACC = 1ull << 21,           /* float4: acceleration, m/s^2 */
     CLP_BUF_DRHO = 1ull << 22,          /* float: rate of change of density */
-    CLP_BUF_COUNT = 23
+    CLP_BUF_DT_PARTIAL = 1ull << 23,    /* float2 per group: largest |a| and |v| of its fluid */
+    CLP_BUF_DT = 1ull << 24,            /* float: the time step the device chose */
+    CLP_BUF_COUNT = 25
 };
 
 typedef struct clp_buffer_traits {

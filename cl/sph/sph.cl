@@ -2,8 +2,10 @@
  * kernels by Horner's method, Tait equation of state, density by continuity with delta-SPH
  * diffusion or by summation, symmetric pressure gradient, artificial or laminar viscosity,
  * gravity, dynamic boundary particles (type 1: they carry density and pressure, never move),
- * and a symplectic Euler step. Layouts: vel[i] float4 (xyz, w unused), rho[i] float (kg/m^3),
- * acc[i] float4 (m/s^2), drho[i] float (kg/m^3/s). SI units throughout. */
+ * a time step chosen on the device from the CFL, force and viscous conditions, and a
+ * symplectic Euler step. Layouts: vel[i] float4 (xyz, w unused), rho[i] float (kg/m^3),
+ * acc[i] float4 (m/s^2), drho[i] float (kg/m^3/s), dt_partial[group] float2 (largest |a|,
+ * largest |v| of the group's fluid), dt[0] the step (s). SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL 1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -34,7 +36,10 @@
 #define CLP_SPH_GX 0.0f      /* gravity, m/s^2 */
 #define CLP_SPH_GY -9.81f
 #define CLP_SPH_GZ 0.0f
-#define CLP_SPH_DT 1e-5f     /* time step, s */
+#define CLP_SPH_DT 1e-5f     /* largest time step, s: cfl h / c0, viscous bound 0.125 h^2/nu */
+#define CLP_SPH_CFL 0.1f     /* time step over h / (c0 + |v|max) */
+#define CLP_SPH_DT_GROUP 64  /* work-items of the time-step reduction */
+#define CLP_SPH_DT_GROUPS 16 /* its work-groups */
 #define CLP_SPH_SIGMA 5570.42f /* kernel normalisation, 1/m^d: W = SIGMA * w(r/h) */
 #endif
 
@@ -144,25 +149,73 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     drho[i] = acc_result(dr);
 }
 
+/* Largest |a| and |v| among the fluid particles, per work-group. */
+__kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
+sph_dt_partial(__global const uint *restrict type, __global const float4 *restrict vel,
+               __global const float4 *restrict acc, __global float2 *restrict dt_partial) {
+    __local float2 largest[CLP_SPH_DT_GROUP];
+    const uint lid = get_local_id(0);
+    float2 m = (float2)(0.0f);
+    for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
+        if (type[i] == 0)
+            m = fmax(m, (float2)(length(acc[i]), length(vel[i])));
+    largest[lid] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = CLP_SPH_DT_GROUP / 2; stride > 0; stride /= 2) {
+        if (lid < stride)
+            largest[lid] = fmax(largest[lid], largest[lid + stride]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        dt_partial[get_group_id(0)] = largest[0];
+}
+
+/* The step (Monaghan): cfl h / (c0 + |v|max), 0.25 sqrt(h / |a|max), and the largest step
+ * (the CFL step at rest and the viscous bound). One work-group. */
+__kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
+sph_dt_final(__global const float2 *restrict dt_partial, __global float *restrict dt) {
+    __local float2 largest[CLP_SPH_DT_GROUP];
+    const uint lid = get_local_id(0);
+    float2 m = (float2)(0.0f);
+    for (uint g = lid; g < CLP_SPH_DT_GROUPS; g += CLP_SPH_DT_GROUP)
+        m = fmax(m, dt_partial[g]);
+    largest[lid] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = CLP_SPH_DT_GROUP / 2; stride > 0; stride /= 2) {
+        if (lid < stride)
+            largest[lid] = fmax(largest[lid], largest[lid + stride]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        float step = fmin(CLP_SPH_DT, CLP_SPH_CFL * CLP_SPH_H / (CLP_SPH_C0 + largest[0].y));
+        if (largest[0].x > 0.0f)
+            step = fmin(step, 0.25f * sqrt(CLP_SPH_H / largest[0].x));
+        dt[0] = step;
+    }
+}
+
 /* Symplectic Euler: density and velocity first, then positions with the new velocity.
  * Boundary particles keep their place and at least the reference density. */
 __kernel void sph_integrate(__global float4 *restrict pos, __global const uint *restrict type,
                             __global float4 *restrict vel, __global float *restrict rho,
                             __global const float4 *restrict acc,
-                            __global const float *restrict drho) {
+                            __global const float *restrict drho,
+                            __global const float *restrict dt) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
-    float r = rho[i] + CLP_SPH_DT * drho[i];
+    const float step = dt[0];
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
-    r = rho[i];
+    float r = rho[i];
+#else
+    float r = rho[i] + step * drho[i];
 #endif
     if (type[i] != 0) {
         rho[i] = fmax(r, CLP_SPH_RHO0);
         return;
     }
     rho[i] = r;
-    float4 v = vel[i] + CLP_SPH_DT * acc[i];
+    float4 v = vel[i] + step * acc[i];
     vel[i] = v;
-    pos[i] += CLP_SPH_DT * (float4)(v.xyz, 0.0f);
+    pos[i] += step * (float4)(v.xyz, 0.0f);
 }

@@ -61,6 +61,8 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     SORTED(CLP_BUF_RHO, "rho", "float", sizeof(cl_float), 1),
     ROW(CLP_BUF_ACC, "acc", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
     ROW(CLP_BUF_DRHO, "drho", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_DT_PARTIAL, "dt_partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_DT, "dt", "float", sizeof(cl_float), 1, CLP_SINGLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

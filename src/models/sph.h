@@ -5,8 +5,13 @@
 #include "run/case.h"
 
 typedef struct clp__sph_physics_values {
-    double h, mass, c0, dt;
+    double h, mass, c0;
+    double dt; /* the largest step: cfl h / c0, and the viscous bound 0.125 h^2 / nu */
 } clp__sph_physics_values;
+
+/* Work-items per group of the device's time-step reduction, and its groups. */
+enum { CLP_SPH_DT_GROUP = 64 };
+size_t clp__sph_dt_groups(size_t particles);
 
 /* Lattice particles of the fluid boxes (type 0) then the tank walls (type 1). New arrays. */
 clp_status clp__sph_particles(const clp_sph_case *c, double **xyz, uint32_t **types, size_t *n,
@@ -14,7 +19,7 @@ clp_status clp__sph_particles(const clp_sph_case *c, double **xyz, uint32_t **ty
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);
 /* The CLP_SPH_* constants (at most 16). */
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
-                          const clp__sph_physics_values *p, clp_constant *out);
+                          const clp__sph_physics_values *p, size_t particles, clp_constant *out);
 const char *const *clp__sph_modules(size_t *count);
 
 #endif

@@ -53,11 +53,13 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
 }
 
 clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char *identity,
-                                     uint64_t step, double time, double dt, clp_error *err) {
+                                     const clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
     clp__checkpoint *cp = NULL;
     void *data[STATE_COUNT] = {0};
-    CLP_TRY(clp__checkpoint_create(identity, step, time, dt, &cp, err));
+    CLP_TRY(clp__checkpoint_create(identity, clock->step, clock->time, clock->dt, &cp, err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "next_output", clock->next_output, err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "next_checkpoint", clock->next_checkpoint, err));
     for (size_t i = 0; i < STATE_COUNT; i++) {
         size_t bytes = clp_worker_buffer_bytes(w, state[i].bit);
         const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
@@ -77,7 +79,7 @@ fail:
 }
 
 clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const char *identity,
-                                       uint64_t *step, clp_error *err) {
+                                       clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
     clp__checkpoint *cp = NULL;
     CLP_TRY(clp__checkpoint_read(path, identity, &cp, err));
@@ -90,7 +92,11 @@ clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const ch
                                       err));
         CLP_TRY(clp_worker_write(w, state[i].bit, data, err));
     }
-    *step = clp__checkpoint_step(cp);
+    clock->step = clp__checkpoint_step(cp);
+    clock->time = clp__checkpoint_time(cp);
+    clock->dt = clp__checkpoint_dt(cp);
+    CLP_TRY(clp__checkpoint_scalar(cp, "next_output", &clock->next_output, err));
+    CLP_TRY(clp__checkpoint_scalar(cp, "next_checkpoint", &clock->next_checkpoint, err));
 fail:
     clp__checkpoint_destroy(cp);
     return st;

@@ -8,10 +8,17 @@
 clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_values *p,
                              const clp_options *opts, const clp_device_info *dev, size_t particles,
                              char **out, clp_error *err);
+/* Where a run stands besides its buffers. */
+typedef struct clp__sph_clock {
+    uint64_t step;
+    double time, dt;
+    double next_output, next_checkpoint; /* simulated times */
+} clp__sph_clock;
+
 clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char *identity,
-                                     uint64_t step, double time, double dt, clp_error *err);
-/* Restores the state buffers; *step is the step the checkpoint was taken at. */
+                                     const clp__sph_clock *clock, clp_error *err);
+/* Restores the state buffers and the clock. */
 clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const char *identity,
-                                       uint64_t *step, clp_error *err);
+                                       clp__sph_clock *clock, clp_error *err);
 
 #endif

@@ -22,7 +22,7 @@ static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
     clp_constant constants[64];
     size_t nc = clp_grid_constants(&r->geo, r->n, constants, 48);
-    nc += clp__sph_constants(&r->c, r->opts, &r->phys, constants + nc);
+    nc += clp__sph_constants(&r->c, r->opts, &r->phys, r->n, constants + nc);
     const char *files[16];
     size_t nf = 0;
     files[nf++] = "common/summation.cl";
@@ -82,8 +82,11 @@ static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     clp_buffer_counts counts = {.particles = r->n};
-    CLP_TRY(clp_worker_alloc(r->w, CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO, r->opts,
-                             &counts, err));
+    counts.custom[clp__buffer_index(CLP_BUF_DT_PARTIAL)] = clp__sph_dt_groups(r->n);
+    CLP_TRY(clp_worker_alloc(r->w,
+                             CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                                 CLP_BUF_DT_PARTIAL | CLP_BUF_DT,
+                             r->opts, &counts, err));
     CLP_TRY(initial_state(r, xyz, types, err));
 fail:
     free(xyz);
@@ -211,23 +214,33 @@ static void outputs_close(outputs *o) {
     free(o->times);
 }
 
-static clp_status step(sph_run *r, uint64_t n, clp_error *err) {
+/* One step: rebuild when due, density, forces, the device's choice of step, integration.
+ * *dt gets the step taken. */
+static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
     const bool summation = strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0;
+    const size_t groups = clp__sph_dt_groups(r->n);
     if (clp_grid_rebuilds_at(r->grid, n))
         CLP_TRY(clp_grid_update(r->grid, err));
     const clp_step density = {"sph_density", grid | CLP_BUF_RHO, r->n, 0};
-    const clp_step forces = {
-        "sph_forces", grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO, r->n, 0};
-    const clp_step integrate = {"sph_integrate",
-                                CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO |
-                                    CLP_BUF_ACC | CLP_BUF_DRHO,
-                                r->n, 0};
+    const clp_step steps[] = {
+        {"sph_forces", grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO, r->n, 0},
+        {"sph_dt_partial", CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_ACC | CLP_BUF_DT_PARTIAL,
+         groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP},
+        {"sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_DT, CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP},
+        {"sph_integrate",
+         CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+             CLP_BUF_DT,
+         r->n, 0},
+    };
     if (summation)
         CLP_TRY(clp_worker_run_step(r->w, &density, NULL, err));
-    CLP_TRY(clp_worker_run_step(r->w, &forces, NULL, err));
-    CLP_TRY(clp_worker_run_step(r->w, &integrate, NULL, err));
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        CLP_TRY(clp_worker_run_step(r->w, &steps[i], NULL, err));
+    cl_float chosen;
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_DT, &chosen, err)); /* the host keeps the clock */
+    *dt = chosen;
 fail:
     return st;
 }
@@ -245,47 +258,54 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     snapshot snap = {0};
     clp__progress progress;
     char *identity = NULL, ckpt[1024];
-    uint64_t first = 0;
     CLP_TRY(setup(&r, case_path, config->cache, err));
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
+    const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
+    clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval};
     if (config->restart)
-        CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &first, err));
+        CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &clock, err));
+    const uint64_t first = clock.step;
     if (config->out_dir) {
         CLP_TRY(outputs_open(&out, config->out_dir, err));
         checkpoint_path(config, ckpt, sizeof ckpt);
     }
-    const double dt = r.phys.dt;
-    uint64_t steps = (uint64_t)ceil(r.c.end_time / dt - 1e-9);
-    uint64_t every = (uint64_t)fmax(1.0, round(r.c.output_interval / dt));
-    uint64_t ckpt_every =
-        r.c.checkpoint_interval > 0 ? (uint64_t)fmax(1.0, round(r.c.checkpoint_interval / dt)) : 0;
     if (config->progress)
-        clp__progress_init(&progress, config->progress, first * dt, steps * dt,
+        clp__progress_init(&progress, config->progress, clock.time, r.c.end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     double start = clp__now();
-    for (uint64_t n = first; n <= steps; n++) {
-        double rate = n > first ? (double)r.n * (n - first) / (clp__now() - start) : 0;
-        if (n % every == 0 || n == steps) {
+    for (;;) {
+        /* a hair of slack so rounding in the sum of steps never skips the last output */
+        const double slack = 1e-9 * clock.dt;
+        const bool last = clock.time >= r.c.end_time - slack;
+        if (clock.time >= clock.next_output - slack || last) {
             snapshot_free(&snap);
-            CLP_TRY(take_snapshot(&r, n, &snap, err));
+            CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
             if (config->out_dir)
-                CLP_TRY(outputs_write(&out, &snap, r.n, n * dt, n, dt, err));
+                CLP_TRY(outputs_write(&out, &snap, r.n, clock.time, clock.step, clock.dt, err));
+            while (clock.next_output <= clock.time + slack)
+                clock.next_output += r.c.output_interval;
         }
         bool requested = config->checkpoint_requested && *config->checkpoint_requested;
-        if (config->out_dir && n > first &&
-            ((ckpt_every && n % ckpt_every == 0) || requested || n == steps)) {
-            CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, n, n * dt, dt, err));
+        bool due = clock.time >= clock.next_checkpoint - slack;
+        if (config->out_dir && clock.step > first && (due || requested || last)) {
+            while (clock.next_checkpoint <= clock.time + slack)
+                clock.next_checkpoint += interval;
+            CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
             if (requested)
                 *config->checkpoint_requested = 0;
         }
+        double rate = (double)r.n * (clock.step - first) / (clp__now() - start);
         if (config->progress)
-            clp__progress_update(&progress, n, n * dt, rate);
-        if (n < steps)
-            CLP_TRY(step(&r, n, err));
+            clp__progress_update(&progress, clock.step, clock.time, rate);
+        if (last)
+            break;
+        CLP_TRY(step(&r, clock.step, &clock.dt, err));
+        clock.time += clock.dt;
+        clock.step++;
     }
     if (config->progress)
-        clp__progress_finish(&progress, steps, steps * dt,
-                             (double)r.n * (steps - first) / (clp__now() - start));
+        clp__progress_finish(&progress, clock.step, clock.time,
+                             (double)r.n * (clock.step - first) / (clp__now() - start));
 fail:
     free(identity);
     snapshot_free(&snap);
