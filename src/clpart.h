@@ -565,6 +565,10 @@ typedef struct clp_run_config {
     volatile int *checkpoint_requested;
 } clp_run_config;
 
+/* The assembled device source of the SPH case at `case_path`. *out is new. */
+CLP_API clp_status clp_sph_source(const clp_options *opts, const char *case_path, char **out,
+                                  clp_error *err);
+
 /* Runs the SPH case at `case_path` (options already applied) on the worker's device to its
  * end time. A non-finite value stops it with the step, particle and field. */
 CLP_API clp_status clp_sph_run(clp_worker *worker, const clp_options *opts, const char *case_path,

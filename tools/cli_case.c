@@ -88,9 +88,12 @@ int cli_finish(clp_status st, const clp_error *err, const cli_session *s, const 
 }
 
 clp_status cli_case_source(const cli_case *c, char **source, clp_error *err) {
+    const char *model = clp_options_model(c->options);
+    if (model && strcmp(model, "sph") == 0) /* its program depends on the case's geometry */
+        return clp_sph_source(c->options, c->case_path, source, err);
     clp_model_storage storage;
     clp_program_spec spec;
-    clp_status st = clp_model_spec(clp_options_model(c->options), c->options, &storage, &spec, err);
+    clp_status st = clp_model_spec(model, c->options, &storage, &spec, err);
     if (st != CLP_OK)
         return st;
     return clp_source_assemble(c->options, clp_data_dir(), &spec, source, err);

@@ -18,8 +18,33 @@ typedef struct sph_run {
     size_t n, n_fluid;
 } sph_run;
 
-static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
+/* The case, its physics and geometry; the particles themselves when xyz is not NULL. */
+static clp_status load(sph_run *r, const char *case_path, double **xyz, uint32_t **types,
+                       clp_error *err) {
     clp_status st = CLP_OK;
+    double *positions = NULL;
+    uint32_t *kinds = NULL;
+    r->c.dim = (int)clp_options_int(r->opts, "core.dim");
+    CLP_TRY(clp__sph_case_load(case_path, r->c.dim, &r->c, err));
+    clp__sph_physics(&r->c, &r->phys);
+    CLP_TRY(clp__sph_particles(&r->c, &positions, &kinds, &r->n, &r->n_fluid, err));
+    clp_grid_desc desc = {.radius = 2.0 * r->phys.h};
+    memcpy(desc.origin, r->c.origin, sizeof desc.origin);
+    memcpy(desc.size, r->c.size, sizeof desc.size);
+    CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
+    if (xyz) {
+        *xyz = positions;
+        *types = kinds;
+        return CLP_OK;
+    }
+fail:
+    free(positions);
+    free(kinds);
+    return st;
+}
+
+/* The program's source: summation modes, the grid, the model, with their constants. */
+static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
     clp_constant constants[64];
     size_t nc = clp_grid_constants(&r->geo, r->n, constants, 48);
     nc += clp__sph_constants(&r->c, r->opts, &r->phys, r->n, constants + nc);
@@ -32,8 +57,20 @@ static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
     size_t n_modules;
     const char *const *modules = clp__sph_modules(&n_modules);
     clp_program_spec spec = {"sph", modules, n_modules, files, nf, constants, nc};
+    return clp_source_assemble(r->opts, clp_data_dir(), &spec, source, err);
+}
+
+clp_status clp_sph_source(const clp_options *opts, const char *case_path, char **out,
+                          clp_error *err) {
+    sph_run r = {.opts = opts};
+    clp_status st = load(&r, case_path, NULL, NULL, err);
+    return st != CLP_OK ? st : assemble(&r, out, err);
+}
+
+static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
+    clp_status st = CLP_OK;
     char *source = NULL, *flags = NULL;
-    CLP_TRY(clp_source_assemble(r->opts, clp_data_dir(), &spec, &source, err));
+    CLP_TRY(assemble(r, &source, err));
     CLP_TRY(clp_build_flags(clp_worker_device(r->w), r->opts, &flags, err));
     CLP_TRY(clp_worker_build(r->w, source, flags, cache, NULL, err));
 fail:
@@ -70,14 +107,7 @@ static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp
     clp_status st = CLP_OK;
     double *xyz = NULL;
     uint32_t *types = NULL;
-    r->c.dim = (int)clp_options_int(r->opts, "core.dim");
-    CLP_TRY(clp__sph_case_load(case_path, r->c.dim, &r->c, err));
-    clp__sph_physics(&r->c, &r->phys);
-    CLP_TRY(clp__sph_particles(&r->c, &xyz, &types, &r->n, &r->n_fluid, err));
-    clp_grid_desc desc = {.radius = 2.0 * r->phys.h};
-    memcpy(desc.origin, r->c.origin, sizeof desc.origin);
-    memcpy(desc.size, r->c.size, sizeof desc.size);
-    CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
+    CLP_TRY(load(r, case_path, &xyz, &types, err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));

@@ -57,6 +57,10 @@ grep -q '^#line 1 "cl/common/summation.cl"$' "$work/a.cl" || fail "no #line for 
 expect 0 "CLP_CORE_SUMMATION 2 /\* kbn \*/" -- "$clpart" source "$case_file" -p kbn-select
 expect 2 "unknown preset|no preset" -- "$clpart" source "$case_file" -p nosuchpreset
 
+# An SPH case's source, whose constants come from its geometry.
+expect 0 '^#line 1 "cl/sph/sph.cl"$' -- "$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json"
+expect 0 "^#define CLP_GRID_PARTICLES [0-9]+" -- "$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json"
+
 # Cache: built, then hit in the next process; --no-cache builds; stats count both.
 expect 0 "^built " -- "$clpart" build "$case_file"
 expect 0 "^cache hit " -- "$clpart" build "$case_file"
