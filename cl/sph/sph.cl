@@ -149,6 +149,19 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     drho[i] = acc_result(dr);
 }
 
+/* Component-wise maximum over the work-group; largest[0] holds it afterwards. Every
+ * work-item of the group must call it. */
+void group_max(float2 mine, __local float2 *largest) {
+    const uint lid = get_local_id(0);
+    largest[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = CLP_SPH_DT_GROUP / 2; stride > 0; stride /= 2) {
+        if (lid < stride)
+            largest[lid] = fmax(largest[lid], largest[lid + stride]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* Largest |a| and |v| among the fluid particles, per work-group. */
 __kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
 sph_dt_partial(__global const uint *restrict type, __global const float4 *restrict vel,
@@ -159,13 +172,7 @@ sph_dt_partial(__global const uint *restrict type, __global const float4 *restri
     for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
         if (type[i] == 0)
             m = fmax(m, (float2)(length(acc[i]), length(vel[i])));
-    largest[lid] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = CLP_SPH_DT_GROUP / 2; stride > 0; stride /= 2) {
-        if (lid < stride)
-            largest[lid] = fmax(largest[lid], largest[lid + stride]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    group_max(m, largest);
     if (lid == 0)
         dt_partial[get_group_id(0)] = largest[0];
 }
@@ -179,13 +186,7 @@ sph_dt_final(__global const float2 *restrict dt_partial, __global float *restric
     float2 m = (float2)(0.0f);
     for (uint g = lid; g < CLP_SPH_DT_GROUPS; g += CLP_SPH_DT_GROUP)
         m = fmax(m, dt_partial[g]);
-    largest[lid] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = CLP_SPH_DT_GROUP / 2; stride > 0; stride /= 2) {
-        if (lid < stride)
-            largest[lid] = fmax(largest[lid], largest[lid + stride]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    group_max(m, largest);
     if (lid == 0) {
         float step = fmin(CLP_SPH_DT, CLP_SPH_CFL * CLP_SPH_H / (CLP_SPH_C0 + largest[0].y));
         if (largest[0].x > 0.0f)
