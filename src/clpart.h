@@ -246,12 +246,15 @@ typedef enum clp_constant_type {
     CLP_CONST_DOUBLE
 } clp_constant_type;
 
-/* A simulation constant the model inlines as `#define <name> <value>`. */
+/* A simulation constant the model inlines as `#define <name> <value>`. A physical float
+ * constant marked `argument` comes from the CLP_BUF_CONSTANTS kernel argument instead when
+ * core.inline_constants is false: `#define <name> (clp_constants[k])`. */
 typedef struct clp_constant {
     const char *name;
     clp_constant_type type;
     double value; /* converted to float first for CLP_CONST_FLOAT */
     long long int_value;
+    bool argument;
 } clp_constant;
 
 /* Writes a float so that it reads back as the same bits: 0x1.555556p-2f followed by the decimal
@@ -277,6 +280,10 @@ typedef struct clp_program_spec {
  * The same options and spec give byte-identical text. *out is new, freed by the caller. */
 CLP_API clp_status clp_source_assemble(const clp_options *opts, const char *data_dir,
                                        const clp_program_spec *spec, char **out, clp_error *err);
+/* The values of the constants that the options pass as a kernel argument, in the order of
+ * clp_constants[k], into `values` (room for n_constants); returns how many (0 when inlined). */
+CLP_API size_t clp_constant_arguments(const clp_options *opts, const clp_program_spec *spec,
+                                      cl_float *values);
 
 /* The program spec of model `name` ("selftest") for these options; the spec's arrays are
  * static or live in `storage` (borrowed until the next call with the same storage). */
@@ -413,12 +420,17 @@ enum {
     CLP_BUF_COLLECT_R2 = 1ull << 17,    /* float: test output, squared distances */
     CLP_BUF_COLLECT_COUNT = 1ull << 18, /* uint: test output, neighbours per particle */
     CLP_BUF_VEL = 1ull << 19,           /* float4: velocity, m/s */
-    CLP_BUF_RHO = 1ull << 20,           /* float: density, kg/m^3 */
+    CLP_BUF_RHO = 1ull << 20,           /* float: density (kg/m^3), or rho/rho0 - 1 */
     CLP_BUF_ACC = 1ull << 21,           /* float4: acceleration, m/s^2 */
     CLP_BUF_DRHO = 1ull << 22,          /* float: rate of change of density */
     CLP_BUF_DT_PARTIAL = 1ull << 23,    /* float2 per group: largest |a| and |v| of its fluid */
     CLP_BUF_DT = 1ull << 24,            /* float: the time step the device chose */
-    CLP_BUF_COUNT = 25
+    CLP_BUF_XSPH = 1ull << 25,          /* float4: XSPH velocity correction, m/s */
+    CLP_BUF_POS_OLD = 1ull << 26,       /* float4: positions at the start of a step */
+    CLP_BUF_VEL_OLD = 1ull << 27,       /* float4: velocities at the start of a step */
+    CLP_BUF_RHO_OLD = 1ull << 28,       /* float: densities at the start of a step */
+    CLP_BUF_CONSTANTS = 1ull << 29,     /* float: the model's constants, when not inlined */
+    CLP_BUF_COUNT = 30
 };
 
 typedef struct clp_buffer_traits {
@@ -445,6 +457,9 @@ typedef struct clp_buffer_counts {
 CLP_API const clp_buffer_traits *clp_buffer_traits_of(clp_buffer_set bit);
 /* Which buffers of `wanted` the options need. */
 CLP_API clp_buffer_set clp_buffers_needed(clp_buffer_set wanted, const clp_options *opts);
+/* The bytes the needed buffers of `wanted` take on the device, both copies counted. */
+CLP_API unsigned long long clp_buffers_bytes(clp_buffer_set wanted, const clp_options *opts,
+                                             const clp_buffer_counts *counts);
 /* Allocates the needed buffers of `wanted` (releasing any previous ones of those bits). A
  * size over the device's limits, or an allocation failure, is CLP_DEVICE_MEMORY naming the
  * buffer and its bytes. */
@@ -532,6 +547,9 @@ CLP_API void clp_grid_destroy(clp_grid *grid);
  * digit of a position is lost to the domain's size. IDs become 0..N-1. */
 CLP_API clp_status clp_grid_set_particles(clp_grid *grid, const double *xyz, const uint32_t *types,
                                           clp_error *err);
+/* The bytes of device memory the grid's buffers take for `particles`. */
+CLP_API unsigned long long clp_grid_device_bytes(const clp_grid_geometry *geometry,
+                                                 const clp_options *opts, size_t particles);
 /* One rebuild: cell keys, sort (every re-sorted buffer follows), cell ranges and, in list
  * mode, the neighbour list. Particles outside a walled domain are CLP_DOMAIN with the count
  * and an index; more neighbours than neighbors.max is CLP_NEIGHBORS with the largest count. */
@@ -552,6 +570,15 @@ CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 
 /* ==== Runs ============================================================================== */
 
+/* Device seconds of a run's phases, summed over its steps. */
+typedef struct clp_run_timing {
+    double keys, sort, reorder, list;  /* neighbour-search rebuilds (clp_grid_timing) */
+    double density, forces, time_step; /* density sum, forces, time-step reduction */
+    double integration;                /* the integrator's kernels */
+    double wall;                       /* seconds of the whole time loop, outputs included */
+    uint64_t steps, rebuilds, particles;
+} clp_run_timing;
+
 /* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the
  * particles.pvd index at each output time, and checkpoint.ckpt at each checkpoint interval of
  * the case, on request and at the end (NULL: nothing is written); `progress` gets the
@@ -563,6 +590,9 @@ typedef struct clp_run_config {
     clp_cache *cache;    /* the program binary cache, or NULL to build from source */
     /* Set (for example by a signal handler) to ask for a checkpoint at the next step. */
     volatile int *checkpoint_requested;
+    /* When not NULL: kernels run with profiling events (each waits for the last, so the run
+     * is slower) and their device seconds per phase are summed here. */
+    clp_run_timing *timing;
 } clp_run_config;
 
 /* The assembled device source of the SPH case at `case_path`. *out is new. */

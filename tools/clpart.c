@@ -23,7 +23,7 @@ static const command commands[] = {
     {"build", "build (or load from the cache) the program of a case and report how",
      "build CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_build},
     {"run", "run a simulation case to its end time",
-     "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE]", cmd_run},
+     "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE] [--timing]", cmd_run},
     {"selftest", "build, run and check the self-test kernels on a device",
      "selftest [CASE] [-s NAME=VALUE]... [-p PRESET]...", cmd_selftest},
     {"cache", "list, summarise or clear the program binary cache",

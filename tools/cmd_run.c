@@ -1,6 +1,7 @@
 /* clpart run CASE: runs a simulation case on the selected device to its end time, writing
  * diagnostics, snapshots and checkpoints to --out DIR (default: out/<case name>); --restart
- * FILE continues from a checkpoint; SIGUSR1 asks for a checkpoint at the next step. */
+ * FILE continues from a checkpoint; --timing prints the device time of each phase per step;
+ * SIGUSR1 asks for a checkpoint at the next step. */
 #include "cli_case.h"
 
 #include <libgen.h>
@@ -15,16 +16,49 @@ static void request_checkpoint(int signal) {
     checkpoint_requested = 1;
 }
 
+/* The device time of each phase per step, in milliseconds, and its share. */
+static void print_timing(const clp_run_timing *t) {
+    const struct {
+        const char *name;
+        double seconds;
+    } phases[] = {
+        {"sort (keys, sort, reorder)", t->keys + t->sort + t->reorder},
+        {"neighbour list", t->list},
+        {"density", t->density},
+        {"forces", t->forces},
+        {"time step", t->time_step},
+        {"integration", t->integration},
+    };
+    const size_t n = sizeof phases / sizeof phases[0];
+    double device = 0;
+    for (size_t i = 0; i < n; i++)
+        device += phases[i].seconds;
+    const double steps = t->steps ? (double)t->steps : 1.0;
+    printf("timing: %llu steps of %llu particles, %llu rebuilds; device ms per step:\n",
+           (unsigned long long)t->steps, (unsigned long long)t->particles,
+           (unsigned long long)t->rebuilds);
+    for (size_t i = 0; i < n; i++)
+        printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
+               1e3 * phases[i].seconds / steps,
+               device > 0 ? 100 * phases[i].seconds / device : 0.0);
+    printf("timing: %-28s %10.4f ms\n", "device total", 1e3 * device / steps);
+    printf("timing: %-28s %10.4f ms (profiled, outputs included)\n", "wall", 1e3 * t->wall / steps);
+}
+
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     const char *out_dir = NULL, *restart = NULL;
-    /* --out DIR and --restart FILE are this command's own; the rest is the case and options */
+    bool timed = false;
+    /* --out DIR, --restart FILE and --timing are this command's own; the rest is the case
+     * and options */
     int kept = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc)
             out_dir = argv[++i];
         else if (!strcmp(argv[i], "--restart") && i + 1 < argc)
             restart = argv[++i];
+        else if (!strcmp(argv[i], "--timing"))
+            timed = true;
         else
             argv[kept++] = argv[i];
     }
@@ -42,12 +76,16 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         snprintf(default_dir, sizeof default_dir, "out/%s", base);
         out_dir = default_dir;
     }
-    clp_run_config config = {out_dir, stderr, restart, s.cache, &checkpoint_requested};
+    clp_run_timing timing = {0};
+    clp_run_config config = {
+        out_dir, stderr, restart, s.cache, &checkpoint_requested, timed ? &timing : NULL};
     signal(SIGUSR1, request_checkpoint);
     if (st == CLP_OK)
         st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);
     if (st == CLP_OK)
         printf("done: %s/diagnostics.csv, %s/particles.pvd\n", out_dir, out_dir);
+    if (st == CLP_OK && timed)
+        print_timing(&timing);
     int rc = cli_finish(st, &err, &s, cli);
     cli_session_close(&s);
     cli_case_free(&c);

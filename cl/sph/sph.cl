@@ -1,11 +1,13 @@
 /* Weakly-compressible SPH (seed particle-systems-gpusph-design.txt 5.1-5.5): smoothing
  * kernels by Horner's method, Tait equation of state, density by continuity with delta-SPH
- * diffusion or by summation, symmetric pressure gradient, artificial or laminar viscosity,
- * gravity, dynamic boundary particles (type 1: they carry density and pressure, never move),
- * a time step chosen on the device from the CFL, force and viscous conditions, and a
- * symplectic Euler step. Layouts: vel[i] float4 (xyz, w unused), rho[i] float (kg/m^3),
- * acc[i] float4 (m/s^2), drho[i] float (kg/m^3/s), dt_partial[group] float2 (largest |a|,
- * largest |v| of the group's fluid), dt[0] the step (s). SI units throughout. */
+ * diffusion or by summation, stored as rho or as the centred relative density rho/rho0 - 1,
+ * symmetric pressure gradient, artificial or laminar viscosity, XSPH, gravity, dynamic
+ * boundary particles (type 1: they carry density and pressure, never move), a time step
+ * chosen on the device from the CFL, force and viscous conditions, and a symplectic Euler or
+ * predictor-corrector step. Layouts: vel[i] float4 (xyz, w unused), rho[i] float (stored
+ * density), acc[i] float4 (m/s^2), drho[i] float (stored density per second), xsph[i] float4
+ * (m/s), dt_partial[group] float2 (largest |a|, largest |v| of the group's fluid), dt[0] the
+ * step (s). SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL 1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -25,40 +27,56 @@
 #define CLP_SPH_VISCOSITY_ARTIFICIAL 0
 #define CLP_SPH_VISCOSITY_LAMINAR 1
 #endif
-/* Host constants; these defaults only let the file compile alone. */
+#ifndef CLP_SPH_CENTRED_DENSITY
+#define CLP_SPH_CENTRED_DENSITY 0 /* 1: rho[] holds rho/rho0 - 1 */
+#endif
+#ifndef CLP_SPH_XSPH
+#define CLP_SPH_XSPH 0 /* 1: particles move with the XSPH velocity */
+#define CLP_SPH_XSPH_EPSILON 0.5f
+#endif
+#ifndef CLP_SPH_INTEGRATOR
+#define CLP_SPH_INTEGRATOR 0 /* 0 symplectic Euler, 1 predictor-corrector */
+#define CLP_SPH_INTEGRATOR_SYMPLECTIC 0
+#define CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR 1
+#endif
+/* Host constants, computed in double; these defaults only let the file compile alone. */
 #ifndef CLP_SPH_H
-#define CLP_SPH_H 0.01f     /* smoothing length h, m; the kernel reaches 2h */
-#define CLP_SPH_RHO0 1000.0f /* reference density, kg/m^3 */
-#define CLP_SPH_C0 20.0f     /* speed of sound, m/s */
-#define CLP_SPH_MASS 0.1f    /* particle mass, kg */
-#define CLP_SPH_ALPHA 0.02f  /* artificial viscosity coefficient */
-#define CLP_SPH_NU 1e-6f     /* kinematic viscosity, m^2/s */
-#define CLP_SPH_GX 0.0f      /* gravity, m/s^2 */
+#define CLP_SPH_H 0.01f          /* smoothing length h, m; the kernel reaches 2h */
+#define CLP_SPH_RHO0 1000.0f     /* reference density, kg/m^3 */
+#define CLP_SPH_C0 20.0f         /* speed of sound, m/s */
+#define CLP_SPH_MASS 0.1f        /* particle mass, kg */
+#define CLP_SPH_VOLUME 1e-4f     /* MASS / RHO0, m^d */
+#define CLP_SPH_ALPHA 0.02f      /* artificial viscosity coefficient */
+#define CLP_SPH_NU 1e-6f         /* kinematic viscosity, m^2/s */
+#define CLP_SPH_GX 0.0f          /* gravity, m/s^2 */
 #define CLP_SPH_GY -9.81f
 #define CLP_SPH_GZ 0.0f
-#define CLP_SPH_DT 1e-5f     /* largest time step, s: cfl h / c0, viscous bound 0.125 h^2/nu */
-#define CLP_SPH_CFL 0.1f     /* time step over h / (c0 + |v|max) */
+#define CLP_SPH_DT 1e-5f         /* largest time step, s: cfl h / c0, viscous bound 0.125 h^2/nu */
+#define CLP_SPH_CFL 0.1f         /* time step over h / (c0 + |v|max) */
+#define CLP_SPH_SIGMA 5570.42f   /* kernel normalisation, 1/m^d: W = SIGMA * w(r/h) */
+#define CLP_SPH_GRAD_SCALE 5.57e7f /* SIGMA / h^2: (dW/dr) / r = GRAD_SCALE * f(r/h) */
+#define CLP_SPH_TAIT_B 57142.9f  /* Tait's B = c0^2 rho0 / 7, Pa */
+#define CLP_SPH_ETA2 1e-6f       /* 0.01 h^2: keeps 1/r^2 terms finite */
+#endif
+#ifndef CLP_SPH_DT_GROUP
 #define CLP_SPH_DT_GROUP 64  /* work-items of the time-step reduction */
 #define CLP_SPH_DT_GROUPS 16 /* its work-groups */
-#define CLP_SPH_SIGMA 5570.42f /* kernel normalisation, 1/m^d: W = SIGMA * w(r/h) */
 #endif
 
-/* Derived values. */
-#define CLP_SPH_TAIT_B (CLP_SPH_C0 * CLP_SPH_C0 * CLP_SPH_RHO0 / 7.0f)
-#define CLP_SPH_ETA2 (0.01f * CLP_SPH_H * CLP_SPH_H) /* keeps 1/r^2 terms finite */
+/* Helpers take no constants (see cl/common/constants.cl); kernels scale their results. */
 #if CLP_SPH_KERNEL == CLP_SPH_KERNEL_WENDLAND
 
-/* W = sigma * (1 - q/2)^4 (2q + 1), q = r/h in [0, 2]. */
+/* W = SIGMA * w(q), q = r/h in [0, 2]: w = (1 - q/2)^4 (2q + 1). */
 float kernel_w(float q) {
     float t = 1.0f - 0.5f * q;
     float t2 = t * t;
     return t2 * t2 * (2.0f * q + 1.0f);
 }
 
-/* F = (dW/dr) / r, so that grad_i W = (x_i - x_j) F: -5 sigma / h^2 (1 - q/2)^3. */
+/* (dW/dr) / r = GRAD_SCALE * f(q), so that grad_i W = (x_i - x_j) GRAD_SCALE f: -5 (1 - q/2)^3 */
 float kernel_f(float q) {
     float t = 1.0f - 0.5f * q;
-    return -5.0f * t * t * t / (CLP_SPH_H * CLP_SPH_H);
+    return -5.0f * t * t * t;
 }
 
 #else
@@ -72,18 +90,41 @@ float kernel_w(float q) {
 float kernel_f(float q) {
     float t = 2.0f - q;
     float dwdq = q < 1.0f ? q * (-3.0f + 2.25f * q) : -0.75f * t * t;
-    return q > 0.0f ? dwdq / (q * CLP_SPH_H * CLP_SPH_H) : -3.0f / (CLP_SPH_H * CLP_SPH_H);
+    return q > 0.0f ? dwdq / q : -3.0f;
 }
 
 #endif
 
-float tait_pressure(float rho) {
-    return CLP_SPH_TAIT_B * (pown(rho / CLP_SPH_RHO0, 7) - 1.0f);
+/* How rho[] stores density: SPH_RHO(s) is the density, SPH_PRESSURE(s) Tait's pressure
+ * B ((rho/rho0)^7 - 1), SPH_REST the stored rest density, SPH_DRHO_SCALE the factor of
+ * sum_j v_ij . grad W in the stored density's rate, SPH_STORED_FROM_SUM the stored density
+ * of a kernel sum sum_j w_ij. Differences s_j - s_i are the stored form of rho_j - rho_i in
+ * either case. */
+#if CLP_SPH_CENTRED_DENSITY
+
+/* (1 + s)^7 - 1 by Horner's method on its binomial expansion: no cancellation near rest. */
+float tait_term(float s) {
+    return s * (7.0f + s * (21.0f + s * (35.0f + s * (35.0f + s * (21.0f + s * (7.0f + s))))));
 }
+#define SPH_RHO(s) (CLP_SPH_RHO0 * (1.0f + (s)))
+#define SPH_PRESSURE(s) (CLP_SPH_TAIT_B * tait_term(s))
+#define SPH_REST 0.0f
+#define SPH_DRHO_SCALE CLP_SPH_VOLUME
+#define SPH_STORED_FROM_SUM(sum) (CLP_SPH_VOLUME * CLP_SPH_SIGMA * (sum)-1.0f)
+
+#else
+
+#define SPH_RHO(s) (s)
+#define SPH_PRESSURE(s) (CLP_SPH_TAIT_B * (pown((s) / CLP_SPH_RHO0, 7) - 1.0f))
+#define SPH_REST CLP_SPH_RHO0
+#define SPH_DRHO_SCALE CLP_SPH_MASS
+#define SPH_STORED_FROM_SUM(sum) (CLP_SPH_MASS * CLP_SPH_SIGMA * (sum))
+
+#endif
 
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
 /* rho_i = m sum_j W_ij, the particle itself included. Boundary particles keep theirs. */
-__kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho) {
+__kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES || type[i] != 0)
         return;
@@ -94,42 +135,51 @@ __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho) {
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
         acc_add(&sum, kernel_w(length(r_ij) / CLP_SPH_H));
     }
-    rho[i] = CLP_SPH_MASS * CLP_SPH_SIGMA * acc_result(sum);
+    rho[i] = SPH_STORED_FROM_SUM(acc_result(sum));
 }
 #endif
 
-/* The rate of change of velocity and density of every particle. */
+/* The rate of change of velocity and density of every particle, and its XSPH correction. */
 __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
                          __global const float *restrict rho, __global float4 *restrict acc,
-                         __global float *restrict drho) {
+                         __global float *restrict drho
+#if CLP_SPH_XSPH
+                         ,
+                         __global float4 *restrict xsph
+#endif
+                             CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
     const bool fluid_i = type[i] == 0;
     const float4 v_i = vel[i];
-    const float rho_i = rho[i], p_i = tait_pressure(rho_i);
+    const float s_i = rho[i], rho_i = SPH_RHO(s_i), p_i = SPH_PRESSURE(s_i);
     acc4_t a_sum = acc4_zero(); /* one float4 sum, not three: Oclgrind 21.10's uninitialised-
                                    value check crashes on per-component sums */
     acc_t dr = acc_zero();
+#if CLP_SPH_XSPH
+    acc4_t blend = acc4_zero(); /* sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij */
+#endif
     uint j;
     float4 r_ij; /* x_j - x_i */
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
         const float r2 = dot(r_ij, r_ij);
-        const float f = CLP_SPH_SIGMA * kernel_f(sqrt(r2) / CLP_SPH_H);
+        const float q = sqrt(r2) / CLP_SPH_H;
+        const float f = CLP_SPH_GRAD_SCALE * kernel_f(q);
         const float4 grad = -r_ij * f; /* grad_i W_ij */
-        const float rho_j = rho[j];
+        const float s_j = rho[j], rho_j = SPH_RHO(s_j);
         const float4 v_ij = v_i - vel[j];
-        float d = CLP_SPH_MASS * dot(v_ij, grad);
+        float d = SPH_DRHO_SCALE * dot(v_ij, grad);
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_CONTINUITY
         /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i) (x_ij . grad W)/(r^2 + eta^2) */
         if (fluid_i && type[j] == 0)
             d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * (CLP_SPH_MASS / rho_j) *
-                 (rho_j - rho_i) * (-r2 * f) / (r2 + CLP_SPH_ETA2);
+                 (s_j - s_i) * (-r2 * f) / (r2 + CLP_SPH_ETA2);
 #endif
         acc_add(&dr, d);
         if (!fluid_i)
             continue;
-        float s = -CLP_SPH_MASS * (p_i + tait_pressure(rho_j)) / (rho_i * rho_j);
+        float s = -CLP_SPH_MASS * (p_i + SPH_PRESSURE(s_j)) / (rho_i * rho_j);
         const float vx = -dot(v_ij, r_ij); /* v_ij . x_ij */
 #if CLP_SPH_VISCOSITY == CLP_SPH_VISCOSITY_ARTIFICIAL
         if (vx < 0.0f) {
@@ -143,10 +193,18 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
                                         ((rho_i + rho_j) * (r2 + CLP_SPH_ETA2)) * v_ij;
 #endif
         acc4_add(&a_sum, a);
+#if CLP_SPH_XSPH
+        if (type[j] == 0)
+            acc4_add(&blend, -v_ij * (2.0f * CLP_SPH_MASS * CLP_SPH_SIGMA * kernel_w(q) /
+                                      (rho_i + rho_j)));
+#endif
     }
     const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
     acc[i] = fluid_i ? acc4_result(a_sum) + gravity : (float4)(0.0f);
     drho[i] = acc_result(dr);
+#if CLP_SPH_XSPH
+    xsph[i] = fluid_i ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f);
+#endif
 }
 
 /* Component-wise maximum over the work-group; largest[0] holds it afterwards. Every
@@ -180,7 +238,8 @@ sph_dt_partial(__global const uint *restrict type, __global const float4 *restri
 /* The step (Monaghan): cfl h / (c0 + |v|max), 0.25 sqrt(h / |a|max), and the largest step
  * (the CFL step at rest and the viscous bound). One work-group. */
 __kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
-sph_dt_final(__global const float2 *restrict dt_partial, __global float *restrict dt) {
+sph_dt_final(__global const float2 *restrict dt_partial,
+             __global float *restrict dt CLP_CONSTANTS_PARAM) {
     __local float2 largest[CLP_SPH_DT_GROUP];
     const uint lid = get_local_id(0);
     float2 m = (float2)(0.0f);
@@ -195,28 +254,86 @@ sph_dt_final(__global const float2 *restrict dt_partial, __global float *restric
     }
 }
 
-/* Symplectic Euler: density and velocity first, then positions with the new velocity.
- * Boundary particles keep their place and at least the reference density. */
-__kernel void sph_integrate(__global float4 *restrict pos, __global const uint *restrict type,
-                            __global float4 *restrict vel, __global float *restrict rho,
-                            __global const float4 *restrict acc,
-                            __global const float *restrict drho,
-                            __global const float *restrict dt) {
+/* Summation recomputes density from positions before every force evaluation. */
+#if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
+#define SPH_ADVANCE_RHO(r0, k, dr) (r0)
+#else
+#define SPH_ADVANCE_RHO(r0, k, dr) ((r0) + (k) * (dr))
+#endif
+
+/* Particle i after k seconds from state (x0, v0, r0) with rates a and dr, moving with
+ * velocity u. Boundary particles stay and keep at least the rest density `rest`. */
+void advance(__global float4 *pos, __global float4 *vel, __global float *rho, uint i, bool fluid,
+             float k, float4 x0, float4 v0, float r0, float4 a, float dr, float4 u, float rest) {
+    const float r = SPH_ADVANCE_RHO(r0, k, dr);
+    if (!fluid) {
+        rho[i] = fmax(r, rest);
+        return;
+    }
+    rho[i] = r;
+    vel[i] = v0 + k * a;
+    pos[i] = x0 + k * (float4)(u.xyz, 0.0f);
+}
+
+/* The velocity correction that XSPH adds to the moving velocity. */
+#if CLP_SPH_XSPH
+#define SPH_XSPH_OF(i) xsph[i]
+#define SPH_XSPH_PARAM , __global const float4 *restrict xsph
+#else
+#define SPH_XSPH_OF(i) ((float4)(0.0f))
+#define SPH_XSPH_PARAM
+#endif
+#define SPH_STATE_PARAMS                                                                           \
+    __global float4 *restrict pos, __global const uint *restrict type,                             \
+        __global float4 *restrict vel, __global float *restrict rho,                               \
+        __global const float4 *restrict acc, __global const float *restrict drho,                  \
+        __global const float *restrict dt SPH_XSPH_PARAM
+
+#if CLP_SPH_INTEGRATOR == CLP_SPH_INTEGRATOR_SYMPLECTIC
+
+/* Symplectic Euler: density and velocity first, then positions with the new velocity. */
+__kernel void sph_integrate(SPH_STATE_PARAMS CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
     const float step = dt[0];
-#if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
-    float r = rho[i];
-#else
-    float r = rho[i] + step * drho[i];
-#endif
-    if (type[i] != 0) {
-        rho[i] = fmax(r, CLP_SPH_RHO0);
-        return;
-    }
-    rho[i] = r;
-    float4 v = vel[i] + step * acc[i];
-    vel[i] = v;
-    pos[i] += step * (float4)(v.xyz, 0.0f);
+    const float4 v = vel[i] + step * acc[i];
+    advance(pos, vel, rho, i, type[i] == 0, step, pos[i], vel[i], rho[i], acc[i], drho[i],
+            v + SPH_XSPH_OF(i), SPH_REST);
 }
+
+#else
+
+#define SPH_OLD_PARAMS                                                                             \
+    __global float4 *restrict pos_old, __global float4 *restrict vel_old,                          \
+        __global float *restrict rho_old
+
+/* Predictor-corrector (Monaghan 1989), first half: keep the state of time n and move half a
+ * step with the rates of time n, positions with the velocity of time n. */
+__kernel void sph_predict(SPH_STATE_PARAMS, SPH_OLD_PARAMS CLP_CONSTANTS_PARAM) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    const float4 x0 = pos[i], v0 = vel[i];
+    const float r0 = rho[i];
+    pos_old[i] = x0;
+    vel_old[i] = v0;
+    rho_old[i] = r0;
+    advance(pos, vel, rho, i, type[i] == 0, 0.5f * dt[0], x0, v0, r0, acc[i], drho[i],
+            v0 + SPH_XSPH_OF(i), SPH_REST);
+}
+
+/* Second half: with the rates of time n + 1/2, the corrected half-step state is
+ * y_half = y_n + dt/2 rate_half, and y_n+1 = 2 y_half - y_n = y_n + dt rate_half; positions
+ * move with the corrected half-step velocity. */
+__kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS CLP_CONSTANTS_PARAM) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    const float step = dt[0];
+    const float4 v0 = vel_old[i], a = acc[i];
+    advance(pos, vel, rho, i, type[i] == 0, step, pos_old[i], v0, rho_old[i], a, drho[i],
+            v0 + 0.5f * step * a + SPH_XSPH_OF(i), SPH_REST);
+}
+
+#endif

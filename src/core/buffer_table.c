@@ -15,6 +15,12 @@
         .resorted = true                                                                           \
     }
 #define NEEDS(option_, value_) .needs_option = (option_), .needs_value = (value_)
+#define PREDICTOR(bit_, name_, components_)                                                        \
+    {                                                                                              \
+        .bit = (bit_), .name = (name_), .element_type = "float", .element_size = sizeof(cl_float), \
+        .components = (components_), .kind = CLP_PER_PARTICLE,                                     \
+        NEEDS("sph.integrator", "predictor_corrector")                                             \
+    }
 
 static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     SORTED(CLP_BUF_POS, "pos", "float", sizeof(cl_float), 4),
@@ -63,6 +69,24 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_DRHO, "drho", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
     ROW(CLP_BUF_DT_PARTIAL, "dt_partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
     ROW(CLP_BUF_DT, "dt", "float", sizeof(cl_float), 1, CLP_SINGLE),
+    {.bit = CLP_BUF_XSPH,
+     .name = "xsph",
+     .element_type = "float",
+     .element_size = sizeof(cl_float),
+     .components = 4,
+     .kind = CLP_PER_PARTICLE,
+     NEEDS("sph.xsph", "true")},
+    /* The predictor-corrector's state at the start of a step; never lives across a sort. */
+    PREDICTOR(CLP_BUF_POS_OLD, "pos_old", 4),
+    PREDICTOR(CLP_BUF_VEL_OLD, "vel_old", 4),
+    PREDICTOR(CLP_BUF_RHO_OLD, "rho_old", 1),
+    {.bit = CLP_BUF_CONSTANTS,
+     .name = "constants",
+     .element_type = "float",
+     .element_size = sizeof(cl_float),
+     .components = 1,
+     .kind = CLP_PER_CUSTOM,
+     NEEDS("core.inline_constants", "false")},
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -1,5 +1,5 @@
 /* Source assembly: a generated prelude (banner, version, one #define per option of the
- * model's modules in schema order, one per inlined constant), then each cl/ file behind a
+ * model's modules in schema order, one per constant), then each cl/ file behind a
  * #line directive so build errors point at the real file and line. */
 #include "core/options_schema.h"
 
@@ -49,8 +49,28 @@ static void emit_option(clp_strbuf *sb, const clp__option_def *def, const clp_op
     }
 }
 
-static void emit_constant(clp_strbuf *sb, const clp_constant *c) {
+/* Whether constant c is read from the kernel argument rather than inlined. */
+static bool passed_as_argument(const clp_options *opts, const clp_constant *c) {
+    return c->argument && c->type == CLP_CONST_FLOAT &&
+           !clp_options_bool(opts, "core.inline_constants");
+}
+
+size_t clp_constant_arguments(const clp_options *opts, const clp_program_spec *spec,
+                              cl_float *values) {
+    size_t k = 0;
+    for (size_t i = 0; i < spec->n_constants; i++)
+        if (passed_as_argument(opts, &spec->constants[i]))
+            values[k++] = (cl_float)spec->constants[i].value;
+    return k;
+}
+
+static void emit_constant(clp_strbuf *sb, const clp_constant *c, long argument_index) {
     char num[64];
+    if (argument_index >= 0) {
+        /* no value here: the source, and so the cached binary, serves every value */
+        clp__sb_appendf(sb, "#define %s (clp_constants[%ld])\n", c->name, argument_index);
+        return;
+    }
     switch (c->type) {
     case CLP_CONST_INT:
         clp__sb_appendf(sb, "#define %s %lld\n", c->name, c->int_value);
@@ -82,9 +102,12 @@ clp_status clp_source_assemble(const clp_options *opts, const char *data_dir,
         if (module_wanted(spec, def->module))
             emit_option(&sb, def, clp__options_value_at(opts, i));
     }
-    clp__sb_append(&sb, "\n/* ---- Inlined constants */\n");
-    for (size_t i = 0; i < spec->n_constants; i++)
-        emit_constant(&sb, &spec->constants[i]);
+    clp__sb_append(&sb, "\n/* ---- Constants */\n");
+    long arguments = 0;
+    for (size_t i = 0; i < spec->n_constants; i++) {
+        const clp_constant *c = &spec->constants[i];
+        emit_constant(&sb, c, passed_as_argument(opts, c) ? arguments++ : -1);
+    }
 
     for (size_t i = 0; i < spec->n_files; i++) {
         char path[1024];

@@ -113,17 +113,18 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
     static const char *const size[3] = {"CLP_GRID_SIZE_X", "CLP_GRID_SIZE_Y", "CLP_GRID_SIZE_Z"};
     clp_constant all[32];
     size_t n = 0;
-    all[n++] = (clp_constant){"CLP_GRID_PARTICLES", CLP_CONST_INT, 0, (long long)particles};
+    all[n++] = (clp_constant){"CLP_GRID_PARTICLES", CLP_CONST_INT, 0, (long long)particles, false};
     for (int a = 0; a < 3; a++) {
-        all[n++] = (clp_constant){cells[a], CLP_CONST_INT, 0, g->cells[a]};
-        all[n++] = (clp_constant){cell[a], CLP_CONST_FLOAT, g->cell_size[a], 0};
-        all[n++] = (clp_constant){origin[a], CLP_CONST_FLOAT, g->origin[a], 0};
-        all[n++] = (clp_constant){size[a], CLP_CONST_FLOAT, g->size[a], 0};
+        all[n++] = (clp_constant){cells[a], CLP_CONST_INT, 0, g->cells[a], false};
+        all[n++] = (clp_constant){cell[a], CLP_CONST_FLOAT, g->cell_size[a], 0, false};
+        all[n++] = (clp_constant){origin[a], CLP_CONST_FLOAT, g->origin[a], 0, false};
+        all[n++] = (clp_constant){size[a], CLP_CONST_FLOAT, g->size[a], 0, false};
     }
-    all[n++] = (clp_constant){"CLP_GRID_KEY_COUNT", CLP_CONST_INT, 0, g->key_count};
-    all[n++] = (clp_constant){"CLP_GRID_RADIUS", CLP_CONST_FLOAT, g->radius, 0};
-    all[n++] = (clp_constant){"CLP_GRID_SEARCH_RADIUS", CLP_CONST_FLOAT, g->search_radius, 0};
-    all[n++] = (clp_constant){"CLP_GRID_SCAN_GROUP", CLP_CONST_INT, 0, CLP_GRID_SCAN_GROUP};
+    all[n++] = (clp_constant){"CLP_GRID_KEY_COUNT", CLP_CONST_INT, 0, g->key_count, false};
+    all[n++] = (clp_constant){"CLP_GRID_RADIUS", CLP_CONST_FLOAT, g->radius, 0, false};
+    all[n++] =
+        (clp_constant){"CLP_GRID_SEARCH_RADIUS", CLP_CONST_FLOAT, g->search_radius, 0, false};
+    all[n++] = (clp_constant){"CLP_GRID_SCAN_GROUP", CLP_CONST_INT, 0, CLP_GRID_SCAN_GROUP, false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

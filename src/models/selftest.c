@@ -24,9 +24,9 @@ clp_status clp__selftest_spec(const clp_options *opts, clp_model_storage *storag
     (void)err;
     size_t n = (size_t)clp_options_int(opts, "selftest.n");
     clp_constant *c = storage->constants;
-    c[0] = (clp_constant){"CLP_SELFTEST_SERIES", CLP_CONST_INT, 0, SERIES};
-    c[1] = (clp_constant){"CLP_SELFTEST_GROUP_SIZE", CLP_CONST_INT, 0, GROUP_SIZE};
-    c[2] = (clp_constant){"CLP_SELFTEST_GROUPS", CLP_CONST_INT, 0, (long long)groups_for(n)};
+    c[0] = (clp_constant){"CLP_SELFTEST_SERIES", CLP_CONST_INT, 0, SERIES, false};
+    c[1] = (clp_constant){"CLP_SELFTEST_GROUP_SIZE", CLP_CONST_INT, 0, GROUP_SIZE, false};
+    c[2] = (clp_constant){"CLP_SELFTEST_GROUPS", CLP_CONST_INT, 0, (long long)groups_for(n), false};
     *out = (clp_program_spec){"selftest", modules, 2, cl_files, 2, c, 3};
     return CLP_OK;
 }

@@ -15,11 +15,11 @@ static size_t fill_box(const double min[3], const double max[3], int dim, double
     long n[3] = {1, 1, 1};
     for (int a = 0; a < dim; a++)
         n[a] = lround(floor((max[a] - min[a]) / dp + 1e-9));
+    if (!xyz)
+        return at + (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     for (long k = 0; k < n[2]; k++)
         for (long j = 0; j < n[1]; j++)
             for (long i = 0; i < n[0]; i++, at++) {
-                if (!xyz)
-                    continue;
                 const long idx[3] = {i, j, k};
                 for (int a = 0; a < 3; a++)
                     xyz[3 * at + a] = a < dim ? min[a] + (idx[a] + 0.5) * dp : 0.0;
@@ -57,28 +57,36 @@ static size_t fill_tank(const clp_sph_case *c, double *xyz, uint32_t *types, siz
     return at;
 }
 
-clp_status clp__sph_particles(const clp_sph_case *c, double **xyz, uint32_t **types, size_t *n,
-                              size_t *n_fluid, clp_error *err) {
+clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err) {
     size_t fluid = 0;
     for (size_t b = 0; b < c->n_fluid; b++)
         fluid = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, NULL, NULL, fluid);
-    size_t total = c->has_tank ? fill_tank(c, NULL, NULL, fluid) : fluid;
     if (fluid == 0)
         return CLP_FAIL(err, CLP_CASE, "the fluid boxes hold no particle at spacing %g", c->dp);
-    *xyz = malloc(3 * total * sizeof(double));
-    *types = malloc(total * sizeof(uint32_t));
+    *n = c->has_tank ? fill_tank(c, NULL, NULL, fluid) : fluid;
+    *n_fluid = fluid;
+    /* particle indices are uint on the device, and the sort needs a bit to spare */
+    if (*n >= UINT32_MAX / 2)
+        return CLP_FAIL(err, CLP_CASE,
+                        "spacing %g gives %zu particles; clpart handles fewer than 2^31", c->dp,
+                        *n);
+    return CLP_OK;
+}
+
+clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
+                              clp_error *err) {
+    *xyz = malloc(3 * n * sizeof(double));
+    *types = malloc(n * sizeof(uint32_t));
     if (!*xyz || !*types) {
         free(*xyz);
         free(*types);
-        return CLP_FAIL(err, CLP_NOMEM, "out of host memory for %zu particles", total);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory for %zu particles", n);
     }
     size_t at = 0;
     for (size_t b = 0; b < c->n_fluid; b++)
         at = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, *xyz, *types, at);
     if (c->has_tank)
         fill_tank(c, *xyz, *types, at);
-    *n = total;
-    *n_fluid = fluid;
     return CLP_OK;
 }
 
@@ -117,23 +125,42 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
     double sigma = wendland ? (c->dim == 3 ? 21.0 / (16 * M_PI) : 7.0 / (4 * M_PI))
                             : (c->dim == 3 ? 1.0 / M_PI : 10.0 / (7 * M_PI));
     sigma /= pow(p->h, c->dim);
+    const struct {
+        const char *name;
+        double value;
+    } physical[] = {
+        {"CLP_SPH_H", p->h},
+        {"CLP_SPH_RHO0", c->rho0},
+        {"CLP_SPH_C0", p->c0},
+        {"CLP_SPH_MASS", p->mass},
+        {"CLP_SPH_VOLUME", p->mass / c->rho0},
+        {"CLP_SPH_ALPHA", c->alpha},
+        {"CLP_SPH_NU", c->nu},
+        {"CLP_SPH_GX", c->gravity[0]},
+        {"CLP_SPH_GY", c->gravity[1]},
+        {"CLP_SPH_GZ", c->gravity[2]},
+        {"CLP_SPH_DT", p->dt},
+        {"CLP_SPH_CFL", c->cfl},
+        {"CLP_SPH_SIGMA", sigma},
+        {"CLP_SPH_GRAD_SCALE", sigma / (p->h * p->h)},
+        {"CLP_SPH_TAIT_B", p->c0 * p->c0 * c->rho0 / 7.0},
+        {"CLP_SPH_ETA2", 0.01 * p->h * p->h},
+    };
     size_t n = 0;
-    out[n++] = (clp_constant){"CLP_SPH_H", CLP_CONST_FLOAT, p->h, 0};
-    out[n++] = (clp_constant){"CLP_SPH_RHO0", CLP_CONST_FLOAT, c->rho0, 0};
-    out[n++] = (clp_constant){"CLP_SPH_C0", CLP_CONST_FLOAT, p->c0, 0};
-    out[n++] = (clp_constant){"CLP_SPH_MASS", CLP_CONST_FLOAT, p->mass, 0};
-    out[n++] = (clp_constant){"CLP_SPH_ALPHA", CLP_CONST_FLOAT, c->alpha, 0};
-    out[n++] = (clp_constant){"CLP_SPH_NU", CLP_CONST_FLOAT, c->nu, 0};
-    out[n++] = (clp_constant){"CLP_SPH_GX", CLP_CONST_FLOAT, c->gravity[0], 0};
-    out[n++] = (clp_constant){"CLP_SPH_GY", CLP_CONST_FLOAT, c->gravity[1], 0};
-    out[n++] = (clp_constant){"CLP_SPH_GZ", CLP_CONST_FLOAT, c->gravity[2], 0};
-    out[n++] = (clp_constant){"CLP_SPH_DT", CLP_CONST_FLOAT, p->dt, 0};
-    out[n++] = (clp_constant){"CLP_SPH_SIGMA", CLP_CONST_FLOAT, sigma, 0};
-    out[n++] = (clp_constant){"CLP_SPH_CFL", CLP_CONST_FLOAT, c->cfl, 0};
-    out[n++] = (clp_constant){"CLP_SPH_DT_GROUP", CLP_CONST_INT, 0, CLP_SPH_DT_GROUP};
+    for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)
+        out[n++] = (clp_constant){physical[k].name, CLP_CONST_FLOAT, physical[k].value, 0, true};
+    out[n++] = (clp_constant){"CLP_SPH_DT_GROUP", CLP_CONST_INT, 0, CLP_SPH_DT_GROUP, false};
     out[n++] = (clp_constant){"CLP_SPH_DT_GROUPS", CLP_CONST_INT, 0,
-                              (long long)clp__sph_dt_groups(particles)};
+                              (long long)clp__sph_dt_groups(particles), false};
     return n;
+}
+
+double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho) {
+    return centred ? rho / c->rho0 - 1.0 : rho;
+}
+
+double clp__sph_density(const clp_sph_case *c, bool centred, double stored) {
+    return centred ? c->rho0 * (1.0 + stored) : stored;
 }
 
 const char *const *clp__sph_modules(size_t *count) {

@@ -13,13 +13,20 @@ typedef struct clp__sph_physics_values {
 enum { CLP_SPH_DT_GROUP = 64 };
 size_t clp__sph_dt_groups(size_t particles);
 
-/* Lattice particles of the fluid boxes (type 0) then the tank walls (type 1). New arrays. */
-clp_status clp__sph_particles(const clp_sph_case *c, double **xyz, uint32_t **types, size_t *n,
-                              size_t *n_fluid, clp_error *err);
+/* How many particles the case has: the fluid boxes' lattice points, then the tank walls'. */
+clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err);
+/* Those n particles: fluid (type 0) then walls (type 1). New arrays. */
+clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
+                              clp_error *err);
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);
-/* The CLP_SPH_* constants (at most 16). */
+/* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS): the physical ones, computed in
+ * double, may be kernel arguments (core.inline_constants). */
+enum { CLP_SPH_MAX_CONSTANTS = 24 };
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
                           const clp__sph_physics_values *p, size_t particles, clp_constant *out);
 const char *const *clp__sph_modules(size_t *count);
+/* Between density and what rho[] stores: rho itself, or rho/rho0 - 1 when `centred`. */
+double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho);
+double clp__sph_density(const clp_sph_case *c, bool centred, double stored);
 
 #endif

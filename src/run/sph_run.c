@@ -16,54 +16,58 @@ typedef struct sph_run {
     clp_grid_geometry geo;
     clp_grid *grid;
     size_t n, n_fluid;
+    bool centred; /* rho[] holds rho/rho0 - 1 */
+    bool timed;   /* profiling on: device time per phase goes into `timing` */
+    clp_run_timing timing;
 } sph_run;
 
-/* The case, its physics and geometry; the particles themselves when xyz is not NULL. */
-static clp_status load(sph_run *r, const char *case_path, double **xyz, uint32_t **types,
-                       clp_error *err) {
+/* The case, its physics, particle count and geometry. */
+static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     clp_status st = CLP_OK;
-    double *positions = NULL;
-    uint32_t *kinds = NULL;
     r->c.dim = (int)clp_options_int(r->opts, "core.dim");
+    r->centred = clp_options_bool(r->opts, "sph.centred_density");
     CLP_TRY(clp__sph_case_load(case_path, r->c.dim, &r->c, err));
     clp__sph_physics(&r->c, &r->phys);
-    CLP_TRY(clp__sph_particles(&r->c, &positions, &kinds, &r->n, &r->n_fluid, err));
+    CLP_TRY(clp__sph_count(&r->c, &r->n, &r->n_fluid, err));
     clp_grid_desc desc = {.radius = 2.0 * r->phys.h};
     memcpy(desc.origin, r->c.origin, sizeof desc.origin);
     memcpy(desc.size, r->c.size, sizeof desc.size);
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
-    if (xyz) {
-        *xyz = positions;
-        *types = kinds;
-        return CLP_OK;
-    }
 fail:
-    free(positions);
-    free(kinds);
     return st;
 }
 
-/* The program's source: summation modes, the grid, the model, with their constants. */
-static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
+/* What the program is made of: summation modes, the grid, the model, with their constants. */
+typedef struct program_parts {
     clp_constant constants[64];
-    size_t nc = clp_grid_constants(&r->geo, r->n, constants, 48);
-    nc += clp__sph_constants(&r->c, r->opts, &r->phys, r->n, constants + nc);
     const char *files[16];
+    clp_program_spec spec;
+} program_parts;
+
+static void program_spec(const sph_run *r, program_parts *p) {
+    size_t nc = clp_grid_constants(&r->geo, r->n, p->constants, 64 - CLP_SPH_MAX_CONSTANTS);
+    nc += clp__sph_constants(&r->c, r->opts, &r->phys, r->n, p->constants + nc);
     size_t nf = 0;
-    files[nf++] = "common/summation.cl";
+    p->files[nf++] = "common/summation.cl";
+    p->files[nf++] = "common/constants.cl";
     for (const char *const *f = clp_grid_cl_files(); *f; f++)
-        files[nf++] = *f;
-    files[nf++] = "sph/sph.cl";
+        p->files[nf++] = *f;
+    p->files[nf++] = "sph/sph.cl";
     size_t n_modules;
     const char *const *modules = clp__sph_modules(&n_modules);
-    clp_program_spec spec = {"sph", modules, n_modules, files, nf, constants, nc};
-    return clp_source_assemble(r->opts, clp_data_dir(), &spec, source, err);
+    p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};
+}
+
+static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
+    program_parts parts;
+    program_spec(r, &parts);
+    return clp_source_assemble(r->opts, clp_data_dir(), &parts.spec, source, err);
 }
 
 clp_status clp_sph_source(const clp_options *opts, const char *case_path, char **out,
                           clp_error *err) {
     sph_run r = {.opts = opts};
-    clp_status st = load(&r, case_path, NULL, NULL, err);
+    clp_status st = load(&r, case_path, err);
     return st != CLP_OK ? st : assemble(&r, out, err);
 }
 
@@ -93,7 +97,8 @@ static clp_status initial_state(sph_run *r, const double *xyz, const uint32_t *t
     double tait_b = r->phys.c0 * r->phys.c0 * r->c.rho0 / 7.0;
     for (size_t i = 0; i < r->n; i++) {
         double depth = types[i] == 0 ? fmax(0.0, top - xyz[3 * i + up]) : 0.0;
-        rho[i] = (float)(r->c.rho0 * pow(1.0 + r->c.rho0 * g * depth / tait_b, 1.0 / 7.0));
+        double density = r->c.rho0 * pow(1.0 + r->c.rho0 * g * depth / tait_b, 1.0 / 7.0);
+        rho[i] = (float)clp__sph_stored_density(&r->c, r->centred, density);
     }
     CLP_TRY(clp_worker_write(r->w, CLP_BUF_VEL, vel, err));
     CLP_TRY(clp_worker_write(r->w, CLP_BUF_RHO, rho, err));
@@ -103,20 +108,57 @@ fail:
     return st;
 }
 
+/* The model's buffers beyond the grid's; the options leave out those they do not need. */
+#define MODEL_BUFFERS                                                                              \
+    (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_DT_PARTIAL | CLP_BUF_DT |    \
+     CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS)
+
+/* The model buffers' sizes; `arguments` gets the constants passed as a kernel argument. */
+static clp_buffer_counts model_counts(const sph_run *r, cl_float arguments[64]) {
+    program_parts parts;
+    program_spec(r, &parts);
+    clp_buffer_counts counts = {.particles = r->n};
+    counts.custom[clp__buffer_index(CLP_BUF_DT_PARTIAL)] = clp__sph_dt_groups(r->n);
+    counts.custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
+        clp_constant_arguments(r->opts, &parts.spec, arguments);
+    return counts;
+}
+
+/* Refuses a case whose buffers do not fit the device, before anything is allocated. */
+static clp_status check_device_memory(const sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_device_info *d = clp_worker_device(r->w);
+    cl_float arguments[64];
+    const clp_buffer_counts counts = model_counts(r, arguments);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const double grid = clp_grid_device_bytes(&r->geo, r->opts, r->n) / gib;
+    const double model = clp_buffers_bytes(MODEL_BUFFERS, r->opts, &counts) / gib;
+    const double has = d->global_mem_size / gib;
+    CLP_REQUIRE(grid + model <= has, err, CLP_DEVICE_MEMORY,
+                "the case needs %.2f GiB of device memory for %zu particles (neighbour search "
+                "%.2f GiB, SPH %.2f GiB), more than the %.2f GiB of device '%s'",
+                grid + model, r->n, grid, model, has, d->name);
+    CLP_INFO(CLP_LOG_BUFFER, "%zu particles take %.3f GiB of the %.2f GiB of device '%s'", r->n,
+             grid + model, has, d->name);
+fail:
+    return st;
+}
+
 static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
     double *xyz = NULL;
     uint32_t *types = NULL;
-    CLP_TRY(load(r, case_path, &xyz, &types, err));
+    CLP_TRY(load(r, case_path, err));
+    CLP_TRY(check_device_memory(r, err));
+    CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
-    clp_buffer_counts counts = {.particles = r->n};
-    counts.custom[clp__buffer_index(CLP_BUF_DT_PARTIAL)] = clp__sph_dt_groups(r->n);
-    CLP_TRY(clp_worker_alloc(r->w,
-                             CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                                 CLP_BUF_DT_PARTIAL | CLP_BUF_DT,
-                             r->opts, &counts, err));
+    cl_float arguments[64];
+    const clp_buffer_counts counts = model_counts(r, arguments);
+    CLP_TRY(clp_worker_alloc(r->w, MODEL_BUFFERS, r->opts, &counts, err));
+    if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
+        CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
     CLP_TRY(initial_state(r, xyz, types, err));
 fail:
     free(xyz);
@@ -163,6 +205,7 @@ static clp_status take_snapshot(sph_run *r, uint64_t step, snapshot *s, clp_erro
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_RHO, s->rho, err));
     const double tait_b = r->phys.c0 * r->phys.c0 * r->c.rho0 / 7.0;
     for (size_t i = 0; i < n; i++) {
+        const double density = clp__sph_density(&r->c, r->centred, s->rho[i]);
         double v2 = 0;
         for (int a = 0; a < 3; a++) {
             s->vel[3 * i + a] = s->vel4[i].s[a];
@@ -175,7 +218,8 @@ static clp_status take_snapshot(sph_run *r, uint64_t step, snapshot *s, clp_erro
                               : NULL;
         CLP_REQUIRE(!bad, err, CLP_CHECK, "step %llu: particle %u has a non-finite %s",
                     (unsigned long long)step, s->id[i], bad);
-        s->pressure[i] = (float)(tait_b * (pow(s->rho[i] / r->c.rho0, 7) - 1));
+        s->rho[i] = (float)density;
+        s->pressure[i] = (float)(tait_b * (pow(density / r->c.rho0, 7) - 1));
         if (s->type[i] != 0)
             continue;
         s->kinetic += 0.5 * r->phys.mass * v2;
@@ -244,33 +288,80 @@ static void outputs_close(outputs *o) {
     free(o->times);
 }
 
-/* One step: rebuild when due, density, forces, the device's choice of step, integration.
- * *dt gets the step taken. */
-static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
+/* Runs one kernel over `global` work-items, its device time added to *phase when timed. */
+static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t global,
+                             size_t local, double *phase, clp_error *err) {
+    const clp_step s = {kernel, buffers, global, local};
+    double seconds = 0;
+    clp_status st = clp_worker_run_step(r->w, &s, r->timed ? &seconds : NULL, err);
+    *phase += seconds;
+    return st;
+}
+
+/* The particles' rates at the current state: density first when it is a sum. */
+static clp_status rates(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
-    const bool summation = strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0;
+    if (strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0)
+        CLP_TRY(run_kernel(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS, r->n, 0,
+                           &r->timing.density, err));
+    CLP_TRY(run_kernel(r, "sph_forces",
+                       grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                           CLP_BUF_XSPH | CLP_BUF_CONSTANTS,
+                       r->n, 0, &r->timing.forces, err));
+fail:
+    return st;
+}
+
+/* The device's choice of step from the rates just computed, into CLP_BUF_DT. */
+static clp_status choose_step(sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
     const size_t groups = clp__sph_dt_groups(r->n);
-    if (clp_grid_rebuilds_at(r->grid, n))
+    CLP_TRY(run_kernel(r, "sph_dt_partial",
+                       CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_ACC | CLP_BUF_DT_PARTIAL,
+                       groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
+    CLP_TRY(run_kernel(r, "sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_DT | CLP_BUF_CONSTANTS,
+                       CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
+fail:
+    return st;
+}
+
+/* The buffers of the integration kernels, in their parameter order. */
+#define INTEGRATION_BUFFERS                                                                        \
+    (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |         \
+     CLP_BUF_DT | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |             \
+     CLP_BUF_CONSTANTS)
+
+/* One step: rebuild when due, rates, the device's step, then the integrator: symplectic
+ * Euler, or a predictor half step, rates again and the corrector. *dt gets the step taken. */
+static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
+    clp_status st = CLP_OK;
+    const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
+    if (clp_grid_rebuilds_at(r->grid, n)) {
         CLP_TRY(clp_grid_update(r->grid, err));
-    const clp_step density = {"sph_density", grid | CLP_BUF_RHO, r->n, 0};
-    const clp_step steps[] = {
-        {"sph_forces", grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO, r->n, 0},
-        {"sph_dt_partial", CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_ACC | CLP_BUF_DT_PARTIAL,
-         groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP},
-        {"sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_DT, CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP},
-        {"sph_integrate",
-         CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-             CLP_BUF_DT,
-         r->n, 0},
-    };
-    if (summation)
-        CLP_TRY(clp_worker_run_step(r->w, &density, NULL, err));
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        CLP_TRY(clp_worker_run_step(r->w, &steps[i], NULL, err));
+        const clp_grid_timing g = clp_grid_last_timing(r->grid);
+        r->timing.keys += g.keys;
+        r->timing.sort += g.sort;
+        r->timing.reorder += g.reorder;
+        r->timing.list += g.list;
+        r->timing.rebuilds++;
+    }
+    CLP_TRY(rates(r, err));
+    CLP_TRY(choose_step(r, err));
+    if (symplectic) {
+        CLP_TRY(run_kernel(r, "sph_integrate", INTEGRATION_BUFFERS, r->n, 0, &r->timing.integration,
+                           err));
+    } else {
+        CLP_TRY(run_kernel(r, "sph_predict", INTEGRATION_BUFFERS, r->n, 0, &r->timing.integration,
+                           err));
+        CLP_TRY(rates(r, err));
+        CLP_TRY(run_kernel(r, "sph_correct", INTEGRATION_BUFFERS, r->n, 0, &r->timing.integration,
+                           err));
+    }
     cl_float chosen;
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_DT, &chosen, err)); /* the host keeps the clock */
     *dt = chosen;
+    r->timing.steps++;
 fail:
     return st;
 }
@@ -283,12 +374,13 @@ static void checkpoint_path(const clp_run_config *config, char *path, size_t siz
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
                        const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_run r = {.w = w, .opts = opts};
+    sph_run r = {.w = w, .opts = opts, .timed = config->timing != NULL};
     outputs out = {0};
     snapshot snap = {0};
     clp__progress progress;
     char *identity = NULL, ckpt[1024];
     CLP_TRY(setup(&r, case_path, config->cache, err));
+    clp_worker_set_profiling(w, r.timed);
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
     clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval};
@@ -333,9 +425,13 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         clock.time += clock.dt;
         clock.step++;
     }
+    r.timing.wall = clp__now() - start;
+    r.timing.particles = r.n;
     if (config->progress)
         clp__progress_finish(&progress, clock.step, clock.time,
-                             (double)r.n * (clock.step - first) / (clp__now() - start));
+                             (double)r.n * (clock.step - first) / r.timing.wall);
+    if (config->timing)
+        *config->timing = r.timing;
 fail:
     free(identity);
     snapshot_free(&snap);

@@ -116,7 +116,7 @@ static run open_run(test_env *t, const scene *s, const char *const *assignments)
 
     clp_constant constants[40];
     size_t n = clp_grid_constants(&r.geo, s->n, constants, 39);
-    constants[n++] = (clp_constant){"CLP_GRID_COLLECT_MAX", CLP_CONST_INT, 0, COLLECT_MAX};
+    constants[n++] = (clp_constant){"CLP_GRID_COLLECT_MAX", CLP_CONST_INT, 0, COLLECT_MAX, false};
     const char *files[8];
     size_t n_files = 0;
     for (const char *const *f = clp_grid_cl_files(); *f; f++)

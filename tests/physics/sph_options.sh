@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Every SPH option value builds and runs a tiny dam break without a non-finite value (a NaN
 # or infinity stops a run with an error), in combinations that cover each kernel, density
-# and viscosity model, summation mode, position mode and neighbour mode; then the same tiny
-# case on PoCL and under Oclgrind (no errors logged) ends within float tolerance of each other.
+# and viscosity model, density storage, XSPH, integrator, constants as #defines or kernel
+# arguments, summation mode, position mode and neighbour mode. Options that change only how
+# numbers are held (centred density, constants as arguments) end within float tolerance of
+# the default run; and the tiny case on PoCL and under Oclgrind (no errors logged) ends within
+# float tolerance of each other, for the default options and for the other kernels.
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -10,12 +13,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 combos=(
-    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list"
-    "sph.kernel=cubic sph.density=continuity sph.viscosity=laminar core.summation=naive grid.positions=local neighbors.mode=jit"
-    "sph.kernel=wendland sph.density=summation sph.viscosity=laminar core.summation=kbn grid.positions=local neighbors.mode=list"
-    "sph.kernel=cubic sph.density=summation sph.viscosity=artificial core.summation=kbn grid.positions=global neighbors.mode=jit"
-    "sph.kernel=wendland sph.delta=0 sph.viscosity=artificial core.summation=naive grid.sort=radix grid.key=morton"
-    "sph.kernel=cubic sph.density=continuity core.summation=kbn core.kbn_form=select neighbors.split=true"
+    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list sph.integrator=symplectic"
+    "sph.kernel=cubic sph.density=continuity sph.viscosity=laminar core.summation=naive grid.positions=local neighbors.mode=jit sph.integrator=predictor_corrector sph.xsph=true"
+    "sph.kernel=wendland sph.density=summation sph.viscosity=laminar core.summation=kbn grid.positions=local neighbors.mode=list sph.centred_density=true core.inline_constants=false"
+    "sph.kernel=cubic sph.density=summation sph.viscosity=artificial core.summation=kbn grid.positions=global neighbors.mode=jit sph.integrator=predictor_corrector sph.centred_density=true"
+    "sph.kernel=wendland sph.delta=0 sph.viscosity=artificial core.summation=naive grid.sort=radix grid.key=morton sph.xsph=true sph.xsph_epsilon=0.3 core.inline_constants=false"
+    "sph.kernel=cubic sph.density=continuity core.summation=kbn core.kbn_form=select neighbors.split=true sph.integrator=predictor_corrector sph.centred_density=true"
 )
 for combo in "${combos[@]}"; do
     args=()
@@ -28,24 +31,9 @@ for combo in "${combos[@]}"; do
     fi
 done
 
-# PoCL against Oclgrind on the default options.
-"$clpart" run "$case_file" --out "$work/pocl" --device cpu >/dev/null 2>&1 </dev/null ||
-    { echo "FAIL: the PoCL run"; exit 1; }
-if command -v oclgrind >/dev/null; then
-    oclgrind --data-races --uninitialized --log "$work/oclgrind.log" \
-        "$clpart" run "$case_file" --out "$work/oclgrind" --no-cache >/dev/null 2>&1 </dev/null ||
-        { echo "FAIL: the Oclgrind run"; cat "$work/oclgrind.log"; exit 1; }
-    if [ -s "$work/oclgrind.log" ]; then
-        echo "FAIL: oclgrind reported:"; head -c 20000 "$work/oclgrind.log"; exit 1
-    fi
-    # The other kernels and modes under Oclgrind too: summation density, laminar
-    # viscosity, local positions, cell search.
-    oclgrind --data-races --uninitialized --log "$work/oclgrind2.log" \
-        "$clpart" run "$case_file" --out "$work/oclgrind2" --no-cache -s sph.density=summation \
-        -s sph.viscosity=laminar -s grid.positions=local -s neighbors.mode=jit \
-        -s core.summation=kbn >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind2.log" ] ||
-        { echo "FAIL: the second Oclgrind run"; head -c 20000 "$work/oclgrind2.log"; exit 1; }
-    python3 - "$work/pocl/particles_00002.vtp" "$work/oclgrind/particles_00002.vtp" <<'PY' ||
+# compare DIR_A DIR_B LABEL: the final positions of two runs, matched by particle, within 1e-6 m.
+compare() {
+    python3 - "$1/particles_00002.vtp" "$2/particles_00002.vtp" "$3" <<'PY'
 import re, struct, sys
 def positions(path):
     data = open(path, "rb").read()
@@ -57,10 +45,40 @@ def positions(path):
     return sorted(zip(ids[0::3], ids[1::3]))
 a, b = positions(sys.argv[1]), positions(sys.argv[2])
 worst = max(max(abs(p[0] - q[0]), abs(p[1] - q[1])) for p, q in zip(a, b))
-print(f"PoCL and Oclgrind positions differ by at most {worst:.2e} m (bound 1e-6 m)")
+print(f"{sys.argv[3]}: positions differ by at most {worst:.2e} m (bound 1e-6 m)")
 sys.exit(len(a) != len(b) or worst > 1e-6)
 PY
-    failures=$((failures + 1))
+}
+
+# PoCL against Oclgrind on the default options; the number-format options against the default.
+"$clpart" run "$case_file" --out "$work/pocl" --device cpu >/dev/null 2>&1 </dev/null ||
+    { echo "FAIL: the PoCL run"; exit 1; }
+for variant in sph.centred_density=true core.inline_constants=false; do
+    "$clpart" run "$case_file" --out "$work/$variant" --device cpu -s "$variant" >/dev/null 2>&1 \
+        </dev/null && compare "$work/pocl" "$work/$variant" "$variant against the default" ||
+        { echo "FAIL: $variant"; failures=$((failures + 1)); }
+done
+if command -v oclgrind >/dev/null; then
+    oclgrind --data-races --uninitialized --log "$work/oclgrind.log" \
+        "$clpart" run "$case_file" --out "$work/oclgrind" --no-cache >/dev/null 2>&1 </dev/null ||
+        { echo "FAIL: the Oclgrind run"; cat "$work/oclgrind.log"; exit 1; }
+    if [ -s "$work/oclgrind.log" ]; then
+        echo "FAIL: oclgrind reported:"; head -c 20000 "$work/oclgrind.log"; exit 1
+    fi
+    # The other kernels and modes under Oclgrind too, on both devices: summation density,
+    # laminar viscosity, centred density, XSPH, the predictor-corrector, constants as kernel
+    # arguments, local positions, cell search.
+    others=(-s sph.density=summation -s sph.viscosity=laminar -s sph.centred_density=true
+        -s sph.xsph=true -s sph.integrator=predictor_corrector -s core.inline_constants=false
+        -s grid.positions=local -s neighbors.mode=jit -s core.summation=kbn)
+    oclgrind --data-races --uninitialized --log "$work/oclgrind2.log" \
+        "$clpart" run "$case_file" --out "$work/oclgrind2" --no-cache "${others[@]}" \
+        >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind2.log" ] ||
+        { echo "FAIL: the second Oclgrind run"; head -c 20000 "$work/oclgrind2.log"; exit 1; }
+    "$clpart" run "$case_file" --out "$work/pocl2" --device cpu "${others[@]}" >/dev/null 2>&1 \
+        </dev/null && compare "$work/pocl2" "$work/oclgrind2" "PoCL and Oclgrind, other kernels" ||
+        failures=$((failures + 1))
+    compare "$work/pocl" "$work/oclgrind" "PoCL and Oclgrind" || failures=$((failures + 1))
 else
     echo "oclgrind is not installed"
     [ "${CI:-}" = true ] && failures=$((failures + 1))

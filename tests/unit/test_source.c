@@ -41,9 +41,9 @@ int main(void) {
     const char *modules[] = {"core", "selftest"};
     const char *files[] = {"common/summation.cl", "selftest/selftest.cl"};
     const clp_constant constants[] = {
-        {"CLP_TEST_INT", CLP_CONST_INT, 0, 42},
-        {"CLP_TEST_FLOAT", CLP_CONST_FLOAT, 0.1, 0},
-        {"CLP_TEST_DOUBLE", CLP_CONST_DOUBLE, 0.1, 0},
+        {"CLP_TEST_INT", CLP_CONST_INT, 0, 42, false},
+        {"CLP_TEST_FLOAT", CLP_CONST_FLOAT, 0.1, 0, false},
+        {"CLP_TEST_DOUBLE", CLP_CONST_DOUBLE, 0.1, 0, false},
     };
     clp_program_spec spec = {"test", modules, 2, files, 2, constants, 3};
     char *a = assemble(opts, &spec);
