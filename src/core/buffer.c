@@ -116,19 +116,27 @@ fail:
     return st;
 }
 
-clp_status clp_worker_alloc(clp_worker *w, clp_buffer_set wanted, const clp_options *opts,
-                            const clp_buffer_counts *counts, clp_error *err) {
-    clp_status st = CLP_OK;
+unsigned long long clp_buffers_bytes(clp_buffer_set wanted, const clp_options *opts,
+                                     const clp_buffer_counts *counts) {
     clp_buffer_set set = clp_buffers_needed(wanted, opts);
     unsigned long long total = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
         const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
-        if (wanted & t->bit)
-            release_buffer(w, i);
         if (set & t->bit)
             total += (unsigned long long)element_count(t, i, counts) * t->element_size *
                      t->components * (t->double_buffered ? 2 : 1);
     }
+    return total;
+}
+
+clp_status clp_worker_alloc(clp_worker *w, clp_buffer_set wanted, const clp_options *opts,
+                            const clp_buffer_counts *counts, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_buffer_set set = clp_buffers_needed(wanted, opts);
+    unsigned long long total = clp_buffers_bytes(wanted, opts, counts);
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        if (wanted & (1ull << i))
+            release_buffer(w, i);
     CLP_REQUIRE(total <= w->device.global_mem_size, err, CLP_DEVICE_MEMORY,
                 "the buffers need %llu bytes, more than the %llu bytes of device '%s'", total,
                 (unsigned long long)w->device.global_mem_size, w->device.name);

@@ -15,6 +15,22 @@ static bool is(const clp_options *opts, const char *name, const char *value) {
     return strcmp(clp_options_enum(opts, name), value) == 0;
 }
 
+static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t particles) {
+    clp_buffer_counts counts = {.particles = particles, .cells = (size_t)geometry->key_count + 1};
+    counts.custom[clp__buffer_index(CLP_BUF_NEIB_LIST)] = particles * geometry->max_neighbors;
+    return counts;
+}
+
+/* The scan's partial sums, 1/256 of its input per level, are left out. */
+unsigned long long clp_grid_device_bytes(const clp_grid_geometry *geometry, const clp_options *opts,
+                                         size_t particles) {
+    const clp_buffer_counts counts = grid_counts(geometry, particles);
+    unsigned long long bytes = clp_buffers_bytes(grid_buffers, opts, &counts);
+    if (is(opts, "grid.sort", "radix")) /* its flags, keys and values scratch */
+        bytes += 3ull * particles * sizeof(cl_uint);
+    return bytes;
+}
+
 clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
                            const clp_grid_geometry *geometry, size_t particles, clp_grid **out,
                            clp_error *err) {
@@ -36,8 +52,7 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
         g->axis_order[a] = order[a] - 'x';
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
     g->buffers = clp_buffers_needed(grid_buffers, opts);
-    clp_buffer_counts counts = {.particles = particles, .cells = (size_t)geometry->key_count + 1};
-    counts.custom[clp__buffer_index(CLP_BUF_NEIB_LIST)] = particles * geometry->max_neighbors;
+    const clp_buffer_counts counts = grid_counts(geometry, particles);
     CLP_TRY(clp_worker_alloc(worker, grid_buffers, opts, &counts, err));
     if (g->radix)
         CLP_TRY(clp__radix_create(worker, particles, &g->sorter, err));

@@ -61,6 +61,33 @@ expect 2 "unknown preset|no preset" -- "$clpart" source "$case_file" -p nosuchpr
 expect 0 '^#line 1 "cl/sph/sph.cl"$' -- "$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json"
 expect 0 "^#define CLP_GRID_PARTICLES [0-9]+" -- "$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json"
 
+# Constants as a kernel argument: the source no longer holds their values, so a case that
+# differs only in a physical constant builds the same program.
+dam2d=$CLPART_DATA_DIR/cases/dam_break_2d.json
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["sph"]["alpha"]=0.05; c["sph"]["rho0"]=998; json.dump(c,open(sys.argv[2],"w"))' \
+    "$dam2d" "$work/other_constants.json"
+expect 0 '^#define CLP_SPH_RHO0 \(clp_constants\[[0-9]+\]\)$' -- "$clpart" source "$dam2d" -s core.inline_constants=false
+"$clpart" source "$dam2d" -s core.inline_constants=false >"$work/args_a.cl" 2>&1
+"$clpart" source "$work/other_constants.json" -s core.inline_constants=false >"$work/args_b.cl" 2>&1
+cmp -s "$work/args_a.cl" "$work/args_b.cl" || fail "constants as arguments: the source depends on their values"
+"$clpart" source "$dam2d" >"$work/inline_a.cl" 2>&1
+"$clpart" source "$work/other_constants.json" >"$work/inline_b.cl" 2>&1
+cmp -s "$work/inline_a.cl" "$work/inline_b.cl" && fail "inlined constants: the source does not hold their values"
+
+# Cases too large are refused before anything starts, with the figure; nothing is written.
+dam3d=$CLPART_DATA_DIR/cases/dam_break_3d.json
+for scale in 40 200; do
+    python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["sph"]["dp"]/=float(sys.argv[3]); json.dump(c,open(sys.argv[2],"w"))' \
+        "$dam3d" "$work/huge$scale.json" "$scale"
+done
+expect 1 "needs [0-9.]+ GiB of device memory for [0-9]+ particles .*more than the [0-9.]+ GiB of device" -- \
+    "$clpart" run "$work/huge40.json" --out "$work/huge_out"
+expect 1 "gives [0-9]+ particles; clpart handles fewer than 2\^31" -- "$clpart" run "$work/huge200.json" --out "$work/huge_out"
+[ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
+
+# --timing: the device time of each phase per step.
+expect 0 "timing: forces +[0-9.]+ ms" -- "$clpart" run "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json" --out "$work/timed" --timing --no-cache
+
 # Cache: built, then hit in the next process; --no-cache builds; stats count both.
 expect 0 "^built " -- "$clpart" build "$case_file"
 expect 0 "^cache hit " -- "$clpart" build "$case_file"
