@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Particle-steps per second of the SPH dam breaks at benchmark sizes on one device: the 2D
-# case with about 250k fluid particles (dam2d), the 3D case with about 1M (dam3d) and 8M
-# (dam3d8), each run for STEPS steps after its build, for each option variant. The rate is the median
+# case with about 250k particles (dam2d), the 3D case with about 1M (dam3d) and 8M (dam3d8),
+# fluid and walls counted together, with the cases' neighbour-list settings (rebuilt every 8
+# steps, skin 0.1), each run for STEPS steps after its build, for each option variant. The rate is the median
 # of REPEATS runs (unprofiled, outputs at the start and end only); then one run with
 # --timing gives the device time per step of each phase (profiled: each kernel waits for the
 # last, so those runs are slower than the rate says).
@@ -18,23 +19,28 @@ cases=("$@")
 export CLPART_DATA_DIR=${CLPART_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# make NAME SOURCE FLUID_PARTICLES: the case with dp set for that many fluid particles and
-# an end time of STEPS steps
+# make NAME SOURCE PARTICLES: the case with dp set for about that many particles, fluid
+# and walls together (counted by clpart source), and an end time of STEPS steps
 make() {
-    python3 - "$CLPART_DATA_DIR/cases/$2.json" "$work/$1.json" "$3" "$steps" <<'PY'
-import json, math, sys
-case = json.load(open(sys.argv[1]))
+    python3 - "$CLPART_DATA_DIR/cases/$2.json" "$work/$1.json" "$3" "$steps" "$build/tools/clpart" <<'PY'
+import json, math, re, subprocess, sys
+src, dst, target, steps, clpart = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+case = json.load(open(src))
 dim = case["options"]["core.dim"]
 box = case["fluid"][0]
-volume = math.prod(box["max"][a] - box["min"][a] for a in range(dim))
-dp = (volume / float(sys.argv[3])) ** (1.0 / dim)
-case["sph"]["dp"] = dp
-h, g = 1.3 * dp, 9.81
-c0 = 10 * math.sqrt(2 * g * (box["max"][dim - 1] - box["min"][dim - 1]))
-case["end_time"] = int(sys.argv[4]) * 0.1 * h / c0
-case["output_interval"] = case["end_time"]
 case["tank"]["layers"] = 3
-json.dump(case, open(sys.argv[2], "w"))
+dp = case["sph"]["dp"]
+for _ in range(4):
+    case["sph"]["dp"] = dp
+    json.dump(case, open(dst, "w"))
+    source = subprocess.run([clpart, "source", dst], capture_output=True, text=True, check=True).stdout
+    n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
+    dp *= (n / target) ** (1.0 / dim)
+h, g = case["sph"].get("h_over_dp", 1.3) * case["sph"]["dp"], 9.81
+c0 = 10 * math.sqrt(2 * g * (box["max"][dim - 1] - box["min"][dim - 1]))
+case["end_time"] = steps * case["sph"].get("cfl", 0.1) * h / c0
+case["output_interval"] = case["end_time"]
+json.dump(case, open(dst, "w"))
 PY
 }
 # rate NAME OPTIONS...: the median particle-steps/s of REPEATS runs
@@ -43,13 +49,15 @@ rate() {
     shift
     for _ in $(seq "$repeats"); do
         "$build/tools/clpart" run "$work/$name.json" --device "$device" --out "$work/out" "$@" \
-            2>&1 </dev/null | tr '\r' '\n' | grep -o '[0-9.]*[kMG]* particle-steps/s' | tail -1 |
-            sed 's/ particle-steps\/s//'
+            2>&1 </dev/null | tr '\r' '\n' | grep -E 'particle-steps/s|error' | tail -1
     done | python3 -c '
-import statistics, sys
+import re, statistics, sys
 unit = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
-v = [float(s[:-1]) * unit[s[-1]] if s[-1] in unit else float(s) for s in sys.stdin.read().split()]
-print(f"{statistics.median(v) / 1e6:.2f}M" if v else "failed")'
+lines = sys.stdin.read().splitlines()
+v = [float(m.group(1)) * unit[m.group(2)] for m in
+     (re.search(r"([0-9.]+)([kMG]?) particle-steps/s", l) for l in lines) if m]
+errors = [l for l in lines if "error" in l]
+print(f"{statistics.median(v) / 1e6:.2f}M" if v and not errors else "failed: " + " ".join(errors))'
 }
 # split NAME OPTIONS...: particles, then ms per step of sort, list, density, forces, time
 # step and integration, from one --timing run

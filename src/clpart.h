@@ -430,7 +430,8 @@ enum {
     CLP_BUF_VEL_OLD = 1ull << 27,       /* float4: velocities at the start of a step */
     CLP_BUF_RHO_OLD = 1ull << 28,       /* float: densities at the start of a step */
     CLP_BUF_CONSTANTS = 1ull << 29,     /* float: the model's constants, when not inlined */
-    CLP_BUF_COUNT = 30
+    CLP_BUF_POS_REBUILT = 1ull << 30,   /* float4: positions at the last rebuild */
+    CLP_BUF_COUNT = 31
 };
 
 typedef struct clp_buffer_traits {
@@ -457,9 +458,15 @@ typedef struct clp_buffer_counts {
 CLP_API const clp_buffer_traits *clp_buffer_traits_of(clp_buffer_set bit);
 /* Which buffers of `wanted` the options need. */
 CLP_API clp_buffer_set clp_buffers_needed(clp_buffer_set wanted, const clp_options *opts);
-/* The bytes the needed buffers of `wanted` take on the device, both copies counted. */
-CLP_API unsigned long long clp_buffers_bytes(clp_buffer_set wanted, const clp_options *opts,
-                                             const clp_buffer_counts *counts);
+/* The device memory a set of buffers needs: in all (both copies counted), and its largest
+ * single allocation, which must fit CL_DEVICE_MAX_MEM_ALLOC_SIZE. */
+typedef struct clp_memory_need {
+    unsigned long long total, largest;
+    const char *largest_name; /* NULL when there is none */
+} clp_memory_need;
+/* The need of the buffers of `wanted` that the options call for. */
+CLP_API clp_memory_need clp_buffers_need(clp_buffer_set wanted, const clp_options *opts,
+                                         const clp_buffer_counts *counts);
 /* Allocates the needed buffers of `wanted` (releasing any previous ones of those bits). A
  * size over the device's limits, or an allocation failure, is CLP_DEVICE_MEMORY naming the
  * buffer and its bytes. */
@@ -547,13 +554,19 @@ CLP_API void clp_grid_destroy(clp_grid *grid);
  * digit of a position is lost to the domain's size. IDs become 0..N-1. */
 CLP_API clp_status clp_grid_set_particles(clp_grid *grid, const double *xyz, const uint32_t *types,
                                           clp_error *err);
-/* The bytes of device memory the grid's buffers take for `particles`. */
-CLP_API unsigned long long clp_grid_device_bytes(const clp_grid_geometry *geometry,
-                                                 const clp_options *opts, size_t particles);
+/* The device memory the grid's buffers need for `particles`. */
+CLP_API clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry,
+                                             const clp_options *opts, size_t particles);
 /* One rebuild: cell keys, sort (every re-sorted buffer follows), cell ranges and, in list
  * mode, the neighbour list. Particles outside a walled domain are CLP_DOMAIN with the count
- * and an index; more neighbours than neighbors.max is CLP_NEIGHBORS with the largest count. */
+ * and an index; more neighbours than neighbors.max is CLP_NEIGHBORS with the largest count;
+ * so is a particle that moved more than half the skin since the last rebuild (with
+ * neighbors.every above 1), since pairs may then have been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
+/* After a restart: the neighbour list again from the current positions and the restored
+ * keys and cell ranges, without a sort, so the neighbours come in the order of the run that
+ * wrote the checkpoint. */
+CLP_API clp_status clp_grid_relist(clp_grid *grid, clp_error *err);
 /* Whether step `step` (0, 1, ...) rebuilds: every neighbors.every steps. */
 CLP_API bool clp_grid_rebuilds_at(const clp_grid *grid, uint64_t step);
 /* Positions in double (rebuilt from cell and offset with local positions) and original IDs,

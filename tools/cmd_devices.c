@@ -41,6 +41,7 @@ static const row rows[] = {
     ROW("OpenCL C", "opencl_c_version", CELL_TEXT, opencl_c_version, CLP_FIELD_OPENCL_C_VERSION),
     ROW("CUs", "compute_units", CELL_COUNT, compute_units, CLP_FIELD_COMPUTE_UNITS),
     ROW("Global mem", "global_mem_bytes", CELL_BYTES, global_mem_size, CLP_FIELD_GLOBAL_MEM),
+    ROW("Max alloc", "max_alloc_bytes", CELL_BYTES, max_mem_alloc_size, CLP_FIELD_MAX_ALLOC),
     ROW("Local mem", "local_mem_bytes", CELL_BYTES, local_mem_size, CLP_FIELD_LOCAL_MEM),
     ROW("fp64", "fp64", CELL_BOOL, fp64, NO_FIELD),
 };

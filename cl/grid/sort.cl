@@ -74,6 +74,17 @@ __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict k
 #endif
 }
 
+/* The largest distance a particle moved since the last rebuild, as the bits of a float
+ * (non-negative floats order as their bits) in status[4]. Between rebuilds a particle keeps
+ * its cell, so with local positions both offsets are from the same cell centre. */
+__kernel void grid_displacement(__global const float4 *restrict pos,
+                                __global uint *restrict status,
+                                __global const float4 *restrict pos_rebuilt) {
+    const uint i = get_global_id(0);
+    if (i < CLP_GRID_PARTICLES)
+        atomic_max(&status[4], as_uint(length((pos[i] - pos_rebuilt[i]).xyz)));
+}
+
 /* Counting sort: each particle takes a slot in its cell; cell_end starts as a copy of
  * cell_start and ends as the cell's end. The order inside a cell depends on the atomics
  * until grid_order_cells. */

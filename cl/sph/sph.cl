@@ -57,6 +57,7 @@
 #define CLP_SPH_GRAD_SCALE 5.57e7f /* SIGMA / h^2: (dW/dr) / r = GRAD_SCALE * f(r/h) */
 #define CLP_SPH_TAIT_B 57142.9f  /* Tait's B = c0^2 rho0 / 7, Pa */
 #define CLP_SPH_ETA2 1e-6f       /* 0.01 h^2: keeps 1/r^2 terms finite */
+#define CLP_SPH_SUPPORT2 4e-4f   /* (2h)^2: pairs from a list with skin beyond it are skipped */
 #endif
 #ifndef CLP_SPH_DT_GROUP
 #define CLP_SPH_DT_GROUP 64  /* work-items of the time-step reduction */
@@ -133,7 +134,9 @@ __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONS
     acc_t sum = acc_zero();
     acc_add(&sum, kernel_w(0.0f));
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
-        acc_add(&sum, kernel_w(length(r_ij) / CLP_SPH_H));
+        const float r2 = dot(r_ij, r_ij);
+        if (r2 < CLP_SPH_SUPPORT2)
+            acc_add(&sum, kernel_w(sqrt(r2) / CLP_SPH_H));
     }
     rho[i] = SPH_STORED_FROM_SUM(acc_result(sum));
 }
@@ -164,6 +167,10 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     float4 r_ij; /* x_j - x_i */
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
         const float r2 = dot(r_ij, r_ij);
+        /* Skipped, not added as zeros: a restart's list, built from later positions, then
+         * gives the same sums bit for bit even where compensation would see the zeros. */
+        if (r2 >= CLP_SPH_SUPPORT2)
+            continue;
         const float q = sqrt(r2) / CLP_SPH_H;
         const float f = CLP_SPH_GRAD_SCALE * kernel_f(q);
         const float4 grad = -r_ij * f; /* grad_i W_ij */

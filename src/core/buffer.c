@@ -2,6 +2,7 @@
  * against the device's limits with errors that name the buffer and its size, and copies. */
 #include "run/worker_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool option_matches(const clp_options *opts, const char *name, const char *value) {
@@ -13,6 +14,8 @@ static bool option_matches(const clp_options *opts, const char *name, const char
         return strcmp(clp_options_enum(opts, name), value) == 0;
     case CLP_OPT_BOOL:
         return v->b == (strcmp(value, "true") == 0);
+    case CLP_OPT_INT:
+        return v->i == strtoll(value, NULL, 10);
     default:
         return false;
     }
@@ -116,24 +119,30 @@ fail:
     return st;
 }
 
-unsigned long long clp_buffers_bytes(clp_buffer_set wanted, const clp_options *opts,
-                                     const clp_buffer_counts *counts) {
+clp_memory_need clp_buffers_need(clp_buffer_set wanted, const clp_options *opts,
+                                 const clp_buffer_counts *counts) {
     clp_buffer_set set = clp_buffers_needed(wanted, opts);
-    unsigned long long total = 0;
+    clp_memory_need need = {0, 0, NULL};
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
         const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
-        if (set & t->bit)
-            total += (unsigned long long)element_count(t, i, counts) * t->element_size *
-                     t->components * (t->double_buffered ? 2 : 1);
+        if (!(set & t->bit))
+            continue;
+        const unsigned long long bytes =
+            (unsigned long long)element_count(t, i, counts) * t->element_size * t->components;
+        need.total += bytes * (t->double_buffered ? 2 : 1);
+        if (bytes > need.largest) {
+            need.largest = bytes;
+            need.largest_name = t->name;
+        }
     }
-    return total;
+    return need;
 }
 
 clp_status clp_worker_alloc(clp_worker *w, clp_buffer_set wanted, const clp_options *opts,
                             const clp_buffer_counts *counts, clp_error *err) {
     clp_status st = CLP_OK;
     clp_buffer_set set = clp_buffers_needed(wanted, opts);
-    unsigned long long total = clp_buffers_bytes(wanted, opts, counts);
+    unsigned long long total = clp_buffers_need(wanted, opts, counts).total;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (wanted & (1ull << i))
             release_buffer(w, i);

@@ -87,6 +87,16 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .components = 1,
      .kind = CLP_PER_CUSTOM,
      NEEDS("core.inline_constants", "false")},
+    /* For the check that no particle moved more than half the skin between rebuilds. */
+    {.bit = CLP_BUF_POS_REBUILT,
+     .name = "pos_rebuilt",
+     .element_type = "float",
+     .element_size = sizeof(cl_float),
+     .components = 4,
+     .kind = CLP_PER_PARTICLE,
+     .needs_option = "neighbors.every",
+     .needs_value = "1",
+     .needs_not = true},
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -7,9 +7,10 @@
 #include <string.h>
 
 /* Every buffer the grid may use; clp_buffers_needed keeps those the options need. */
-static const clp_buffer_set grid_buffers =
-    CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_PERM | CLP_BUF_CELL_START |
-    CLP_BUF_CELL_END | CLP_BUF_CELL_COUNT | CLP_BUF_NEIB_LIST | CLP_BUF_GRID_STATUS;
+static const clp_buffer_set grid_buffers = CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID |
+                                           CLP_BUF_PERM | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
+                                           CLP_BUF_CELL_COUNT | CLP_BUF_NEIB_LIST |
+                                           CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT;
 
 static bool is(const clp_options *opts, const char *name, const char *value) {
     return strcmp(clp_options_enum(opts, name), value) == 0;
@@ -22,13 +23,13 @@ static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t p
 }
 
 /* The scan's partial sums, 1/256 of its input per level, are left out. */
-unsigned long long clp_grid_device_bytes(const clp_grid_geometry *geometry, const clp_options *opts,
-                                         size_t particles) {
+clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry, const clp_options *opts,
+                                     size_t particles) {
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    unsigned long long bytes = clp_buffers_bytes(grid_buffers, opts, &counts);
+    clp_memory_need need = clp_buffers_need(grid_buffers, opts, &counts);
     if (is(opts, "grid.sort", "radix")) /* its flags, keys and values scratch */
-        bytes += 3ull * particles * sizeof(cl_uint);
-    return bytes;
+        need.total += 3ull * particles * sizeof(cl_uint);
+    return need;
 }
 
 clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
@@ -224,6 +225,14 @@ static clp_status check_status(clp_grid *g, clp_error *err) {
     cl_uint status[8];
     CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
     g->max_seen = status[2];
+    cl_float moved;
+    memcpy(&moved, &status[4], sizeof moved);
+    const double half_skin = 0.5 * (g->geo.search_radius - g->geo.radius);
+    CLP_REQUIRE(moved <= half_skin, err, CLP_NEIGHBORS,
+                "a particle moved %g since the neighbour list was built %llu steps before, "
+                "more than half the skin (%g): pairs may have been missed; lower "
+                "neighbors.every or raise neighbors.skin",
+                moved, (unsigned long long)g->every, half_skin);
     CLP_REQUIRE(status[0] == 0, err, CLP_DOMAIN,
                 "%u particle%s left the walled domain (first: particle %u); the domain is "
                 "[%g, %g] x [%g, %g] x [%g, %g]",
@@ -240,12 +249,44 @@ fail:
     return st;
 }
 
+/* Copies one whole buffer into another of the same size on the device. */
+static clp_status copy_buffer(clp_grid *g, clp_buffer_set from, clp_buffer_set to, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_command_queue queue = clp_worker_queue(g->worker);
+    CLP_CL_CHECK(clEnqueueCopyBuffer(queue, clp_worker_buffer(g->worker, from),
+                                     clp_worker_buffer(g->worker, to), 0, 0,
+                                     clp_worker_buffer_bytes(g->worker, from), 0, NULL, NULL),
+                 err, "copying buffer \"%s\" to \"%s\"", clp_buffer_traits_of(from)->name,
+                 clp_buffer_traits_of(to)->name);
+fail:
+    return st;
+}
+
+clp_status clp_grid_relist(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
+    if (g->list)
+        CLP_TRY(clp__grid_build_list(g, err));
+    CLP_TRY(check_status(g, err));
+    g->has_reference = false; /* the positions of the last rebuild were not saved */
+fail:
+    return st;
+}
+
 clp_status clp_grid_update(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
     double start = clp__now();
     g->timing = (clp_grid_timing){0};
     CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
+    const bool reference = g->buffers & CLP_BUF_POS_REBUILT;
+    if (reference && g->has_reference) {
+        const clp_step moved = {"grid_displacement",
+                                CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT,
+                                g->particles, 0};
+        CLP_TRY(clp_worker_run_step(g->worker, &moved, NULL, err));
+    }
     if (!g->radix)
         CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_COUNT, 0, err));
     const clp_step keys = {"grid_keys",
@@ -257,6 +298,10 @@ clp_status clp_grid_update(clp_grid *g, clp_error *err) {
     CLP_TRY(clp__grid_sort(g, err));
     CLP_TRY(phase_end(g, &g->timing.sort, &start, err));
     CLP_TRY(clp__grid_reorder(g, err));
+    if (reference) {
+        CLP_TRY(copy_buffer(g, CLP_BUF_POS, CLP_BUF_POS_REBUILT, err));
+        g->has_reference = true;
+    }
     CLP_TRY(phase_end(g, &g->timing.reorder, &start, err));
     if (g->list)
         CLP_TRY(clp__grid_build_list(g, err));

@@ -103,7 +103,7 @@ static double fluid_height(const clp_sph_case *c) {
 
 size_t clp__sph_dt_groups(size_t particles) {
     size_t groups = (particles + CLP_SPH_DT_GROUP - 1) / CLP_SPH_DT_GROUP;
-    return groups < CLP_SPH_DT_GROUP ? groups : CLP_SPH_DT_GROUP;
+    return groups < CLP_SPH_DT_MAX_GROUPS ? groups : CLP_SPH_DT_MAX_GROUPS;
 }
 
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p) {
@@ -145,6 +145,7 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
         {"CLP_SPH_GRAD_SCALE", sigma / (p->h * p->h)},
         {"CLP_SPH_TAIT_B", p->c0 * p->c0 * c->rho0 / 7.0},
         {"CLP_SPH_ETA2", 0.01 * p->h * p->h},
+        {"CLP_SPH_SUPPORT2", 4.0 * p->h * p->h},
     };
     size_t n = 0;
     for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)

@@ -8,12 +8,15 @@
 
 #include <stdlib.h>
 
-/* The buffers a step needs from the one before; the rest are recomputed. */
+/* The buffers a step needs from the one before; the rest are recomputed. The cell ranges
+ * of the last rebuild let a restart rebuild the neighbour list without a sort. */
 static const struct {
     clp_buffer_set bit;
     const char *name;
-} state[] = {{CLP_BUF_POS, "pos"}, {CLP_BUF_KEY, "key"}, {CLP_BUF_TYPE, "type"},
-             {CLP_BUF_ID, "id"},   {CLP_BUF_VEL, "vel"}, {CLP_BUF_RHO, "rho"}};
+} state[] = {{CLP_BUF_POS, "pos"},           {CLP_BUF_KEY, "key"},
+             {CLP_BUF_TYPE, "type"},         {CLP_BUF_CELL_START, "cell_start"},
+             {CLP_BUF_CELL_END, "cell_end"}, {CLP_BUF_ID, "id"},
+             {CLP_BUF_VEL, "vel"},           {CLP_BUF_RHO, "rho"}};
 enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
 static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {

@@ -124,22 +124,29 @@ static clp_buffer_counts model_counts(const sph_run *r, cl_float arguments[64]) 
     return counts;
 }
 
-/* Refuses a case whose buffers do not fit the device, before anything is allocated. */
+/* Refuses a case whose buffers do not fit the device, in all or one by one, before anything
+ * is allocated. */
 static clp_status check_device_memory(const sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *d = clp_worker_device(r->w);
     cl_float arguments[64];
     const clp_buffer_counts counts = model_counts(r, arguments);
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    const double grid = clp_grid_device_bytes(&r->geo, r->opts, r->n) / gib;
-    const double model = clp_buffers_bytes(MODEL_BUFFERS, r->opts, &counts) / gib;
-    const double has = d->global_mem_size / gib;
-    CLP_REQUIRE(grid + model <= has, err, CLP_DEVICE_MEMORY,
+    const clp_memory_need grid = clp_grid_memory_need(&r->geo, r->opts, r->n);
+    const clp_memory_need model = clp_buffers_need(MODEL_BUFFERS, r->opts, &counts);
+    const clp_memory_need largest = grid.largest >= model.largest ? grid : model;
+    const double gib = 1024.0 * 1024.0 * 1024.0, total = (grid.total + model.total) / gib;
+    CLP_REQUIRE(total <= d->global_mem_size / gib, err, CLP_DEVICE_MEMORY,
                 "the case needs %.2f GiB of device memory for %zu particles (neighbour search "
                 "%.2f GiB, SPH %.2f GiB), more than the %.2f GiB of device '%s'",
-                grid + model, r->n, grid, model, has, d->name);
+                total, r->n, grid.total / gib, model.total / gib, d->global_mem_size / gib,
+                d->name);
+    CLP_REQUIRE(largest.largest <= d->max_mem_alloc_size, err, CLP_DEVICE_MEMORY,
+                "the case's buffer \"%s\" needs %.2f GiB for %zu particles, more than the "
+                "largest allocation device '%s' allows (%.2f GiB)",
+                largest.largest_name, largest.largest / gib, r->n, d->name,
+                d->max_mem_alloc_size / gib);
     CLP_INFO(CLP_LOG_BUFFER, "%zu particles take %.3f GiB of the %.2f GiB of device '%s'", r->n,
-             grid + model, has, d->name);
+             total, d->global_mem_size / gib, d->name);
 fail:
     return st;
 }
@@ -384,8 +391,10 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
     clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval};
-    if (config->restart)
+    if (config->restart) {
         CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &clock, err));
+        CLP_TRY(clp_grid_relist(r.grid, err));
+    }
     const uint64_t first = clock.step;
     if (config->out_dir) {
         CLP_TRY(outputs_open(&out, config->out_dir, err));

@@ -83,7 +83,34 @@ done
 expect 1 "needs [0-9.]+ GiB of device memory for [0-9]+ particles .*more than the [0-9.]+ GiB of device" -- \
     "$clpart" run "$work/huge40.json" --out "$work/huge_out"
 expect 1 "gives [0-9]+ particles; clpart handles fewer than 2\^31" -- "$clpart" run "$work/huge200.json" --out "$work/huge_out"
+# A case that fits the device in all but whose neighbour list exceeds its largest allocation:
+# sized from the device's own figures where the two are far enough apart (PoCL: 2 of 5.5 GiB).
+"$clpart" devices --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin); d = d["devices"][d["selected"]]
+sys.exit(0 if d["max_alloc_bytes"] < 0.6 * d["global_mem_bytes"] else 1)' && {
+    python3 - "$dam3d" "$work/over_alloc.json" "$clpart" <<'PY'
+import json, re, subprocess, sys
+src, dst, clpart = sys.argv[1:]
+d = json.loads(subprocess.run([clpart, "devices", "--json"], capture_output=True, text=True).stdout)
+d = d["devices"][d["selected"]]
+target = 1.3 * d["max_alloc_bytes"] / (4 * 128)  # neighbors.max 128 uints per particle
+case = json.load(open(src))
+for _ in range(4):
+    json.dump(case, open(dst, "w"))
+    source = subprocess.run([clpart, "source", dst], capture_output=True, text=True).stdout
+    n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
+    case["sph"]["dp"] *= (n / target) ** (1 / 3)
+PY
+    expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
+        "$clpart" run "$work/over_alloc.json" --out "$work/huge_out"
+}
 [ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
+
+# A particle that moves more than half the skin between rebuilds stops the run.
+expect 1 "moved .* more than half the skin .*lower neighbors.every or raise neighbors.skin" -- \
+    "$clpart" run "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json" --out "$work/skin" \
+    -s neighbors.every=20 -s neighbors.skin=0.001 --no-cache
 
 # --timing: the device time of each phase per step.
 expect 0 "timing: forces +[0-9.]+ ms" -- "$clpart" run "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json" --out "$work/timed" --timing --no-cache

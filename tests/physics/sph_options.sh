@@ -67,10 +67,11 @@ if command -v oclgrind >/dev/null; then
     fi
     # The other kernels and modes under Oclgrind too, on both devices: summation density,
     # laminar viscosity, centred density, XSPH, the predictor-corrector, constants as kernel
-    # arguments, local positions, cell search.
+    # arguments, local positions, cell search, rebuilds every 4 steps (the displacement check).
     others=(-s sph.density=summation -s sph.viscosity=laminar -s sph.centred_density=true
         -s sph.xsph=true -s sph.integrator=predictor_corrector -s core.inline_constants=false
-        -s grid.positions=local -s neighbors.mode=jit -s core.summation=kbn)
+        -s grid.positions=local -s neighbors.mode=jit -s core.summation=kbn
+        -s neighbors.every=4 -s neighbors.skin=0.2)
     oclgrind --data-races --uninitialized --log "$work/oclgrind2.log" \
         "$clpart" run "$case_file" --out "$work/oclgrind2" --no-cache "${others[@]}" \
         >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind2.log" ] ||
