@@ -2,10 +2,12 @@
 # Particle-steps per second of the SPH dam breaks at benchmark sizes on one device: the 2D
 # case with about 250k particles (dam2d), the 3D case with about 1M (dam3d) and 8M (dam3d8),
 # fluid and walls counted together, with the cases' neighbour-list settings (rebuilt every 8
-# steps, skin 0.1), each run for STEPS steps after its build, for each option variant. The rate is the median
-# of REPEATS runs (unprofiled, outputs at the start and end only); then one run with
+# steps, skin 0.1), each run for STEPS steps after its build, for each option variant.
+# The rate is the median over REPEATS runs of the progress line's stepping rate (unprofiled;
+# the time spent writing the first and last snapshots is left out). Then one run with
 # --timing gives the device time per step of each phase (profiled: each kernel waits for the
-# last, so those runs are slower than the rate says).
+# last), and the rate the device time alone would give: particles over the device time per
+# step, without the host's share (launches and the per-step read of the time step).
 # usage: bench/sph.sh BUILD_DIR DEVICE [STEPS] [REPEATS] [CASE...]  (cases: dam2d dam3d)
 # DEFAULTS_ONLY=1 runs the default options alone (for slow devices at large sizes).
 set -euo pipefail
@@ -71,7 +73,10 @@ text = sys.stdin.read()
 n = re.search(r"steps of (\d+) particles", text)
 ms = dict(re.findall(r"timing: (.+?) +([0-9.]+) ms", text))
 keys = ["sort (keys, sort, reorder)", "neighbour list", "density", "forces", "time step", "integration"]
-print(" | ".join([n.group(1) if n else "?"] + [ms.get(k, "?") for k in keys]))'
+rate = "?"
+if n and "device total" in ms and float(ms["device total"]) > 0:
+    rate = "%.1fM" % (int(n.group(1)) / float(ms["device total"]) / 1e3)
+print(" | ".join([n.group(1) if n else "?"] + [ms.get(k, "?") for k in keys] + [rate]))'
 }
 declare -A sources=([dam2d]="dam_break_2d 250000" [dam3d]="dam_break_3d 1000000"
     [dam3d8]="dam_break_3d 8000000")
@@ -81,8 +86,8 @@ done
 echo "device $device, $steps steps, rate = median of $repeats runs (M particle-steps/s);"
 echo "phases: device ms per step from one profiled run"
 echo
-echo "| case | options | rate | particles | sort | list | density | forces | time step | integration |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| case | options | rate | particles | sort | list | density | forces | time step | integration | device-time rate |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 variants=("" "-s core.summation=naive" "-s core.summation=kbn" "-s grid.positions=local"
     "-s neighbors.mode=jit" "-s core.inline_constants=false" "-s sph.integrator=predictor_corrector")
 [ -z "${DEFAULTS_ONLY:-}" ] || variants=("")

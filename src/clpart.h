@@ -589,6 +589,7 @@ typedef struct clp_run_timing {
     double density, forces, time_step; /* density sum, forces, time-step reduction */
     double integration;                /* the integrator's kernels */
     double wall;                       /* seconds of the whole time loop, outputs included */
+    double outputs;                    /* of which snapshots, output files and checkpoints */
     uint64_t steps, rebuilds, particles;
 } clp_run_timing;
 
