@@ -57,13 +57,22 @@ static size_t fill_tank(const clp_sph_case *c, double *xyz, uint32_t *types, siz
     return at;
 }
 
+/* Boundary particles: the tank's, then the wall boxes'. */
+static size_t fill_walls(const clp_sph_case *c, double *xyz, uint32_t *types, size_t at) {
+    if (c->has_tank)
+        at = fill_tank(c, xyz, types, at);
+    for (size_t b = 0; b < c->n_walls; b++)
+        at = fill_box(c->walls[b].min, c->walls[b].max, c->dim, c->dp, 1, xyz, types, at);
+    return at;
+}
+
 clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err) {
     size_t fluid = 0;
     for (size_t b = 0; b < c->n_fluid; b++)
         fluid = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, NULL, NULL, fluid);
     if (fluid == 0)
         return CLP_FAIL(err, CLP_CASE, "the fluid boxes hold no particle at spacing %g", c->dp);
-    *n = c->has_tank ? fill_tank(c, NULL, NULL, fluid) : fluid;
+    *n = fill_walls(c, NULL, NULL, fluid);
     *n_fluid = fluid;
     /* particle indices are uint on the device, and the sort needs a bit to spare */
     if (*n >= UINT32_MAX / 2)
@@ -85,8 +94,7 @@ clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uin
     size_t at = 0;
     for (size_t b = 0; b < c->n_fluid; b++)
         at = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, *xyz, *types, at);
-    if (c->has_tank)
-        fill_tank(c, *xyz, *types, at);
+    fill_walls(c, *xyz, *types, at);
     return CLP_OK;
 }
 

@@ -1,6 +1,6 @@
 /* The geometry and physics of an SPH case file: domain, lattice spacing, fluid boxes, the
- * tank of boundary particles, constants, end time and output interval. The JSON stays in
- * this file; errors name the file and the key. Options are read by options.c. */
+ * tank and wall boxes of boundary particles, constants, end time and output interval. The JSON
+ * stays in this file; errors name the file and the key. Options are read by options.c. */
 #include "run/case.h"
 
 #include <jansson.h>
@@ -85,17 +85,24 @@ static bool read_physics(json_t *sph, clp_sph_case *c, const char *path, clp_err
            read_vector(sph, "gravity", c->dim, c->gravity, false, path, err);
 }
 
-static bool read_fluid(json_t *fluid, clp_sph_case *c, const char *path, clp_error *err) {
-    size_t n = json_array_size(fluid);
-    if (!json_is_array(fluid) || n == 0 || n > CLP_CASE_MAX_BOXES) {
-        CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: 'fluid' must be a list of 1 to %d boxes",
-                    path, CLP_CASE_MAX_BOXES);
+/* A list of boxes at key: at least `min_count`, at most CLP_CASE_MAX_BOXES. */
+static bool read_boxes(json_t *list, const char *key, size_t min_count, int dim, clp_box *boxes,
+                       size_t *n, const char *path, clp_error *err) {
+    const size_t count = json_array_size(list);
+    if (!list && min_count == 0)
+        return true;
+    if (!json_is_array(list) || count < min_count || count > CLP_CASE_MAX_BOXES) {
+        CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: '%s' must be a list of %zu to %d boxes", path,
+                    key, min_count, CLP_CASE_MAX_BOXES);
         return false;
     }
-    for (size_t i = 0; i < n; i++)
-        if (!read_box(json_array_get(fluid, i), c->dim, &c->fluid[i], "a fluid box", path, err))
+    char what[64];
+    for (size_t i = 0; i < count; i++) {
+        snprintf(what, sizeof what, "'%s'[%zu]", key, i);
+        if (!read_box(json_array_get(list, i), dim, &boxes[i], what, path, err))
             return false;
-    c->n_fluid = n;
+    }
+    *n = count;
     return true;
 }
 
@@ -132,7 +139,10 @@ clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_
         CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
                     "%s: 'domain' must be an object with origin and size", path);
     ok = ok && read_physics(json_object_get(root, "sph"), &c, path, err) &&
-         read_fluid(json_object_get(root, "fluid"), &c, path, err) &&
+         read_boxes(json_object_get(root, "fluid"), "fluid", 1, dim, c.fluid, &c.n_fluid, path,
+                    err) &&
+         read_boxes(json_object_get(root, "walls"), "walls", 0, dim, c.walls, &c.n_walls, path,
+                    err) &&
          read_tank(json_object_get(root, "tank"), &c, path, err) &&
          read_number(root, "end_time", 0, 1e9, false, &c.end_time, path, err) &&
          read_number(root, "output_interval", 1e-12, 1e9, false, &c.output_interval, path, err) &&

@@ -23,6 +23,8 @@ typedef struct clp_sph_case {
     double cfl;                /* time step over h / c0 */
     clp_box fluid[CLP_CASE_MAX_BOXES];
     size_t n_fluid;
+    clp_box walls[CLP_CASE_MAX_BOXES]; /* boxes of boundary particles beside the tank's */
+    size_t n_walls;
     bool has_tank;
     clp_box tank; /* inner walls; boundary particles fill `layers` spacings outside it */
     int layers;

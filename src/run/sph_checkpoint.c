@@ -34,6 +34,10 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
         append_vector(&sb, "fluid min", c->fluid[b].min);
         append_vector(&sb, "fluid max", c->fluid[b].max);
     }
+    for (size_t b = 0; b < c->n_walls; b++) {
+        append_vector(&sb, "wall min", c->walls[b].min);
+        append_vector(&sb, "wall max", c->walls[b].max);
+    }
     if (c->has_tank) {
         append_vector(&sb, "tank min", c->tank.min);
         append_vector(&sb, "tank max", c->tank.max);

@@ -74,6 +74,15 @@ cmp -s "$work/args_a.cl" "$work/args_b.cl" || fail "constants as arguments: the 
 "$clpart" source "$work/other_constants.json" >"$work/inline_b.cl" 2>&1
 cmp -s "$work/inline_a.cl" "$work/inline_b.cl" && fail "inlined constants: the source does not hold their values"
 
+# Wall boxes add boundary particles on the lattice: 0.05 x 0.03 m at dp 0.01 is 5 x 3.
+tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["walls"]=[{"min":[0.2,0],"max":[0.25,0.03]}]; json.dump(c,open(sys.argv[2],"w")); c["walls"]=[{"min":[0.2,0]}]; json.dump(c,open(sys.argv[3],"w"))' \
+    "$tiny" "$work/walls.json" "$work/bad_walls.json"
+count() { "$clpart" source "$1" | sed -n 's/^#define CLP_GRID_PARTICLES \([0-9]*\).*/\1/p'; }
+[ "$(( $(count "$work/walls.json") - $(count "$tiny") ))" -eq 15 ] ||
+    fail "a 5 x 3 wall box did not add 15 particles"
+expect 1 "'max' must be an array of 2 numbers" -- "$clpart" source "$work/bad_walls.json"
+
 # Cases too large are refused before anything starts, with the figure; nothing is written.
 dam3d=$CLPART_DATA_DIR/cases/dam_break_3d.json
 for scale in 40 200; do
