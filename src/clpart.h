@@ -399,40 +399,68 @@ typedef enum clp_buffer_kind {
 
 /* Buffer names. Grid buffers come first: a kernel lists its buffer parameters in bit order,
  * so the neighbour-iteration parameters (CLP_GRID_PARAMS in cl/grid) open every model kernel. */
-enum {
-    CLP_BUF_POS = 1ull << 0,         /* float4: global position, or offset from the cell centre */
-    CLP_BUF_KEY = 1ull << 1,         /* uint: cell key */
-    CLP_BUF_TYPE = 1ull << 2,        /* uint: particle type (split neighbour lists) */
-    CLP_BUF_CELL_START = 1ull << 3,  /* uint per key: first particle of the cell */
-    CLP_BUF_CELL_END = 1ull << 4,    /* uint per key: one past the last particle */
-    CLP_BUF_NEIB_LIST = 1ull << 5,   /* uint: neighbour k of particle p at k*N + p */
-    CLP_BUF_ID = 1ull << 6,          /* uint: the particle's index at set-up */
-    CLP_BUF_PERM = 1ull << 7,        /* uint: sorted slot -> previous index */
-    CLP_BUF_CELL_COUNT = 1ull << 8,  /* uint per key: particles per cell (counting sort) */
-    CLP_BUF_GRID_STATUS = 1ull << 9, /* uint[8]: outside count, first outside id, max count */
-    CLP_BUF_SELFTEST_X = 1ull << 10,
-    CLP_BUF_SELFTEST_Y = 1ull << 11,
-    CLP_BUF_SELFTEST_TERMS = 1ull << 12,
-    CLP_BUF_SELFTEST_SUMS = 1ull << 13,
-    CLP_BUF_SELFTEST_PARTIAL = 1ull << 14,
-    CLP_BUF_SELFTEST_PARTIAL_CORRECTION = 1ull << 15,
-    CLP_BUF_COLLECT_IDS = 1ull << 16,   /* uint: test output, neighbour IDs per particle */
-    CLP_BUF_COLLECT_R2 = 1ull << 17,    /* float: test output, squared distances */
-    CLP_BUF_COLLECT_COUNT = 1ull << 18, /* uint: test output, neighbours per particle */
-    CLP_BUF_VEL = 1ull << 19,           /* float4: velocity, m/s */
-    CLP_BUF_RHO = 1ull << 20,           /* float: density (kg/m^3), or rho/rho0 - 1 */
-    CLP_BUF_ACC = 1ull << 21,           /* float4: acceleration, m/s^2 */
-    CLP_BUF_DRHO = 1ull << 22,          /* float: rate of change of density */
-    CLP_BUF_DT_PARTIAL = 1ull << 23,    /* float2 per group: largest |a| and |v| of its fluid */
-    CLP_BUF_DT = 1ull << 24,            /* float: the time step the device chose */
-    CLP_BUF_XSPH = 1ull << 25,          /* float4: XSPH velocity correction, m/s */
-    CLP_BUF_POS_OLD = 1ull << 26,       /* float4: positions at the start of a step */
-    CLP_BUF_VEL_OLD = 1ull << 27,       /* float4: velocities at the start of a step */
-    CLP_BUF_RHO_OLD = 1ull << 28,       /* float: densities at the start of a step */
-    CLP_BUF_CONSTANTS = 1ull << 29,     /* float: the model's constants, when not inlined */
-    CLP_BUF_POS_REBUILT = 1ull << 30,   /* float4: positions at the last rebuild */
-    CLP_BUF_COUNT = 31
-};
+#define CLP_BUF_BIT(k) ((clp_buffer_set)1 << (k))
+/* float4: global position, or offset from the cell centre */
+#define CLP_BUF_POS CLP_BUF_BIT(0)
+/* uint: cell key */
+#define CLP_BUF_KEY CLP_BUF_BIT(1)
+/* uint: particle type (split neighbour lists) */
+#define CLP_BUF_TYPE CLP_BUF_BIT(2)
+/* uint per key: first particle of the cell */
+#define CLP_BUF_CELL_START CLP_BUF_BIT(3)
+/* uint per key: one past the last particle */
+#define CLP_BUF_CELL_END CLP_BUF_BIT(4)
+/* uint: neighbour k of particle p at k*N + p */
+#define CLP_BUF_NEIB_LIST CLP_BUF_BIT(5)
+/* uint: the particle's index at set-up */
+#define CLP_BUF_ID CLP_BUF_BIT(6)
+/* uint: sorted slot -> previous index */
+#define CLP_BUF_PERM CLP_BUF_BIT(7)
+/* uint per key: particles per cell (counting sort) */
+#define CLP_BUF_CELL_COUNT CLP_BUF_BIT(8)
+/* uint[8]: outside count, first outside id, max count */
+#define CLP_BUF_GRID_STATUS                 CLP_BUF_BIT(9)
+#define CLP_BUF_SELFTEST_X                  CLP_BUF_BIT(10)
+#define CLP_BUF_SELFTEST_Y                  CLP_BUF_BIT(11)
+#define CLP_BUF_SELFTEST_TERMS              CLP_BUF_BIT(12)
+#define CLP_BUF_SELFTEST_SUMS               CLP_BUF_BIT(13)
+#define CLP_BUF_SELFTEST_PARTIAL            CLP_BUF_BIT(14)
+#define CLP_BUF_SELFTEST_PARTIAL_CORRECTION CLP_BUF_BIT(15)
+/* uint: test output, neighbour IDs per particle */
+#define CLP_BUF_COLLECT_IDS CLP_BUF_BIT(16)
+/* float: test output, squared distances */
+#define CLP_BUF_COLLECT_R2 CLP_BUF_BIT(17)
+/* uint: test output, neighbours per particle */
+#define CLP_BUF_COLLECT_COUNT CLP_BUF_BIT(18)
+/* float4: velocity, m/s */
+#define CLP_BUF_VEL CLP_BUF_BIT(19)
+/* float: density (kg/m^3), or rho/rho0 - 1 */
+#define CLP_BUF_RHO CLP_BUF_BIT(20)
+/* float4: acceleration, m/s^2 */
+#define CLP_BUF_ACC CLP_BUF_BIT(21)
+/* float: rate of change of density */
+#define CLP_BUF_DRHO CLP_BUF_BIT(22)
+/* float2 per group: largest |a| and |v| of its fluid */
+#define CLP_BUF_DT_PARTIAL CLP_BUF_BIT(23)
+/* float: the time step the device chose */
+#define CLP_BUF_DT CLP_BUF_BIT(24)
+/* float4: XSPH velocity correction, m/s */
+#define CLP_BUF_XSPH CLP_BUF_BIT(25)
+/* float4: positions at the start of a step */
+#define CLP_BUF_POS_OLD CLP_BUF_BIT(26)
+/* float4: velocities at the start of a step */
+#define CLP_BUF_VEL_OLD CLP_BUF_BIT(27)
+/* float: densities at the start of a step */
+#define CLP_BUF_RHO_OLD CLP_BUF_BIT(28)
+/* float: the model's constants, when not inlined */
+#define CLP_BUF_CONSTANTS CLP_BUF_BIT(29)
+/* float4: positions at the last rebuild */
+#define CLP_BUF_POS_REBUILT CLP_BUF_BIT(30)
+/* float4: LJ force xyz, and the atom's potential energy in w */
+#define CLP_BUF_LJ_FORCE CLP_BUF_BIT(31)
+/* float: half the sum of r . f over the atom's pairs */
+#define CLP_BUF_LJ_VIRIAL CLP_BUF_BIT(32)
+enum { CLP_BUF_COUNT = 33 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;

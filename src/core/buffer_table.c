@@ -97,6 +97,8 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_option = "neighbors.every",
      .needs_value = "1",
      .needs_not = true},
+    ROW(CLP_BUF_LJ_FORCE, "lj_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_LJ_VIRIAL, "lj_virial", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

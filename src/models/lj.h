@@ -34,4 +34,10 @@ typedef struct clp__lj_params {
 void clp__lj_reference(const clp__lj_state *s, const clp__lj_params *p, double *force,
                        double *energy, double *virial);
 
+/* The same quantities from the device, for the options' strategy, summation and grid (a
+ * 3D periodic box): force n x 3, energy n, and the virial sum. */
+clp_status clp__lj_device_forces(clp_worker *worker, const clp_options *opts, clp_cache *cache,
+                                 const clp__lj_state *s, const clp__lj_params *p, double *force,
+                                 double *energy, double *virial, clp_error *err);
+
 #endif

@@ -1,0 +1,50 @@
+/* Lennard-Jones pair forces with a cutoff (seed cutoff-interactions-few-particles-per-cell.txt,
+ * section 4), in reduced units: U = 4 (x^-6 - x^-3) with x = r^2 + softening^2, shifted to 0
+ * at the cutoff. Layouts: lj_force[i] float4 (force xyz, w the atom's potential energy, half
+ * of each pair's), lj_virial[i] float (half of the sum over its pairs of r . f). */
+
+#ifndef CLP_LJ_STRATEGY
+#define CLP_LJ_STRATEGY 0 /* 0 one work-item per particle, 1 a loop over particles */
+#define CLP_LJ_STRATEGY_PAR_PART 0
+#define CLP_LJ_STRATEGY_PAR_PART_LOOP 1
+#endif
+/* Host constants, computed in double; these defaults only let the file compile alone. */
+#ifndef CLP_LJ_RC2
+#define CLP_LJ_RC2 6.25f    /* cutoff squared */
+#define CLP_LJ_EPS2 0.0f    /* softening squared */
+#define CLP_LJ_SHIFT -0.0163f /* the pair energy at the cutoff */
+#endif
+
+/* The interactions of particle i with its neighbours within the cutoff. */
+void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global float *lj_virial) {
+    acc4_t f = acc4_zero();
+    acc_t energy = acc_zero(), virial = acc_zero();
+    uint j;
+    float4 r_ij; /* x_j - x_i */
+    CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
+        const float r2 = dot(r_ij, r_ij);
+        if (r2 >= CLP_LJ_RC2)
+            continue;
+        const float x = r2 + CLP_LJ_EPS2, inv3 = 1.0f / (x * x * x);
+        const float s = 24.0f * (2.0f * inv3 * inv3 - inv3) / x; /* -dU/dr / r */
+        acc4_add(&f, -s * r_ij);
+        acc_add(&energy, 2.0f * (inv3 * inv3 - inv3) - 0.5f * CLP_LJ_SHIFT);
+        acc_add(&virial, 0.5f * s * r2);
+    }
+    float4 out = acc4_result(f);
+    out.w = acc_result(energy);
+    lj_force[i] = out;
+    lj_virial[i] = acc_result(virial);
+}
+
+__kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
+                        __global float *restrict lj_virial) {
+#if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_PART
+    const uint i = get_global_id(0);
+    if (i < CLP_GRID_PARTICLES)
+        lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
+#else
+    for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
+        lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
+#endif
+}

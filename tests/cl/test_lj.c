@@ -1,0 +1,109 @@
+/* The device's Lennard-Jones forces, energies and virial against the host's all-pairs
+ * reference in double precision (src/models/lj_setup.c, itself tested against analysis), for
+ * every strategy, summation, position and neighbour mode: on a softened uniform random set
+ * (the seed paper's set-up) and on a jittered FCC lattice at the LJ liquid's density.
+ * With --small, sizes and combinations fit a run under Oclgrind. */
+#include "common.h"
+
+#include "models/lj.h"
+
+/* Float against double: a force sums about 40 terms of up to |f| ~ 1e2 in float, so each
+ * component may be off by a few 1e-6 of the largest force; 1e-4 of it leaves room for
+ * devices that round differently, and still catches a missed or doubled pair. */
+enum { COMPONENTS = 3 };
+static const double FORCE_BOUND = 1e-4, ENERGY_BOUND = 1e-4;
+
+static void compare(test_env *t, const char *label, const clp__lj_state *s, const clp__lj_params *p,
+                    const char *const *assignments) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_options *opts = test_options(t, assignments);
+    CLP_ASSERT_OK(clp_options_check(opts, &err), &err);
+    const size_t n = s->n;
+    double *f_ref = malloc(3 * n * sizeof(double)), *e_ref = malloc(n * sizeof(double));
+    double *f_dev = malloc(3 * n * sizeof(double)), *e_dev = malloc(n * sizeof(double));
+    double w_ref, w_dev;
+    clp__lj_reference(s, p, f_ref, e_ref, &w_ref);
+    CLP_ASSERT_OK(clp__lj_device_forces(t->worker, opts, NULL, s, p, f_dev, e_dev, &w_dev, &err),
+                  &err);
+    double largest_f = 0, largest_e = 0, worst_f = 0, worst_e = 0, e_sum_ref = 0, e_sum_dev = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < COMPONENTS; a++) {
+            largest_f = fmax(largest_f, fabs(f_ref[3 * i + a]));
+            worst_f = fmax(worst_f, fabs(f_dev[3 * i + a] - f_ref[3 * i + a]));
+        }
+        largest_e = fmax(largest_e, fabs(e_ref[i]));
+        worst_e = fmax(worst_e, fabs(e_dev[i] - e_ref[i]));
+        e_sum_ref += e_ref[i];
+        e_sum_dev += e_dev[i];
+    }
+    printf("ok %-60s force %.1e, energy %.1e of the largest; virial %.1e relative\n", label,
+           worst_f / largest_f, worst_e / largest_e, fabs(w_dev - w_ref) / fabs(w_ref));
+    CLP_ASSERT(largest_f > 0 && largest_e > 0);
+    CLP_ASSERT(worst_f <= FORCE_BOUND * largest_f);
+    CLP_ASSERT(worst_e <= ENERGY_BOUND * largest_e);
+    CLP_ASSERT_NEAR(e_sum_dev, e_sum_ref, ENERGY_BOUND * largest_e * sqrt((double)n));
+    CLP_ASSERT_NEAR(w_dev, w_ref, FORCE_BOUND * fabs(w_ref));
+    free(f_ref);
+    free(e_ref);
+    free(f_dev);
+    free(e_dev);
+    clp_options_destroy(opts);
+}
+
+int main(int argc, char **argv) {
+    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_env t = {0};
+    test_env_open(&t);
+    clp_error err = CLP_ERROR_INIT;
+    /* Random: 1 particle per cell of rc on average would be the paper's sparsest set-up;
+     * 3 cells per side is the least a periodic grid takes. */
+    clp__lj_state random, lattice;
+    const clp__lj_params soft = {2.5, 0.5}, plain = {2.5, 0};
+    CLP_ASSERT_OK(clp__lj_random(small ? 60 : 400, 7.6, 11, &random, &err), &err);
+    CLP_ASSERT_OK(clp__lj_fcc(5, 0.8442, &lattice, &err), &err);
+    clp__lj_state jitter;
+    CLP_ASSERT_OK(clp__lj_random(lattice.n, 0.2, 5, &jitter, &err), &err);
+    for (size_t i = 0; i < 3 * lattice.n; i++)
+        lattice.xyz[i] += jitter.xyz[i] - 0.1;
+    clp__lj_state_free(&jitter);
+
+    static const char *const strategies[] = {"lj.strategy=par_part", "lj.strategy=par_part_loop"};
+    static const char *const sums[] = {"core.summation=naive", "core.summation=kahan",
+                                       "core.summation=kbn"};
+    static const char *const positions[] = {"grid.positions=global", "grid.positions=local"};
+    static const char *const modes[] = {"neighbors.mode=list", "neighbors.mode=jit"};
+    int combo = 0;
+    for (int st = 0; st < 2; st++)
+        for (int su = 0; su < 3; su++)
+            for (int po = 0; po < 2; po++)
+                for (int mo = 0; mo < 2; mo++, combo++) {
+                    if (small && combo % 6 != 0)
+                        continue;
+                    const char *assignments[] = {strategies[st],         sums[su],
+                                                 positions[po],          modes[mo],
+                                                 "grid.periodic_x=true", "grid.periodic_y=true",
+                                                 "grid.periodic_z=true", NULL};
+                    char label[160];
+                    snprintf(label, sizeof label, "random %s %s %s %s", strategies[st] + 12,
+                             sums[su] + 15, positions[po] + 15, modes[mo] + 15);
+                    compare(&t, label, &random, &soft, assignments);
+                    if (small)
+                        continue;
+                    snprintf(label, sizeof label, "fcc    %s %s %s %s", strategies[st] + 12,
+                             sums[su] + 15, positions[po] + 15, modes[mo] + 15);
+                    compare(&t, label, &lattice, &plain, assignments);
+                }
+    /* A box that is not periodic is refused with the option to set. */
+    const char *walled[] = {"grid.periodic_x=true", "grid.periodic_y=true", NULL};
+    clp_options *opts = test_options(&t, walled);
+    double f[3 * 60], e[60], w;
+    CLP_ASSERT(clp__lj_device_forces(t.worker, opts, NULL, &random, &soft, f, e, &w, &err) ==
+               CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, "grid.periodic_z=true");
+    clp_options_destroy(opts);
+    clp__lj_state_free(&random);
+    clp__lj_state_free(&lattice);
+    test_env_close(&t);
+    return 0;
+}
