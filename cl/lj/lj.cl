@@ -48,3 +48,26 @@ __kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
         lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
 #endif
 }
+
+/* Velocity Verlet in reduced units (mass 1), split around the force evaluation: the first
+ * half kick and the drift, then, with the new forces, the second half kick. */
+#ifndef CLP_LJ_DT
+#define CLP_LJ_DT 0.005f /* the time step */
+#endif
+
+__kernel void lj_kick_drift(__global float4 *restrict pos, __global float4 *restrict vel,
+                            __global const float4 *restrict lj_force) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    const float4 f = (float4)(lj_force[i].xyz, 0.0f);
+    const float4 v = vel[i] + 0.5f * CLP_LJ_DT * f;
+    vel[i] = v;
+    pos[i] += CLP_LJ_DT * v;
+}
+
+__kernel void lj_kick(__global float4 *restrict vel, __global const float4 *restrict lj_force) {
+    const uint i = get_global_id(0);
+    if (i < CLP_GRID_PARTICLES)
+        vel[i] += 0.5f * CLP_LJ_DT * (float4)(lj_force[i].xyz, 0.0f);
+}

@@ -34,10 +34,16 @@ typedef struct clp__lj_params {
 void clp__lj_reference(const clp__lj_state *s, const clp__lj_params *p, double *force,
                        double *energy, double *virial);
 
-/* The same quantities from the device, for the options' strategy, summation and grid (a
- * 3D periodic box): force n x 3, energy n, and the virial sum. */
-clp_status clp__lj_device_forces(clp_worker *worker, const clp_options *opts, clp_cache *cache,
-                                 const clp__lj_state *s, const clp__lj_params *p, double *force,
-                                 double *energy, double *virial, clp_error *err);
+/* A system on the device, for the options' strategy, summation and grid (a 3D periodic box),
+ * stepped by velocity Verlet with time step `dt`; its forces are computed on opening. */
+typedef struct clp__lj_system clp__lj_system;
+clp_status clp__lj_system_open(clp_worker *worker, const clp_options *opts, clp_cache *cache,
+                               const clp__lj_state *s, const clp__lj_params *p, double dt,
+                               clp__lj_system **out, clp_error *err);
+void clp__lj_system_close(clp__lj_system *sys);
+clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err);
+/* The current force and velocity (n x 3), energy (n) and virial sum, in the state's order. */
+clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,
+                               double *virial, clp_error *err);
 
 #endif
