@@ -4,9 +4,16 @@
  * of each pair's), lj_virial[i] float (half of the sum over its pairs of r . f). */
 
 #ifndef CLP_LJ_STRATEGY
-#define CLP_LJ_STRATEGY 0 /* 0 one work-item per particle, 1 a loop over particles */
+#define CLP_LJ_STRATEGY 0 /* 0 a work-item per particle, 1 a loop over them, 2 a group per cell */
 #define CLP_LJ_STRATEGY_PAR_PART 0
 #define CLP_LJ_STRATEGY_PAR_PART_LOOP 1
+#define CLP_LJ_STRATEGY_PAR_CELL 2
+#endif
+#if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_CELL && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
+#error "lj.strategy=par_cell searches the neighbouring cells itself: set neighbors.mode=jit"
+#endif
+#ifndef CLP_LJ_CELL_GROUP
+#define CLP_LJ_CELL_GROUP 64 /* work-items per cell for par_cell */
 #endif
 /* Host constants, computed in double; these defaults only let the file compile alone. */
 #ifndef CLP_LJ_RC2
@@ -37,14 +44,24 @@ void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global
     lj_virial[i] = acc_result(virial);
 }
 
-__kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
+#if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_CELL
+__kernel __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))
+#else
+__kernel
+#endif
+void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
                         __global float *restrict lj_virial) {
 #if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_PART
     const uint i = get_global_id(0);
     if (i < CLP_GRID_PARTICLES)
         lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
-#else
+#elif CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_PART_LOOP
     for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
+        lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
+#else
+    /* the cell's particles lie together after the sort; the group walks them */
+    const uint cell = get_group_id(0);
+    for (uint i = cell_start[cell] + get_local_id(0); i < cell_end[cell]; i += CLP_LJ_CELL_GROUP)
         lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
 #endif
 }

@@ -17,8 +17,17 @@ static clp_status check_options(const clp_options *opts, clp_error *err) {
         if (!clp_options_bool(opts, periodic[a]))
             return CLP_FAIL(err, CLP_CASE, "a Lennard-Jones box is periodic: set %s=true",
                             periodic[a]);
+    if (strcmp(clp_options_enum(opts, "lj.strategy"), "par_cell") == 0 &&
+        strcmp(clp_options_enum(opts, "neighbors.mode"), "jit") != 0)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=par_cell searches the neighbouring cells itself: set "
+                        "neighbors.mode=jit");
     return CLP_OK;
 }
+
+/* Work-items of the looping strategy: a fixed grid, whatever the particle count; and of
+ * each cell's work-group in par_cell, as the paper's 128 but for fewer particles per cell. */
+enum { LOOP_WORK_ITEMS = 4096, CELL_GROUP = 64 };
 
 static clp_status build(clp_worker *w, const clp_options *opts, clp_cache *cache,
                         const clp_grid_geometry *geo, size_t n, const clp__lj_params *p, double dt,
@@ -34,6 +43,7 @@ static clp_status build(clp_worker *w, const clp_options *opts, clp_cache *cache
     constants[nc++] =
         (clp_constant){"CLP_LJ_SHIFT", CLP_CONST_FLOAT, 4.0 * (inv3 * inv3 - inv3), 0, false};
     constants[nc++] = (clp_constant){"CLP_LJ_DT", CLP_CONST_FLOAT, dt, 0, false};
+    constants[nc++] = (clp_constant){"CLP_LJ_CELL_GROUP", CLP_CONST_INT, 0, CELL_GROUP, false};
     const char *files[16];
     size_t nf = 0;
     files[nf++] = "common/summation.cl";
@@ -51,22 +61,19 @@ fail:
     return st;
 }
 
-/* Work-items of the looping strategy: a fixed grid, whatever the particle count. */
-enum { LOOP_WORK_ITEMS = 4096 };
-
 struct clp__lj_system {
     clp_worker *worker;
     const clp_options *opts;
     clp_grid *grid;
     size_t n;
     uint64_t step;
-    bool loop; /* lj.strategy=par_part_loop */
+    size_t global, local; /* the force kernel's work size for the strategy */
 };
 
 static clp_status compute_forces(clp__lj_system *sys, clp_error *err) {
     const clp_step forces = {
         "lj_forces", clp_grid_iteration_buffers(sys->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
-        sys->loop ? LOOP_WORK_ITEMS : sys->n, 0};
+        sys->global, sys->local};
     return clp_worker_run_step(sys->worker, &forces, NULL, err);
 }
 
@@ -91,11 +98,16 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     clp__lj_system *sys = calloc(1, sizeof *sys);
     CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
     *sys = (clp__lj_system){.worker = w, .opts = opts, .n = s->n};
-    sys->loop = strcmp(clp_options_enum(opts, "lj.strategy"), "par_part_loop") == 0;
     clp_grid_geometry geo;
     CLP_TRY(check_options(opts, err));
     const clp_grid_desc desc = {{0, 0, 0}, {s->box, s->box, s->box}, p->rc};
     CLP_TRY(clp_grid_geometry_make(opts, &desc, &geo, err));
+    const char *strategy = clp_options_enum(opts, "lj.strategy");
+    const bool per_cell = strcmp(strategy, "par_cell") == 0;
+    sys->global = per_cell                                 ? (size_t)geo.key_count * CELL_GROUP
+                  : strcmp(strategy, "par_part_loop") == 0 ? LOOP_WORK_ITEMS
+                                                           : s->n;
+    sys->local = per_cell ? CELL_GROUP : 0;
     CLP_TRY(build(w, opts, cache, &geo, s->n, p, dt, err));
     CLP_TRY(clp_grid_create(w, opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));

@@ -53,6 +53,20 @@ static void compare(test_env *t, const char *label, const clp__lj_state *s, cons
     clp_options_destroy(opts);
 }
 
+/* Options the LJ system refuses, with the fix named in the message. */
+static void refused(test_env *t, const char *const *assignments, const char *fix) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_options *opts = test_options(t, assignments);
+    clp__lj_state s;
+    const clp__lj_params p = {2.5, 0};
+    CLP_ASSERT_OK(clp__lj_fcc(5, 0.8442, &s, &err), &err);
+    clp__lj_system *sys;
+    CLP_ASSERT(clp__lj_system_open(t->worker, opts, NULL, &s, &p, 0.005, &sys, &err) == CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, fix);
+    clp_options_destroy(opts);
+    clp__lj_state_free(&s);
+}
+
 /* Total energy and momentum of the device's state. */
 static void totals(clp__lj_system *sys, size_t n, double *energy_total, double momentum[3]) {
     clp_error err = CLP_ERROR_INIT;
@@ -134,22 +148,27 @@ int main(int argc, char **argv) {
         lattice.xyz[i] += jitter.xyz[i] - 0.1;
     clp__lj_state_free(&jitter);
 
-    static const char *const strategies[] = {"lj.strategy=par_part", "lj.strategy=par_part_loop"};
+    static const char *const strategies[] = {"lj.strategy=par_part", "lj.strategy=par_part_loop",
+                                             "lj.strategy=par_cell"};
     static const char *const sums[] = {"core.summation=naive", "core.summation=kahan",
                                        "core.summation=kbn"};
     static const char *const positions[] = {"grid.positions=global", "grid.positions=local"};
     static const char *const modes[] = {"neighbors.mode=list", "neighbors.mode=jit"};
     int combo = 0;
-    for (int st = 0; st < 2; st++)
+    for (int st = 0; st < 3; st++)
         for (int su = 0; su < 3; su++)
             for (int po = 0; po < 2; po++)
                 for (int mo = 0; mo < 2; mo++, combo++) {
-                    if (small && combo % 6 != 0)
+                    if (small && combo % 6 != (st == 2)) /* par_cell: a jit combination */
                         continue;
                     const char *assignments[] = {strategies[st],         sums[su],
                                                  positions[po],          modes[mo],
                                                  "grid.periodic_x=true", "grid.periodic_y=true",
                                                  "grid.periodic_z=true", NULL};
+                    if (st == 2 && mo == 0) { /* par_cell walks cells: jit only */
+                        refused(&t, assignments, "neighbors.mode=jit");
+                        continue;
+                    }
                     char label[160];
                     snprintf(label, sizeof label, "random %s %s %s %s", strategies[st] + 12,
                              sums[su] + 15, positions[po] + 15, modes[mo] + 15);
