@@ -8,9 +8,12 @@
 #define CLP_LJ_STRATEGY_PAR_PART 0
 #define CLP_LJ_STRATEGY_PAR_PART_LOOP 1
 #define CLP_LJ_STRATEGY_PAR_CELL 2
+#define CLP_LJ_STRATEGY_PAR_CELL_SM 3
 #endif
-#if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_CELL && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
-#error "lj.strategy=par_cell searches the neighbouring cells itself: set neighbors.mode=jit"
+/* The per-cell strategies walk the cells themselves */
+#define CLP_LJ_PER_CELL (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_PAR_CELL)
+#if CLP_LJ_PER_CELL && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
+#error "the per-cell lj.strategy values search the neighbouring cells themselves: set neighbors.mode=jit"
 #endif
 #ifndef CLP_LJ_CELL_GROUP
 #define CLP_LJ_CELL_GROUP 64 /* work-items per cell for par_cell */
@@ -22,6 +25,26 @@
 #define CLP_LJ_SHIFT -0.0163f /* the pair energy at the cutoff */
 #endif
 
+/* Adds the pair with r_ij = x_j - x_i, if within the cutoff, to particle i's sums. */
+void lj_pair(float4 r_ij, acc4_t *f, acc_t *energy, acc_t *virial) {
+    const float r2 = dot(r_ij, r_ij);
+    if (r2 >= CLP_LJ_RC2)
+        return;
+    const float x = r2 + CLP_LJ_EPS2, inv3 = 1.0f / (x * x * x);
+    const float s = 24.0f * (2.0f * inv3 * inv3 - inv3) / x; /* -dU/dr / r */
+    acc4_add(f, -s * r_ij);
+    acc_add(energy, 2.0f * (inv3 * inv3 - inv3) - 0.5f * CLP_LJ_SHIFT);
+    acc_add(virial, 0.5f * s * r2);
+}
+
+void lj_store(uint i, acc4_t f, acc_t energy, acc_t virial, __global float4 *lj_force,
+              __global float *lj_virial) {
+    float4 out = acc4_result(f);
+    out.w = acc_result(energy);
+    lj_force[i] = out;
+    lj_virial[i] = acc_result(virial);
+}
+
 /* The interactions of particle i with its neighbours within the cutoff. */
 void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global float *lj_virial) {
     acc4_t f = acc4_zero();
@@ -29,22 +52,12 @@ void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global
     uint j;
     float4 r_ij; /* x_j - x_i */
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
-        const float r2 = dot(r_ij, r_ij);
-        if (r2 >= CLP_LJ_RC2)
-            continue;
-        const float x = r2 + CLP_LJ_EPS2, inv3 = 1.0f / (x * x * x);
-        const float s = 24.0f * (2.0f * inv3 * inv3 - inv3) / x; /* -dU/dr / r */
-        acc4_add(&f, -s * r_ij);
-        acc_add(&energy, 2.0f * (inv3 * inv3 - inv3) - 0.5f * CLP_LJ_SHIFT);
-        acc_add(&virial, 0.5f * s * r2);
+        lj_pair(r_ij, &f, &energy, &virial);
     }
-    float4 out = acc4_result(f);
-    out.w = acc_result(energy);
-    lj_force[i] = out;
-    lj_virial[i] = acc_result(virial);
+    lj_store(i, f, energy, virial, lj_force, lj_virial);
 }
 
-#if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_CELL
+#if CLP_LJ_PER_CELL
 __kernel __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))
 #else
 __kernel
@@ -58,11 +71,46 @@ void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
 #elif CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_PART_LOOP
     for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
         lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
-#else
+#elif CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_CELL
     /* the cell's particles lie together after the sort; the group walks them */
     const uint cell = get_group_id(0);
     for (uint i = cell_start[cell] + get_local_id(0); i < cell_end[cell]; i += CLP_LJ_CELL_GROUP)
         lj_particle(i, CLP_GRID_ARGS, lj_force, lj_virial);
+#else
+    /* Par-Cell-SM (the paper's Algorithm 3): the group stages each neighbouring cell's
+     * positions in local memory, a group's worth at a time, and every target reads them
+     * there. Loop bounds are the same for the whole group, so every barrier is reached. */
+    __local float4 staged[CLP_LJ_CELL_GROUP];
+    const uint cell = get_group_id(0), lid = get_local_id(0), end = cell_end[cell];
+    const int4 c = key_cell(cell);
+    for (uint base = cell_start[cell]; base < end; base += CLP_LJ_CELL_GROUP) {
+        const uint i = base + lid;
+        const bool target = i < end;
+        const float4 p_i = target ? pos[i] : (float4)(0.0f);
+        acc4_t f = acc4_zero();
+        acc_t energy = acc_zero(), virial = acc_zero();
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    const int4 dc = (int4)(dx, dy, dz, 0);
+                    const uint source = cell_key(wrap_cell(c + dc));
+                    const uint s_end = cell_end[source];
+                    for (uint chunk = cell_start[source]; chunk < s_end;
+                         chunk += CLP_LJ_CELL_GROUP) {
+                        barrier(CLK_LOCAL_MEM_FENCE); /* the last chunk is used up */
+                        if (chunk + lid < s_end)
+                            staged[lid] = pos[chunk + lid];
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        const uint count = min((uint)CLP_LJ_CELL_GROUP, s_end - chunk);
+                        for (uint k = 0; target && k < count; k++)
+                            if (chunk + k != i)
+                                lj_pair(particle_delta(p_i, staged[k], dc), &f, &energy,
+                                        &virial);
+                    }
+                }
+        if (target)
+            lj_store(i, f, energy, virial, lj_force, lj_virial);
+    }
 #endif
 }
 

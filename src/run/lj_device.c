@@ -17,11 +17,13 @@ static clp_status check_options(const clp_options *opts, clp_error *err) {
         if (!clp_options_bool(opts, periodic[a]))
             return CLP_FAIL(err, CLP_CASE, "a Lennard-Jones box is periodic: set %s=true",
                             periodic[a]);
-    if (strcmp(clp_options_enum(opts, "lj.strategy"), "par_cell") == 0 &&
+    const char *strategy = clp_options_enum(opts, "lj.strategy");
+    if (strncmp(strategy, "par_cell", 8) == 0 &&
         strcmp(clp_options_enum(opts, "neighbors.mode"), "jit") != 0)
         return CLP_FAIL(err, CLP_CASE,
-                        "lj.strategy=par_cell searches the neighbouring cells itself: set "
-                        "neighbors.mode=jit");
+                        "lj.strategy=%s searches the neighbouring cells itself: set "
+                        "neighbors.mode=jit",
+                        strategy);
     return CLP_OK;
 }
 
@@ -103,7 +105,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     const clp_grid_desc desc = {{0, 0, 0}, {s->box, s->box, s->box}, p->rc};
     CLP_TRY(clp_grid_geometry_make(opts, &desc, &geo, err));
     const char *strategy = clp_options_enum(opts, "lj.strategy");
-    const bool per_cell = strcmp(strategy, "par_cell") == 0;
+    const bool per_cell = strncmp(strategy, "par_cell", 8) == 0; /* par_cell, par_cell_sm */
     sys->global = per_cell                                 ? (size_t)geo.key_count * CELL_GROUP
                   : strcmp(strategy, "par_part_loop") == 0 ? LOOP_WORK_ITEMS
                                                            : s->n;

@@ -149,23 +149,23 @@ int main(int argc, char **argv) {
     clp__lj_state_free(&jitter);
 
     static const char *const strategies[] = {"lj.strategy=par_part", "lj.strategy=par_part_loop",
-                                             "lj.strategy=par_cell"};
+                                             "lj.strategy=par_cell", "lj.strategy=par_cell_sm"};
     static const char *const sums[] = {"core.summation=naive", "core.summation=kahan",
                                        "core.summation=kbn"};
     static const char *const positions[] = {"grid.positions=global", "grid.positions=local"};
     static const char *const modes[] = {"neighbors.mode=list", "neighbors.mode=jit"};
     int combo = 0;
-    for (int st = 0; st < 3; st++)
+    for (int st = 0; st < 4; st++)
         for (int su = 0; su < 3; su++)
             for (int po = 0; po < 2; po++)
                 for (int mo = 0; mo < 2; mo++, combo++) {
-                    if (small && combo % 6 != (st == 2)) /* par_cell: a jit combination */
+                    if (small && combo % 6 != (st >= 2)) /* per cell: a jit combination */
                         continue;
                     const char *assignments[] = {strategies[st],         sums[su],
                                                  positions[po],          modes[mo],
                                                  "grid.periodic_x=true", "grid.periodic_y=true",
                                                  "grid.periodic_z=true", NULL};
-                    if (st == 2 && mo == 0) { /* par_cell walks cells: jit only */
+                    if (st >= 2 && mo == 0) { /* the per-cell strategies: jit only */
                         refused(&t, assignments, "neighbors.mode=jit");
                         continue;
                     }
