@@ -95,6 +95,8 @@ size_t clp__edit_distance(const char *a, const char *b);
 bool clp__make_dirs(char *path, char *why, size_t why_size);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
+/* The median of n values (sorts them in place). */
+double clp__median(double *values, size_t n);
 
 /* ---- Device queries (device.c): size, allocate, fetch, naming the parameter on failure. */
 clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const char *what,

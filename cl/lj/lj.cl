@@ -4,19 +4,35 @@
  * of each pair's), lj_virial[i] float (half of the sum over its pairs of r . f). */
 
 #ifndef CLP_LJ_STRATEGY
-#define CLP_LJ_STRATEGY 0 /* 0 a work-item per particle, 1 a loop over them, 2 a group per cell */
+#define CLP_LJ_STRATEGY 0 /* the work layout of the force kernel, options/lj.json */
 #define CLP_LJ_STRATEGY_PAR_PART 0
 #define CLP_LJ_STRATEGY_PAR_PART_LOOP 1
 #define CLP_LJ_STRATEGY_PAR_CELL 2
 #define CLP_LJ_STRATEGY_PAR_CELL_SM 3
+#define CLP_LJ_STRATEGY_X_PENCIL 4
+#define CLP_LJ_STRATEGY_ALL_IN_SM 5
+#define CLP_LJ_STRATEGY_AUTO 6
 #endif
-/* The per-cell strategies walk the cells themselves */
-#define CLP_LJ_PER_CELL (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_PAR_CELL)
-#if CLP_LJ_PER_CELL && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
-#error "the per-cell lj.strategy values search the neighbouring cells themselves: set neighbors.mode=jit"
+#if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_AUTO
+#error "lj.strategy=auto is resolved to a strategy by the host before the build"
 #endif
+/* All but the per-particle strategies walk the cells themselves */
+#define CLP_LJ_SEARCHES_CELLS (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_PAR_CELL)
+#if CLP_LJ_SEARCHES_CELLS && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
+#error "the per-cell and sub-box lj.strategy values search the cells themselves: set neighbors.mode=jit"
+#endif
+#define CLP_LJ_SUB_BOX (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_X_PENCIL)
 #ifndef CLP_LJ_CELL_GROUP
 #define CLP_LJ_CELL_GROUP 64 /* work-items per cell for par_cell */
+#endif
+/* Sub-box strategies: the host sizes these from the device's local memory and the most
+ * particles in a cell (src/run/lj_layout.c); these defaults only let the file compile. */
+#ifndef CLP_LJ_BOX_X
+#define CLP_LJ_BOX_X 2          /* target cells of a work-group's sub-box, per axis */
+#define CLP_LJ_BOX_Y 1
+#define CLP_LJ_BOX_Z 1
+#define CLP_LJ_BOX_GROUP 64     /* work-items per sub-box */
+#define CLP_LJ_STAGE_CAPACITY 64 /* particles staged in local memory at once */
 #endif
 /* Host constants, computed in double; these defaults only let the file compile alone. */
 #ifndef CLP_LJ_RC2
@@ -57,7 +73,9 @@ void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global
     lj_store(i, f, energy, virial, lj_force, lj_virial);
 }
 
-#if CLP_LJ_PER_CELL
+/* The sub-box strategies' lj_forces is in lj_sub_box.cl. */
+#if !CLP_LJ_SUB_BOX
+#if CLP_LJ_SEARCHES_CELLS
 __kernel __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))
 #else
 __kernel
@@ -92,10 +110,11 @@ void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
         for (int dz = -1; dz <= 1; dz++)
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++) {
-                    const int4 dc = (int4)(dx, dy, dz, 0);
-                    const uint source = cell_key(wrap_cell(c + dc));
-                    const uint s_end = cell_end[source];
-                    for (uint chunk = cell_start[source]; chunk < s_end;
+                    const int4 dc = (int4)(dx, dy, dz, 0), source = wrap_cell(c + dc);
+                    if (!cell_inside(source)) /* beyond a wall */
+                        continue;
+                    const uint s_end = cell_end[cell_key(source)];
+                    for (uint chunk = cell_start[cell_key(source)]; chunk < s_end;
                          chunk += CLP_LJ_CELL_GROUP) {
                         barrier(CLK_LOCAL_MEM_FENCE); /* the last chunk is used up */
                         if (chunk + lid < s_end)
@@ -113,6 +132,7 @@ void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
     }
 #endif
 }
+#endif
 
 /* Velocity Verlet in reduced units (mass 1), split around the force evaluation: the first
  * half kick and the drift, then, with the new forces, the second half kick. */

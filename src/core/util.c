@@ -64,6 +64,18 @@ double clp__now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double clp__median(double *values, size_t n) {
+    if (n == 0)
+        return 0;
+    qsort(values, n, sizeof *values, by_value);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 /* mkdir -p; false with the failing step in `why`. */
 bool clp__make_dirs(char *path, char *why, size_t why_size) {
     for (char *p = path + 1;; p++) {

@@ -23,16 +23,71 @@ clp_status clp__lj_random(size_t n, double box, uint64_t seed, clp__lj_state *ou
  * that the kinetic energy is exactly (3n - 3) / 2 * temperature. */
 clp_status clp__lj_maxwell(clp__lj_state *s, double temperature, uint64_t seed, clp_error *err);
 
-/* Pair interactions within `rc` under the minimum image, with r^2 + softening^2 in place of
- * r^2 (0: plain LJ). The potential is shifted to 0 at rc, so energy is continuous. */
+/* Pair interactions within `rc` under the minimum image (none in an open box), with r^2 +
+ * softening^2 in place of r^2 (0: plain LJ). The potential is shifted to 0 at rc, so energy is
+ * continuous. */
 typedef struct clp__lj_params {
     double rc, softening;
+    bool open_box; /* true: walls, no periodic images (the seed paper's benchmark box) */
 } clp__lj_params;
 
 /* Per-atom force (n x 3) and potential energy (n, half of each pair's), and the virial
  * sum over pairs of r . f, all in double, by visiting every pair. Either array may be NULL. */
 void clp__lj_reference(const clp__lj_state *s, const clp__lj_params *p, double *force,
                        double *energy, double *virial);
+
+/* The force kernel's strategies (options/lj.json, cl/lj), in the option's order. */
+typedef enum clp__lj_strategy {
+    CLP__LJ_PAR_PART,
+    CLP__LJ_PAR_PART_LOOP,
+    CLP__LJ_PAR_CELL,
+    CLP__LJ_PAR_CELL_SM,
+    CLP__LJ_X_PENCIL,
+    CLP__LJ_ALL_IN_SM,
+    CLP__LJ_STRATEGIES
+} clp__lj_strategy;
+
+const char *clp__lj_strategy_name(clp__lj_strategy s);
+bool clp__lj_strategy_from_name(const char *name, clp__lj_strategy *out);
+
+/* How a strategy lays out the force kernel on a device (src/run/lj_layout.c). */
+typedef struct clp__lj_layout {
+    clp__lj_strategy strategy;
+    unsigned max_per_cell; /* M_C, the most particles in a cell, as sized for */
+    size_t global, local;  /* the force kernel's work size; local 0: the launcher's choice */
+    size_t group;          /* work-items per group of the per-cell and sub-box strategies */
+    int box[3];            /* sub-box strategies: target cells per axis */
+    size_t stage_rows;     /* rows of cells along x staged at once */
+    size_t capacity;       /* particles staged in local memory at once */
+    size_t local_bytes;    /* the local memory the kernel declares */
+} clp__lj_layout;
+
+/* The most atoms in one cell of the grid. */
+unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state *s);
+/* The layout of `strategy` for this device, grid and M_C; a strategy the device cannot run
+ * for the case (too little local memory, too many particles for a group) is CLP_CASE with
+ * the reason and the figures. */
+clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geometry *geo, size_t n,
+                               unsigned max_per_cell, clp__lj_strategy strategy,
+                               clp__lj_layout *out, clp_error *err);
+
+/* The grid of the state's box for these options (3D; periodic, or walled for an open box). */
+clp_status clp__lj_geometry(const clp_options *opts, const clp__lj_state *s,
+                            const clp__lj_params *p, clp_grid_geometry *geo, clp_error *err);
+/* The inlined constants of the LJ program: the grid's, the cutoff, softening, shift and
+ * time step, and the layout's when `l` is not NULL. Writes at most CLP__LJ_MAX_CONSTANTS. */
+enum { CLP__LJ_MAX_CONSTANTS = 64 };
+size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_params *p, double dt,
+                         const clp__lj_layout *l, clp_constant *out);
+/* The assembled source of the LJ program for these options and layout. *out is new. */
+clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
+                          const clp__lj_params *p, double dt, const clp__lj_layout *l, char **out,
+                          clp_error *err);
+/* lj.strategy=auto: the fastest strategy for this case on the worker's device, from the
+ * cache's record of an earlier probe or from a new one (src/run/lj_probe.c). */
+clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cache,
+                         const clp__lj_state *s, const clp__lj_params *p, double dt,
+                         const clp_grid_geometry *geo, clp__lj_strategy *out, clp_error *err);
 
 /* A system on the device, for the options' strategy, summation and grid (a 3D periodic box),
  * stepped by velocity Verlet with time step `dt`; its forces are computed on opening. */
@@ -42,6 +97,12 @@ clp_status clp__lj_system_open(clp_worker *worker, const clp_options *opts, clp_
                                clp__lj_system **out, clp_error *err);
 void clp__lj_system_close(clp__lj_system *sys);
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err);
+/* The layout the system runs with (auto resolved). */
+const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys);
+/* Seconds per force evaluation: `launches` launches queued back to back, then a wait, as
+ * the seed paper's 200 asynchronous calls; the median of `rounds` (at most 64) such. */
+clp_status clp__lj_system_time_forces(clp__lj_system *sys, int launches, int rounds, double *median,
+                                      clp_error *err);
 /* The current force and velocity (n x 3), energy (n) and virial sum, in the state's order. */
 clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,
                                double *virial, clp_error *err);

@@ -121,7 +121,8 @@ void clp__lj_reference(const clp__lj_state *s, const clp__lj_params *p, double *
             double d[3], r2 = 0;
             for (int a = 0; a < 3; a++) {
                 d[a] = s->xyz[3 * i + a] - s->xyz[3 * j + a];
-                d[a] -= s->box * nearbyint(d[a] / s->box); /* minimum image */
+                if (!p->open_box)
+                    d[a] -= s->box * nearbyint(d[a] / s->box); /* minimum image */
                 r2 += d[a] * d[a];
             }
             if (r2 >= rc2)

@@ -1,6 +1,7 @@
-/* A Lennard-Jones system on the device: the periodic box's grid, the program (summation
- * modes, the grid, cl/lj with the cutoff and time-step constants), the force kernel of the
- * chosen strategy, velocity-Verlet steps, and read-back in the state's own particle order. */
+/* A Lennard-Jones system on the device: the box's grid, the program (summation modes, the
+ * grid, cl/lj with the cutoff, time-step and layout constants), the force kernel of the
+ * chosen strategy, velocity-Verlet steps, and read-back in the state's own particle order.
+ * lj.strategy=auto is resolved here by a timing probe (lj_probe.c). */
 #include "models/lj.h"
 
 #include <stdlib.h>
@@ -8,17 +9,19 @@
 
 static const char *const modules[] = {"core", "grid", "neighbors", "lj"};
 
-/* An LJ box is 3D and periodic on every axis. */
-static clp_status check_options(const clp_options *opts, clp_error *err) {
+/* An LJ box is 3D, periodic on every axis, or walled on every axis for an open box. */
+static clp_status check_options(const clp_options *opts, const clp__lj_params *p, clp_error *err) {
     static const char *const periodic[] = {"grid.periodic_x", "grid.periodic_y", "grid.periodic_z"};
     if (clp_options_int(opts, "core.dim") != 3)
         return CLP_FAIL(err, CLP_CASE, "a Lennard-Jones box needs core.dim=3");
     for (int a = 0; a < 3; a++)
-        if (!clp_options_bool(opts, periodic[a]))
-            return CLP_FAIL(err, CLP_CASE, "a Lennard-Jones box is periodic: set %s=true",
-                            periodic[a]);
+        if (clp_options_bool(opts, periodic[a]) == p->open_box)
+            return CLP_FAIL(err, CLP_CASE, "a %s Lennard-Jones box needs %s=%s",
+                            p->open_box ? "walled" : "periodic", periodic[a],
+                            p->open_box ? "false" : "true");
     const char *strategy = clp_options_enum(opts, "lj.strategy");
-    if (strncmp(strategy, "par_cell", 8) == 0 &&
+    clp__lj_strategy s;
+    if (clp__lj_strategy_from_name(strategy, &s) && s >= CLP__LJ_PAR_CELL &&
         strcmp(clp_options_enum(opts, "neighbors.mode"), "jit") != 0)
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=%s searches the neighbouring cells itself: set "
@@ -27,55 +30,92 @@ static clp_status check_options(const clp_options *opts, clp_error *err) {
     return CLP_OK;
 }
 
-/* Work-items of the looping strategy: a fixed grid, whatever the particle count; and of
- * each cell's work-group in par_cell, as the paper's 128 but for fewer particles per cell. */
-enum { LOOP_WORK_ITEMS = 4096, CELL_GROUP = 64 };
-
-static clp_status build(clp_worker *w, const clp_options *opts, clp_cache *cache,
-                        const clp_grid_geometry *geo, size_t n, const clp__lj_params *p, double dt,
-                        clp_error *err) {
-    clp_status st = CLP_OK;
-    char *source = NULL, *flags = NULL;
-    clp_constant constants[64];
-    size_t nc = clp_grid_constants(geo, n, constants, 60);
+size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_params *p, double dt,
+                         const clp__lj_layout *l, clp_constant *out) {
+    size_t nc = clp_grid_constants(geo, n, out, CLP__LJ_MAX_CONSTANTS - 16);
     const double rc2 = p->rc * p->rc, eps2 = p->softening * p->softening;
     const double inv3 = 1.0 / ((rc2 + eps2) * (rc2 + eps2) * (rc2 + eps2));
-    constants[nc++] = (clp_constant){"CLP_LJ_RC2", CLP_CONST_FLOAT, rc2, 0, false};
-    constants[nc++] = (clp_constant){"CLP_LJ_EPS2", CLP_CONST_FLOAT, eps2, 0, false};
-    constants[nc++] =
+    out[nc++] = (clp_constant){"CLP_LJ_RC2", CLP_CONST_FLOAT, rc2, 0, false};
+    out[nc++] = (clp_constant){"CLP_LJ_EPS2", CLP_CONST_FLOAT, eps2, 0, false};
+    out[nc++] =
         (clp_constant){"CLP_LJ_SHIFT", CLP_CONST_FLOAT, 4.0 * (inv3 * inv3 - inv3), 0, false};
-    constants[nc++] = (clp_constant){"CLP_LJ_DT", CLP_CONST_FLOAT, dt, 0, false};
-    constants[nc++] = (clp_constant){"CLP_LJ_CELL_GROUP", CLP_CONST_INT, 0, CELL_GROUP, false};
+    out[nc++] = (clp_constant){"CLP_LJ_DT", CLP_CONST_FLOAT, dt, 0, false};
+    if (!l)
+        return nc;
+    if (l->strategy == CLP__LJ_PAR_CELL || l->strategy == CLP__LJ_PAR_CELL_SM)
+        out[nc++] =
+            (clp_constant){"CLP_LJ_CELL_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
+    if (l->strategy >= CLP__LJ_X_PENCIL) {
+        static const char *const box[3] = {"CLP_LJ_BOX_X", "CLP_LJ_BOX_Y", "CLP_LJ_BOX_Z"};
+        for (int a = 0; a < 3; a++)
+            out[nc++] = (clp_constant){box[a], CLP_CONST_INT, 0, l->box[a], false};
+        out[nc++] =
+            (clp_constant){"CLP_LJ_BOX_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
+        out[nc++] = (clp_constant){"CLP_LJ_STAGE_CAPACITY", CLP_CONST_INT, 0,
+                                   (long long)l->capacity, false};
+    }
+    return nc;
+}
+
+clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
+                          const clp__lj_params *p, double dt, const clp__lj_layout *l, char **out,
+                          clp_error *err) {
+    clp_constant constants[CLP__LJ_MAX_CONSTANTS];
+    const size_t nc = clp__lj_constants(geo, n, p, dt, l, constants);
     const char *files[16];
     size_t nf = 0;
     files[nf++] = "common/summation.cl";
     for (const char *const *f = clp_grid_cl_files(); *f; f++)
         files[nf++] = *f;
     files[nf++] = "lj/lj.cl";
+    files[nf++] = "lj/lj_sub_box.cl";
     const clp_program_spec spec = {
         "lj", modules, sizeof modules / sizeof modules[0], files, nf, constants, nc};
-    CLP_TRY(clp_source_assemble(opts, clp_data_dir(), &spec, &source, err));
-    CLP_TRY(clp_build_flags(clp_worker_device(w), opts, &flags, err));
-    CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
+    return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
+}
+
+/* The compiled force kernel must take the layout's work-group and local memory. */
+static clp_status check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_device_info *dev = clp_worker_device(w);
+    cl_kernel kernel;
+    size_t most = 0;
+    cl_ulong local_bytes = 0;
+    CLP_TRY(clp_worker_kernel(w, "lj_forces", &kernel, err));
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof most, &most, NULL),
+                 err, "kernel 'lj_forces': clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE,
+                                          sizeof local_bytes, &local_bytes, NULL),
+                 err, "kernel 'lj_forces': clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
+    if (l->local > most)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=%s: its groups of %zu work-items are more than the %zu the "
+                        "compiled kernel allows on '%s'",
+                        clp__lj_strategy_name(l->strategy), l->local, most, dev->name);
+    if (local_bytes > dev->local_mem_size)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=%s: the kernel needs %llu bytes of local memory; '%s' has "
+                        "%llu",
+                        clp__lj_strategy_name(l->strategy), (unsigned long long)local_bytes,
+                        dev->name, (unsigned long long)dev->local_mem_size);
 fail:
-    free(source);
-    free(flags);
     return st;
 }
 
 struct clp__lj_system {
     clp_worker *worker;
-    const clp_options *opts;
+    clp_options *opts; /* the caller's, with auto resolved */
     clp_grid *grid;
     size_t n;
     uint64_t step;
-    size_t global, local; /* the force kernel's work size for the strategy */
+    clp__lj_layout layout;
 };
 
 static clp_status compute_forces(clp__lj_system *sys, clp_error *err) {
     const clp_step forces = {
         "lj_forces", clp_grid_iteration_buffers(sys->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
-        sys->global, sys->local};
+        sys->layout.global, sys->layout.local};
     return clp_worker_run_step(sys->worker, &forces, NULL, err);
 }
 
@@ -93,35 +133,52 @@ fail:
     return st;
 }
 
+clp_status clp__lj_geometry(const clp_options *opts, const clp__lj_state *s,
+                            const clp__lj_params *p, clp_grid_geometry *geo, clp_error *err) {
+    const clp_grid_desc desc = {{0, 0, 0}, {s->box, s->box, s->box}, p->rc};
+    clp_status st = check_options(opts, p, err);
+    return st == CLP_OK ? clp_grid_geometry_make(opts, &desc, geo, err) : st;
+}
+
 clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache *cache,
                                const clp__lj_state *s, const clp__lj_params *p, double dt,
                                clp__lj_system **out, clp_error *err) {
     clp_status st = CLP_OK;
+    char *source = NULL, *flags = NULL;
     clp__lj_system *sys = calloc(1, sizeof *sys);
     CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
-    *sys = (clp__lj_system){.worker = w, .opts = opts, .n = s->n};
+    *sys = (clp__lj_system){.worker = w, .n = s->n};
     clp_grid_geometry geo;
-    CLP_TRY(check_options(opts, err));
-    const clp_grid_desc desc = {{0, 0, 0}, {s->box, s->box, s->box}, p->rc};
-    CLP_TRY(clp_grid_geometry_make(opts, &desc, &geo, err));
-    const char *strategy = clp_options_enum(opts, "lj.strategy");
-    const bool per_cell = strncmp(strategy, "par_cell", 8) == 0; /* par_cell, par_cell_sm */
-    sys->global = per_cell                                 ? (size_t)geo.key_count * CELL_GROUP
-                  : strcmp(strategy, "par_part_loop") == 0 ? LOOP_WORK_ITEMS
-                                                           : s->n;
-    sys->local = per_cell ? CELL_GROUP : 0;
-    CLP_TRY(build(w, opts, cache, &geo, s->n, p, dt, err));
-    CLP_TRY(clp_grid_create(w, opts, &geo, s->n, &sys->grid, err));
+    CLP_TRY(clp__lj_geometry(opts, s, p, &geo, err));
+    CLP_TRY(clp_options_dup(opts, &sys->opts, err));
+    clp__lj_strategy strategy;
+    if (!clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &strategy)) {
+        CLP_TRY(clp__lj_probe(w, opts, cache, s, p, dt, &geo, &strategy, err));
+        char assignment[64];
+        snprintf(assignment, sizeof assignment, "lj.strategy=%s", clp__lj_strategy_name(strategy));
+        CLP_TRY(clp_options_apply_assignment(sys->opts, assignment, err));
+    }
+    const long long capacity = clp_options_int(opts, "lj.cell_capacity");
+    const unsigned max_per_cell = capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(&geo, s);
+    CLP_TRY(clp__lj_layout_make(clp_worker_device(w), &geo, s->n, max_per_cell, strategy,
+                                &sys->layout, err));
+    CLP_TRY(clp__lj_source(sys->opts, &geo, s->n, p, dt, &sys->layout, &source, err));
+    CLP_TRY(clp_build_flags(clp_worker_device(w), sys->opts, &flags, err));
+    CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
+    CLP_TRY(check_kernel(w, &sys->layout, err));
+    CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
     const clp_buffer_counts counts = {.particles = s->n};
-    CLP_TRY(clp_worker_alloc(w, CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL, opts, &counts,
-                             err));
+    CLP_TRY(clp_worker_alloc(w, CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL, sys->opts,
+                             &counts, err));
     CLP_TRY(upload_velocities(sys, s, err));
     CLP_TRY(clp_grid_update(sys->grid, err));
     CLP_TRY(compute_forces(sys, err));
     *out = sys;
-    return CLP_OK;
+    sys = NULL;
 fail:
+    free(source);
+    free(flags);
     clp__lj_system_close(sys);
     return st;
 }
@@ -130,7 +187,31 @@ void clp__lj_system_close(clp__lj_system *sys) {
     if (!sys)
         return;
     clp_grid_destroy(sys->grid);
+    clp_options_destroy(sys->opts);
     free(sys);
+}
+
+const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys) {
+    return &sys->layout;
+}
+
+clp_status clp__lj_system_time_forces(clp__lj_system *sys, int launches, int rounds, double *median,
+                                      clp_error *err) {
+    clp_status st = CLP_OK;
+    double seconds[64];
+    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
+    cl_command_queue queue = clp_worker_queue(sys->worker);
+    CLP_CL_CHECK(clFinish(queue), err, "lj_forces timing: clFinish");
+    for (int r = 0; r < rounds; r++) {
+        const double start = clp__now();
+        for (int k = 0; k < launches; k++)
+            CLP_TRY(compute_forces(sys, err));
+        CLP_CL_CHECK(clFinish(queue), err, "lj_forces timing: clFinish");
+        seconds[r] = (clp__now() - start) / launches;
+    }
+    *median = clp__median(seconds, (size_t)rounds);
+fail:
+    return st;
 }
 
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err) {

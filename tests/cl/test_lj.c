@@ -58,7 +58,7 @@ static void refused(test_env *t, const char *const *assignments, const char *fix
     clp_error err = CLP_ERROR_INIT;
     clp_options *opts = test_options(t, assignments);
     clp__lj_state s;
-    const clp__lj_params p = {2.5, 0};
+    const clp__lj_params p = {2.5, 0, false};
     CLP_ASSERT_OK(clp__lj_fcc(5, 0.8442, &s, &err), &err);
     clp__lj_system *sys;
     CLP_ASSERT(clp__lj_system_open(t->worker, opts, NULL, &s, &p, 0.005, &sys, &err) == CLP_CASE);
@@ -97,7 +97,7 @@ static void test_nve(test_env *t, const char *summation, bool small) {
     clp_error err = CLP_ERROR_INIT;
     clp__lj_state s;
     const int cells = small ? 4 : 6;
-    const clp__lj_params p = {small ? 1.8 : 2.5, 0};
+    const clp__lj_params p = {small ? 1.8 : 2.5, 0, false};
     const uint64_t steps = small ? 20 : 10000, every = small ? 10 : 1000;
     CLP_ASSERT_OK(clp__lj_fcc(cells, 0.8442, &s, &err), &err);
     CLP_ASSERT_OK(clp__lj_maxwell(&s, 1.44, 3, &err), &err);
@@ -130,6 +130,73 @@ static void test_nve(test_env *t, const char *summation, bool small) {
     clp__lj_state_free(&s);
 }
 
+/* The sub-box layouts are sized from the device: a device with too little local memory, or
+ * too few work-items a group, for the fullest cell is refused with the reason. */
+static void test_layout_refusals(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_options *opts = test_options(t, NULL);
+    const clp_grid_desc desc = {{0, 0, 0}, {16, 16, 16}, 2.0};
+    clp_grid_geometry geo;
+    CLP_ASSERT_OK(clp_grid_geometry_make(opts, &desc, &geo, &err), &err);
+    clp_device_info small = *t->device;
+    clp__lj_layout l;
+    small.local_mem_size = 3 * 10 * 16 - 1; /* one byte short of a 3-cell pencil's particles */
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err) == CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, "local memory");
+    err = (clp_error)CLP_ERROR_INIT;
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, &l, &err) ==
+               CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, "3 x 3 x 3 cells");
+    small = *t->device;
+    small.max_work_group_size = 16; /* a pencil of 3 cells of 10 needs 30 work-items */
+    err = (clp_error)CLP_ERROR_INIT;
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err) == CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, "work-items");
+    /* A device that holds them: the pencil and the frame fit its local memory, with ghosts */
+    small = *t->device;
+    small.local_mem_size = 32768;
+    small.max_work_group_size = 1024;
+    small.compute_units = 1;
+    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err), &err);
+    CLP_ASSERT(l.local_bytes <= 32768 && l.box[0] >= 1 && l.box[1] == 1 && l.box[2] == 1);
+    CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) && l.local >= l.capacity);
+    const int pencil = l.box[0];
+    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, &l, &err), &err);
+    CLP_ASSERT(l.local_bytes <= 32768 && l.local <= 512);
+    CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) * (l.box[1] + 2) * (l.box[2] + 2));
+    printf("ok layouts: refusals name local memory and work-items; at 32 KiB and 10 a cell, "
+           "x_pencil %d cells, all_in_sm %d x %d x %d\n",
+           pencil, l.box[0], l.box[1], l.box[2]);
+    clp_options_destroy(opts);
+}
+
+/* lj.strategy=auto probes once and keeps its choice in the cache: a second open of the same
+ * case reads it back (one probe hit and one program hit, no more builds) and agrees. */
+static void test_auto(test_env *t, const clp__lj_state *s, const clp__lj_params *p) {
+    clp_error err = CLP_ERROR_INIT;
+    const char *assignments[] = {"lj.strategy=auto",     "neighbors.mode=jit",
+                                 "grid.periodic_x=true", "grid.periodic_y=true",
+                                 "grid.periodic_z=true", NULL};
+    clp_options *opts = test_options(t, assignments);
+    clp_cache *cache;
+    CLP_ASSERT_OK(clp_cache_open(t->cache_dir, &cache, &err), &err);
+    clp__lj_system *sys;
+    clp_cache_stats before, after;
+    CLP_ASSERT_OK(clp__lj_system_open(t->worker, opts, cache, s, p, 0.005, &sys, &err), &err);
+    const clp__lj_strategy first = clp__lj_system_layout(sys)->strategy;
+    clp__lj_system_close(sys);
+    CLP_ASSERT_OK(clp_cache_stats_get(cache, &before, &err), &err);
+    CLP_ASSERT_OK(clp__lj_system_open(t->worker, opts, cache, s, p, 0.005, &sys, &err), &err);
+    CLP_ASSERT_OK(clp_cache_stats_get(cache, &after, &err), &err);
+    CLP_ASSERT(clp__lj_system_layout(sys)->strategy == first);
+    CLP_ASSERT(after.misses == before.misses && after.hits == before.hits + 2);
+    printf("ok auto chose %s, and the second open read the choice from the cache\n",
+           clp__lj_strategy_name(first));
+    clp__lj_system_close(sys);
+    clp_cache_close(cache);
+    clp_options_destroy(opts);
+}
+
 int main(int argc, char **argv) {
     const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -139,7 +206,8 @@ int main(int argc, char **argv) {
     /* Random: 1 particle per cell of rc on average would be the paper's sparsest set-up;
      * 3 cells per side is the least a periodic grid takes. */
     clp__lj_state random, lattice;
-    const clp__lj_params soft = {2.5, 0.5}, plain = {2.5, 0};
+    const clp__lj_params soft = {2.5, 0.5, false}, plain = {2.5, 0, false};
+    const clp__lj_params open_soft = {2.5, 0.5, true};
     CLP_ASSERT_OK(clp__lj_random(small ? 60 : 400, 7.6, 11, &random, &err), &err);
     CLP_ASSERT_OK(clp__lj_fcc(5, 0.8442, &lattice, &err), &err);
     clp__lj_state jitter;
@@ -149,13 +217,15 @@ int main(int argc, char **argv) {
     clp__lj_state_free(&jitter);
 
     static const char *const strategies[] = {"lj.strategy=par_part", "lj.strategy=par_part_loop",
-                                             "lj.strategy=par_cell", "lj.strategy=par_cell_sm"};
+                                             "lj.strategy=par_cell", "lj.strategy=par_cell_sm",
+                                             "lj.strategy=x_pencil", "lj.strategy=all_in_sm"};
+    enum { STRATEGIES = sizeof strategies / sizeof strategies[0] };
     static const char *const sums[] = {"core.summation=naive", "core.summation=kahan",
                                        "core.summation=kbn"};
     static const char *const positions[] = {"grid.positions=global", "grid.positions=local"};
     static const char *const modes[] = {"neighbors.mode=list", "neighbors.mode=jit"};
     int combo = 0;
-    for (int st = 0; st < 4; st++)
+    for (int st = 0; st < STRATEGIES; st++)
         for (int su = 0; su < 3; su++)
             for (int po = 0; po < 2; po++)
                 for (int mo = 0; mo < 2; mo++, combo++) {
@@ -165,7 +235,7 @@ int main(int argc, char **argv) {
                                                  positions[po],          modes[mo],
                                                  "grid.periodic_x=true", "grid.periodic_y=true",
                                                  "grid.periodic_z=true", NULL};
-                    if (st >= 2 && mo == 0) { /* the per-cell strategies: jit only */
+                    if (st >= 2 && mo == 0) { /* these search the cells: jit only */
                         refused(&t, assignments, "neighbors.mode=jit");
                         continue;
                     }
@@ -179,9 +249,34 @@ int main(int argc, char **argv) {
                              sums[su] + 15, positions[po] + 15, modes[mo] + 15);
                     compare(&t, label, &lattice, &plain, assignments);
                 }
-    for (int su = 0; su < 2; su++)
+    /* The seed paper's benchmark box: walls, no periodic images; and the sub-box strategies
+     * sized for 1 particle a cell where cells hold several, so that staging takes several
+     * windows and targets several rounds. */
+    for (int st = 0; st < STRATEGIES; st++) {
+        const char *walled[] = {strategies[st], "neighbors.mode=jit", NULL};
+        char label[160];
+        snprintf(label, sizeof label, "open box %s", strategies[st] + 12);
+        compare(&t, label, &random, &open_soft, walled);
+        if (st < 4)
+            continue;
+        const char *windows[] = {strategies[st],
+                                 "neighbors.mode=jit",
+                                 "lj.cell_capacity=1",
+                                 "grid.periodic_x=true",
+                                 "grid.periodic_y=true",
+                                 "grid.periodic_z=true",
+                                 NULL};
+        snprintf(label, sizeof label, "random %s sized for 1 a cell", strategies[st] + 12);
+        compare(&t, label, &random, &soft, windows);
+    }
+    test_layout_refusals(&t);
+    if (!small) /* a probe of six programs: its kernels are all checked above */
+        test_auto(&t, &random, &soft);
+    for (int su = 0; su < 2 && !small; su++)
         test_nve(&t, sums[su], small);
-    /* A box that is not periodic is refused with the option to set. */
+    if (small)
+        test_nve(&t, sums[1], small);
+    /* A box periodic on two axes only is refused with the option to set. */
     const char *walled[] = {"grid.periodic_x=true", "grid.periodic_y=true", NULL};
     clp_options *opts = test_options(&t, walled);
     clp__lj_system *sys;

@@ -111,7 +111,7 @@ static void pair(double r, clp__lj_state *s, double xyz[6]) {
 /* At r = 2^(1/6) the force vanishes and the pair energy is -1 less the shift; at r = 1 it is
  * 24 pushing apart, through the boundary, with virial r f = 24. */
 static void test_pair(void) {
-    const clp__lj_params p = {2.5, 0};
+    const clp__lj_params p = {2.5, 0, false};
     const double shift = 4 * (pow(2.5, -12) - pow(2.5, -6));
     double xyz[6], f[6], e[2], w;
     clp__lj_state s;
@@ -134,7 +134,7 @@ static void test_pair(void) {
  * on a jittered lattice and on a softened random set. */
 static void test_gradient(void) {
     clp_error err = CLP_ERROR_INIT;
-    const clp__lj_params lattice = {2.5, 0}, soft = {2.5, 0.7};
+    const clp__lj_params lattice = {2.5, 0, false}, soft = {2.5, 0.7, false};
     clp__lj_state s;
     for (int set = 0; set < 2; set++) {
         const clp__lj_params *p = set ? &soft : &lattice;

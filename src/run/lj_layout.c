@@ -1,0 +1,185 @@
+/* The work layout of each Lennard-Jones strategy on a device: the force kernel's work size,
+ * and for the sub-box strategies the sub-box and what they stage in local memory, sized as
+ * the seed paper does (cutoff-interactions-few-particles-per-cell.txt, 5.1, 5.2 and 7.1)
+ * from the device's local memory and the most particles in a cell. */
+#include "models/lj.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const strategy_names[CLP__LJ_STRATEGIES] = {
+    "par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm"};
+
+const char *clp__lj_strategy_name(clp__lj_strategy s) {
+    return strategy_names[s];
+}
+
+bool clp__lj_strategy_from_name(const char *name, clp__lj_strategy *out) {
+    for (int s = 0; s < CLP__LJ_STRATEGIES; s++)
+        if (strcmp(strategy_names[s], name) == 0) {
+            *out = (clp__lj_strategy)s;
+            return true;
+        }
+    return false;
+}
+
+unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state *s) {
+    const size_t cells = (size_t)geo->cells[0] * geo->cells[1] * geo->cells[2];
+    unsigned *count = calloc(cells, sizeof *count), most = 0;
+    if (!count)
+        return UINT32_MAX; /* the sizing then refuses rather than guess */
+    for (size_t i = 0; i < s->n; i++) {
+        size_t key = 0;
+        for (int a = 2; a >= 0; a--) {
+            int c = (int)floor((s->xyz[3 * i + a] - geo->origin[a]) / geo->cell_size[a]);
+            c = c < 0 ? 0 : c >= geo->cells[a] ? geo->cells[a] - 1 : c;
+            key = key * (size_t)geo->cells[a] + (size_t)c;
+        }
+        if (++count[key] > most)
+            most = count[key];
+    }
+    free(count);
+    return most;
+}
+
+/* Work-items of the looping strategy: a fixed grid, whatever the particle count; and of
+ * each cell's work-group in par_cell, as the paper's 128 but for fewer particles per cell. */
+enum { LOOP_WORK_ITEMS = 4096, CELL_GROUP = 64, PARTICLE_BYTES = 16 };
+/* The paper's caps on a sub-box's work-items: 1024 for x_pencil, 512 for all_in_sm. */
+enum { PENCIL_GROUP_CAP = 1024, ALL_IN_SM_GROUP_CAP = 512 };
+
+/* Local memory of a sub-box kernel (cl/lj/lj_sub_box.cl): the staged particles and, per
+ * staged and per target cell, an offset and a start. */
+static size_t sub_box_bytes(const int box[3], size_t stage_rows, size_t capacity) {
+    const size_t stage_cells = (size_t)(box[0] + 2) * stage_rows;
+    const size_t box_cells = (size_t)box[0] * box[1] * box[2];
+    return capacity * PARTICLE_BYTES + 4 * (2 * stage_cells + 1) + 4 * (2 * box_cells + 1);
+}
+
+static size_t sub_boxes(const clp_grid_geometry *geo, const int box[3]) {
+    size_t n = 1;
+    for (int a = 0; a < 3; a++)
+        n *= (size_t)((geo->cells[a] + box[a] - 1) / box[a]);
+    return n;
+}
+
+static size_t round_up(size_t v, size_t multiple) {
+    return (v + multiple - 1) / multiple * multiple;
+}
+
+/* Section 5.2: the pencil, ghosts included, holds SM / (M_C x sizeof(Part)) cells, at least
+ * 3; one work-item per particle of it, at most 1024; shorter while there are fewer pencils
+ * than compute units. */
+static clp_status pencil(const clp_device_info *dev, const clp_grid_geometry *geo, unsigned mc,
+                         size_t cap, clp__lj_layout *l, clp_error *err) {
+    int length = geo->cells[0];
+    int box[3] = {length, 1, 1};
+    while (length >= 1 && ((size_t)mc * (length + 2) > cap ||
+                           sub_box_bytes(box, 1, (size_t)mc * (length + 2)) > dev->local_mem_size))
+        box[0] = --length;
+    if (length < 1 && 3 * (size_t)mc > cap)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=x_pencil: a pencil of 3 cells holds up to %zu particles "
+                        "(%u in the fullest cell), more than the %zu work-items a group may have "
+                        "on '%s'",
+                        3 * (size_t)mc, mc, cap, dev->name);
+    if (length < 1)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=x_pencil: a pencil of 3 cells of up to %u particles needs "
+                        "%zu bytes of local memory; '%s' has %llu",
+                        mc, sub_box_bytes((int[3]){1, 1, 1}, 1, 3 * (size_t)mc), dev->name,
+                        (unsigned long long)dev->local_mem_size);
+    while (box[0] > 1 && sub_boxes(geo, box) < dev->compute_units)
+        box[0]--;
+    memcpy(l->box, box, sizeof box);
+    l->stage_rows = 1;
+    l->capacity = (size_t)mc * (box[0] + 2);
+    l->group = l->capacity;
+    return CLP_OK;
+}
+
+/* Section 5.1: the frame, ghosts included, is the largest cube of cells that local memory
+ * holds at M_C particles each; the sub-box inside it is cut, longest side first, to at most
+ * 512 work-items at one per particle, then while there are fewer sub-boxes than compute
+ * units. */
+static clp_status all_in_sm(const clp_device_info *dev, const clp_grid_geometry *geo, unsigned mc,
+                            size_t cap, clp__lj_layout *l, clp_error *err) {
+    const size_t group_cap = cap < ALL_IN_SM_GROUP_CAP ? cap : ALL_IN_SM_GROUP_CAP;
+    int side = 1;
+    while (side < geo->cells[0] + 2 &&
+           sub_box_bytes((int[3]){side - 1, side - 1, side - 1}, (size_t)(side + 1) * (side + 1),
+                         (size_t)mc * (side + 1) * (side + 1) * (side + 1)) <= dev->local_mem_size)
+        side++; /* side: the frame's cells per axis */
+    if (side < 3)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=all_in_sm: a frame of 3 x 3 x 3 cells of up to %u particles "
+                        "needs %zu bytes of local memory; '%s' has %llu",
+                        mc, sub_box_bytes((int[3]){1, 1, 1}, 9, 27 * (size_t)mc), dev->name,
+                        (unsigned long long)dev->local_mem_size);
+    if (mc > group_cap)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=all_in_sm: the fullest cell has %u particles, more than the "
+                        "%zu work-items a sub-box group may have on '%s'",
+                        mc, group_cap, dev->name);
+    int box[3];
+    for (int a = 0; a < 3; a++)
+        box[a] = side - 2 < geo->cells[a] ? side - 2 : geo->cells[a];
+    for (;;) { /* cut the longest side while the group is too large or the device idles */
+        int longest = 0;
+        for (int a = 1; a < 3; a++)
+            longest = box[a] > box[longest] ? a : longest;
+        const size_t cells = (size_t)box[0] * box[1] * box[2];
+        if (box[longest] == 1 ||
+            ((size_t)mc * cells <= group_cap && sub_boxes(geo, box) >= dev->compute_units))
+            break;
+        box[longest]--;
+    }
+    memcpy(l->box, box, sizeof box);
+    l->stage_rows = (size_t)(box[1] + 2) * (box[2] + 2);
+    l->capacity = (size_t)mc * (box[0] + 2) * l->stage_rows;
+    l->group = (size_t)mc * box[0] * box[1] * box[2];
+    return CLP_OK;
+}
+
+clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geometry *geo, size_t n,
+                               unsigned max_per_cell, clp__lj_strategy strategy,
+                               clp__lj_layout *out, clp_error *err) {
+    clp__lj_layout l = {.strategy = strategy, .max_per_cell = max_per_cell};
+    const size_t key_count = geo->key_count;
+    switch (strategy) {
+    case CLP__LJ_PAR_PART:
+        l.global = n;
+        break;
+    case CLP__LJ_PAR_PART_LOOP:
+        l.global = LOOP_WORK_ITEMS;
+        break;
+    case CLP__LJ_PAR_CELL:
+    case CLP__LJ_PAR_CELL_SM:
+        l.group = CELL_GROUP;
+        l.capacity = strategy == CLP__LJ_PAR_CELL_SM ? CELL_GROUP : 0;
+        l.local_bytes = l.capacity * PARTICLE_BYTES;
+        l.global = key_count * CELL_GROUP;
+        l.local = CELL_GROUP;
+        break;
+    case CLP__LJ_X_PENCIL:
+    case CLP__LJ_ALL_IN_SM: {
+        const size_t cap = dev->max_work_group_size < PENCIL_GROUP_CAP ? dev->max_work_group_size
+                                                                       : PENCIL_GROUP_CAP;
+        clp_status st = strategy == CLP__LJ_X_PENCIL
+                            ? pencil(dev, geo, max_per_cell, cap, &l, err)
+                            : all_in_sm(dev, geo, max_per_cell, cap, &l, err);
+        if (st != CLP_OK)
+            return st;
+        /* whole warps where the cap allows: the paper's one work-item per particle, rounded */
+        l.group = round_up(l.group, 32) <= cap ? round_up(l.group, 32) : l.group;
+        l.local_bytes = sub_box_bytes(l.box, l.stage_rows, l.capacity);
+        l.local = l.group;
+        l.global = sub_boxes(geo, l.box) * l.group;
+        break;
+    }
+    default:
+        return CLP_FAIL(err, CLP_CASE, "no layout for lj.strategy number %d", (int)strategy);
+    }
+    *out = l;
+    return CLP_OK;
+}
