@@ -42,11 +42,14 @@ unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state 
     return most;
 }
 
-/* Work-items of the looping strategy: a fixed grid, whatever the particle count; and of
- * each cell's work-group in par_cell, as the paper's 128 but for fewer particles per cell. */
-enum { LOOP_WORK_ITEMS = 4096, CELL_GROUP = 64, PARTICLE_BYTES = 16 };
-/* The paper's caps on a sub-box's work-items: 1024 for x_pencil, 512 for all_in_sm. */
-enum { PENCIL_GROUP_CAP = 1024, ALL_IN_SM_GROUP_CAP = 512 };
+/* Work-items of each cell's work-group in par_cell: the paper's 128, halved for the few
+ * particles a cell holds here. */
+enum { CELL_GROUP = 64, PARTICLE_BYTES = 16 };
+/* The paper's caps on the particles a sub-box stages for one work-item each: 1024 for
+ * x_pencil, 512 for all_in_sm. The groups themselves stop at 256 work-items, whose targets
+ * beyond that take further rounds: the NVIDIA driver allows this kernel no more (H200,
+ * 580.159.04, CL_KERNEL_WORK_GROUP_SIZE 256, for its registers). */
+enum { PENCIL_GROUP_CAP = 1024, ALL_IN_SM_GROUP_CAP = 512, SUB_BOX_GROUP_MOST = 256 };
 
 /* Local memory of a sub-box kernel (cl/lj/lj_sub_box.cl): the staged particles and, per
  * staged and per target cell, an offset and a start. */
@@ -148,10 +151,8 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
     const size_t key_count = geo->key_count;
     switch (strategy) {
     case CLP__LJ_PAR_PART:
+    case CLP__LJ_PAR_PART_LOOP: /* the paper's set-up: the same grid, a for in place of an if */
         l.global = n;
-        break;
-    case CLP__LJ_PAR_PART_LOOP:
-        l.global = LOOP_WORK_ITEMS;
         break;
     case CLP__LJ_PAR_CELL:
     case CLP__LJ_PAR_CELL_SM:
@@ -170,8 +171,9 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
                             : all_in_sm(dev, geo, max_per_cell, cap, &l, err);
         if (st != CLP_OK)
             return st;
-        /* whole warps where the cap allows: the paper's one work-item per particle, rounded */
+        /* the paper's one work-item per particle, in whole warps, up to the cap */
         l.group = round_up(l.group, 32) <= cap ? round_up(l.group, 32) : l.group;
+        l.group = l.group < SUB_BOX_GROUP_MOST ? l.group : SUB_BOX_GROUP_MOST;
         l.local_bytes = sub_box_bytes(l.box, l.stage_rows, l.capacity);
         l.local = l.group;
         l.global = sub_boxes(geo, l.box) * l.group;
