@@ -646,6 +646,14 @@ CLP_API clp_status clp_sph_source(const clp_options *opts, const char *case_path
 CLP_API clp_status clp_sph_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                                const clp_run_config *config, clp_error *err);
 
+/* Runs the Lennard-Jones case at `case_path` (options already applied) on the worker's device
+ * for its `steps` velocity-Verlet steps, writing diagnostics.csv to config->out_dir at step 0
+ * and after every `output_every` steps. A non-finite value stops it with the step and the
+ * atom. config->restart and config->timing are refused (CLP_USAGE): LJ runs write no
+ * checkpoints and are not profiled; config->checkpoint_requested is ignored. */
+CLP_API clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                              const clp_run_config *config, clp_error *err);
+
 /* ==== Self-test ========================================================================== */
 
 typedef struct clp_selftest_result {

@@ -91,6 +91,10 @@ clp_status cli_case_source(const cli_case *c, char **source, clp_error *err) {
     const char *model = clp_options_model(c->options);
     if (model && strcmp(model, "sph") == 0) /* its program depends on the case's geometry */
         return clp_sph_source(c->options, c->case_path, source, err);
+    if (model && strcmp(model, "lj") == 0) /* assembled inside the LJ device layer */
+        return CLP_FAIL_AT(err, CLP_CASE, c->case_path, -1, -1,
+                           "model lj: printing or building its source on its own is not supported "
+                           "yet; clpart run builds it (with -v to see the build)");
     clp_model_storage storage;
     clp_program_spec spec;
     clp_status st = clp_model_spec(model, c->options, &storage, &spec, err);

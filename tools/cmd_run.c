@@ -1,7 +1,7 @@
-/* clpart run CASE: runs a simulation case on the selected device to its end time, writing
- * diagnostics, snapshots and checkpoints to --out DIR (default: out/<case name>); --restart
- * FILE continues from a checkpoint; --timing prints the device time of each phase per step;
- * SIGUSR1 asks for a checkpoint at the next step. */
+/* clpart run CASE: runs a simulation case (model sph or lj) on the selected device to its end,
+ * writing diagnostics, and for SPH snapshots and checkpoints, to --out DIR (default:
+ * out/<case name>); --restart FILE continues an SPH run from a checkpoint; --timing prints the
+ * device time of each SPH phase per step; SIGUSR1 asks for an SPH checkpoint at the next step. */
 #include "cli_case.h"
 
 #include <libgen.h>
@@ -67,6 +67,20 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     cli_case c;
     if (cli_case_load(kept, argv, true, &c, &err) != CLP_OK)
         return cli_report(&err);
+    /* the model picks the time loop; anything else is refused before a device is opened */
+    const char *model = clp_options_model(c.options);
+    const bool sph = model && strcmp(model, "sph") == 0, lj = model && strcmp(model, "lj") == 0;
+    if (!sph && !lj) {
+        if (model)
+            CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
+                        "clpart run runs models sph and lj, not '%s'%s", model,
+                        strcmp(model, "selftest") == 0 ? " (use clpart selftest)" : "");
+        else
+            CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
+                        "the case names no model; clpart run runs models sph and lj");
+        cli_case_free(&c);
+        return cli_report(&err);
+    }
     cli_session s = {0};
     clp_status st = cli_session_open(cli, &s, &err);
     char default_dir[512], name[256];
@@ -82,10 +96,14 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_run_config config = {
         out_dir, stderr, restart, s.cache, &checkpoint_requested, timed ? &timing : NULL};
     signal(SIGUSR1, request_checkpoint);
-    if (st == CLP_OK)
+    if (st == CLP_OK && sph)
         st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);
-    if (st == CLP_OK)
+    if (st == CLP_OK && lj)
+        st = clp_lj_run(s.worker, c.options, c.case_path, &config, &err);
+    if (st == CLP_OK && sph)
         printf("done: %s/diagnostics.csv, %s/particles.pvd\n", out_dir, out_dir);
+    if (st == CLP_OK && lj)
+        printf("done: %s/diagnostics.csv\n", out_dir);
     if (st == CLP_OK && timed)
         print_timing(&timing);
     int rc = cli_finish(st, &err, &s, cli);

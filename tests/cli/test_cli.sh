@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The command line end to end on the default device: usage and input errors (message, place,
 # exit code), cache hits across processes, corrupt and unwritable caches, two processes
-# building one key, a build error mapped to its cl/ file, and an install outside the tree.
+# building one key, a build error mapped to its cl/ file, an install outside the tree, and
+# Lennard-Jones runs (diagnostics against independent values, and bad LJ cases).
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/cases/selftest.json
@@ -175,6 +176,113 @@ echo "/* the installed copy */" >>"$work/prefix/share/clpart/cl/selftest/selftes
 (cd "$work" && env -u CLPART_DATA_DIR "$work/prefix/bin/clpart" source "$work/prefix/share/clpart/cases/selftest.json" >"$work/installed.cl") ||
     fail "installed clpart did not run"
 grep -q 'the installed copy' "$work/installed.cl" || fail "installed clpart did not read its own data"
+
+# Lennard-Jones runs: a 256-atom FCC liquid (the periodic grid's least 3 cells of rc (1 + skin)
+# = 2.16 per side of 6.72). ljcase FILE [PATH=JSON]... writes a variant; PATH is split at "/".
+ljcase() {
+    python3 - "$@" <<'PY'
+import json, sys
+c = {"model": "lj",
+     "options": {"core.dim": 3, "grid.periodic_x": True, "grid.periodic_y": True,
+                 "grid.periodic_z": True, "neighbors.mode": "list", "neighbors.skin": 0.2,
+                 "neighbors.every": 5},
+     "lj": {"init": "fcc", "fcc_cells": 4, "density": 0.8442, "temperature": 1.44, "rc": 1.8,
+            "softening": 0, "dt": 0.005, "seed": 1},
+     "steps": 500, "output_every": 100}
+for assignment in sys.argv[2:]:
+    path, value = assignment.split("=", 1)
+    *parents, key = path.split("/")
+    d = c
+    for p in parents:
+        d = d[p]
+    if value == "DELETE":
+        del d[key]
+    else:
+        d[key] = json.loads(value)
+json.dump(c, open(sys.argv[1], "w"))
+PY
+}
+# NVE from the Maxwell-Boltzmann start: the first row has exactly the case's temperature
+# (KE = (3N - 3) T / 2), the momentum stays zero, and the total energy per atom stays within
+# 5e-3 of its start (test_lj's 864-atom run at rc 2.5 keeps 2e-4 over 10k steps).
+ljcase "$work/lj.json"
+expect 0 "^done: $work/lj_out/diagnostics.csv$" -- "$clpart" run "$work/lj.json" --out "$work/lj_out"
+python3 - "$work/lj_out/diagnostics.csv" <<'PY' || fail "lj run: diagnostics.csv is wrong"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0] == "step,time,kinetic,potential,total,temperature,pressure,momentum", lines[0]
+rows = [[float(x) for x in line.split(",")] for line in lines[1:]]
+assert [r[0] for r in rows] == [0, 100, 200, 300, 400, 500], [r[0] for r in rows]
+n, t0 = 256, 1.44
+for step, time, kinetic, potential, total, temperature, pressure, momentum in rows:
+    assert abs(time - 0.005 * step) < 1e-12, (step, time)
+    assert abs(total - (kinetic + potential)) <= 1e-9 * abs(total), (step, total)
+    assert abs(temperature - 2 * kinetic / (3 * n - 3)) <= 1e-12 * temperature, step
+    assert momentum < 1e-4, (step, momentum)
+    assert abs(total - rows[0][4]) / n < 5e-3, (step, total, rows[0][4])
+assert abs(rows[0][5] - t0) <= 1e-6 * t0, rows[0][5]
+assert abs(rows[0][2] - (3 * n - 3) / 2 * t0) <= 1e-6 * rows[0][2], rows[0][2]
+PY
+# A lattice at rest: its potential energy and pressure W / 3V against a lattice sum here.
+ljcase "$work/lj_lattice.json" lj/temperature=0 steps=0
+expect 0 "done:" -- "$clpart" run "$work/lj_lattice.json" --out "$work/lj_lattice"
+python3 - "$work/lj_lattice/diagnostics.csv" <<'PY' || fail "lj lattice: energy or pressure is wrong"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+step, time, kinetic, potential, total, temperature, pressure, momentum = map(float, lines[1].split(","))
+cells, density, rc = 4, 0.8442, 1.8
+n = 4 * cells ** 3
+box = (n / density) ** (1 / 3)
+a = box / cells
+pos = [((i + bx) * a, (j + by) * a, (k + bz) * a) for i in range(cells) for j in range(cells)
+       for k in range(cells) for bx, by, bz in ((0, 0, 0), (.5, .5, 0), (.5, 0, .5), (0, .5, .5))]
+u = lambda r2: 4 * (r2 ** -6 - r2 ** -3)
+pe = w = 0.0
+for i in range(n):
+    for j in range(i + 1, n):
+        r2 = 0.0
+        for x, y in zip(pos[i], pos[j]):
+            d = x - y
+            d -= box * round(d / box)
+            r2 += d * d
+        if r2 < rc * rc:
+            pe += u(r2) - u(rc * rc)
+            w += 24 * (2 * r2 ** -6 - r2 ** -3)  # r . f of the pair
+assert kinetic == 0 and momentum == 0, (kinetic, momentum)
+assert abs(potential - pe) <= 1e-5 * abs(pe), (potential, pe)
+assert abs(pressure - w / (3 * box ** 3)) <= 1e-5 * abs(pressure), (pressure, w / (3 * box ** 3))
+PY
+# A random start: cells_per_side cutoffs and a hair wide, particles_per_cell * d^3 atoms; the
+# last chunk is shorter than output_every.
+ljcase "$work/lj_random.json" \
+    'lj={"init": "random", "cells_per_side": 3, "particles_per_cell": 2, "rc": 2.5, "softening": 0.5, "dt": 0.001}' \
+    options/neighbors.skin=0 options/neighbors.every=1 steps=25 output_every=10
+expect 0 "54 atoms in a periodic box of side 7.500075," -- \
+    "$clpart" -v run "$work/lj_random.json" --out "$work/lj_random"
+[ "$(cut -d, -f1 "$work/lj_random/diagnostics.csv" | tr '\n' ' ')" = "step 0 10 20 25 " ] ||
+    fail "lj random: rows are not at steps 0, 10, 20 and 25"
+# Bad LJ cases: each names the file and the key, and nothing runs.
+ljcase "$work/lj_bad.json" lj/temprature=1
+expect 1 "$work/lj_bad.json: unknown key 'lj.temprature'; did you mean 'temperature'" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+ljcase "$work/lj_bad.json" lj/density=-0.8
+expect 1 "$work/lj_bad.json: 'lj.density' must be a number in \(0, 10\]" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+ljcase "$work/lj_bad.json" 'lj/init="hexagonal"'
+expect 1 "$work/lj_bad.json: 'lj.init' is \"hexagonal\"; it must be \"fcc\" or \"random\"" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+ljcase "$work/lj_bad.json" lj/fcc_cells=DELETE
+expect 1 "$work/lj_bad.json: 'lj.fcc_cells' is required" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+ljcase "$work/lj_bad.json" lj/cells_per_side=8
+expect 1 "$work/lj_bad.json: 'lj.cells_per_side' belongs to init \"random\", not \"fcc\"" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+ljcase "$work/lj_bad.json" output_evry=10
+expect 1 "$work/lj_bad.json: unknown key 'output_evry'; did you mean 'output_every'" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+ljcase "$work/lj_bad.json" lj/fcc_cells=3
+expect 1 "$work/lj_bad.json: the box \(side 5.03879, 108 atoms\) is narrower than the 3 cells" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+expect 2 "--restart is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --restart "$work/none.ckpt"
+expect 2 "--timing is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --timing
+[ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
+expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
+expect 1 "clpart run runs models sph and lj, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
+expect 1 "model lj: printing or building its source on its own is not supported" -- "$clpart" source "$work/lj.json"
 
 # The main job.
 expect 0 "selftest passed" -- "$clpart" selftest

@@ -1,0 +1,205 @@
+/* A Lennard-Jones case file: the "lj" section (initial state, pair parameters, time step) and
+ * the step counts. The JSON stays in this file; errors name the file and the key, and keys
+ * this file does not know are refused. Options are read by options.c. */
+#include "run/lj_case.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+/* The top-level keys of an LJ case: options.c reads the first three. */
+static const char *const top_keys[] = {"model", "options", "presets",
+                                       "lj",    "steps",   "output_every"};
+
+/* The keys of the "lj" section; `init` 0 means any, else the init the key belongs to. */
+static const struct {
+    const char *name;
+    int init; /* 0: any; 1 + CLP__LJ_INIT_* otherwise */
+} lj_keys[] = {
+    {"init", 0},
+    {"fcc_cells", 1 + CLP__LJ_INIT_FCC},
+    {"density", 1 + CLP__LJ_INIT_FCC},
+    {"cells_per_side", 1 + CLP__LJ_INIT_RANDOM},
+    {"particles_per_cell", 1 + CLP__LJ_INIT_RANDOM},
+    {"temperature", 0},
+    {"rc", 0},
+    {"softening", 0},
+    {"dt", 0},
+    {"seed", 0},
+};
+enum { LJ_KEY_COUNT = sizeof lj_keys / sizeof lj_keys[0] };
+
+static const char *const init_names[] = {"fcc", "random"};
+
+/* The closest of `n` names to `key`, when it is close enough to be a typo; else NULL. */
+static const char *closest(const char *key, const char *const *names, size_t n) {
+    const char *best = NULL;
+    size_t best_distance = 3; /* at most 2 edits */
+    for (size_t i = 0; i < n; i++) {
+        const size_t d = clp__edit_distance(key, names[i]);
+        if (d < best_distance) {
+            best = names[i];
+            best_distance = d;
+        }
+    }
+    return best;
+}
+
+static clp_status unknown_key(const char *path, const char *section, const char *key,
+                              const char *const *names, size_t n, clp_error *err) {
+    const char *near = closest(key, names, n);
+    return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: unknown key '%s%s'%s%s%s", path, section,
+                       key, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+/* A number at "lj.<key>" in [min, max], or (min, max] when `open_min`; absent keeps *out
+ * (the default) unless required. */
+static clp_status read_number(json_t *lj, const char *key, double min, bool open_min, double max,
+                              bool required, double *out, const char *path, clp_error *err) {
+    json_t *v = json_object_get(lj, key);
+    if (!v && !required)
+        return CLP_OK;
+    if (!v)
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: 'lj.%s' is required", path, key);
+    const double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(open_min ? x > min : x >= min) || !(x <= max))
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: 'lj.%s' must be a number in %c%g, %g]",
+                           path, key, open_min ? '(' : '[', min, max);
+    *out = x;
+    return CLP_OK;
+}
+
+/* An integer at `key` of `parent` (named `prefix` + key in messages) in [min, max]. */
+static clp_status read_integer(json_t *parent, const char *prefix, const char *key, long long min,
+                               long long max, bool required, long long *out, const char *path,
+                               clp_error *err) {
+    json_t *v = json_object_get(parent, key);
+    if (!v && !required)
+        return CLP_OK;
+    if (!v)
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: '%s%s' is required", path, prefix,
+                           key);
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: '%s%s' must be an integer in [%lld, %lld]", path, prefix, key, min,
+                           max);
+    *out = (long long)json_integer_value(v);
+    return CLP_OK;
+}
+
+/* "init": which initial state, and every key of the section known and meant for it. */
+static clp_status read_init(json_t *lj, clp__lj_case *c, const char *path, clp_error *err) {
+    json_t *init = json_object_get(lj, "init");
+    if (!init)
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: 'lj.init' is required: \"fcc\" or \"random\"", path);
+    const char *name = json_is_string(init) ? json_string_value(init) : NULL;
+    if (name && strcmp(name, "fcc") == 0)
+        c->init = CLP__LJ_INIT_FCC;
+    else if (name && strcmp(name, "random") == 0)
+        c->init = CLP__LJ_INIT_RANDOM;
+    else if (name)
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: 'lj.init' is \"%s\"; it must be \"fcc\" or \"random\"", path, name);
+    else
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: 'lj.init' must be the string \"fcc\" or \"random\"", path);
+    const char *key;
+    json_t *value;
+    json_object_foreach(lj, key, value) {
+        size_t k = 0;
+        while (k < LJ_KEY_COUNT && strcmp(lj_keys[k].name, key) != 0)
+            k++;
+        if (k == LJ_KEY_COUNT) {
+            const char *names[LJ_KEY_COUNT];
+            for (size_t i = 0; i < LJ_KEY_COUNT; i++)
+                names[i] = lj_keys[i].name;
+            return unknown_key(path, "lj.", key, names, LJ_KEY_COUNT, err);
+        }
+        if (lj_keys[k].init && lj_keys[k].init != 1 + (int)c->init)
+            return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                               "%s: 'lj.%s' belongs to init \"%s\", not \"%s\"", path, key,
+                               init_names[lj_keys[k].init - 1], init_names[c->init]);
+    }
+    return CLP_OK;
+}
+
+/* The atom count and box of the initial state. */
+static clp_status read_state(json_t *lj, clp__lj_case *c, const char *path, clp_error *err) {
+    clp_status st = CLP_OK;
+    long long count;
+    if (c->init == CLP__LJ_INIT_FCC) {
+        /* 4 * 512^3 atoms, 2^29, stays well inside the grid's 32-bit indices */
+        CLP_TRY(read_integer(lj, "lj.", "fcc_cells", 1, 512, true, &count, path, err));
+        CLP_TRY(read_number(lj, "density", 0, true, 10, true, &c->density, path, err));
+        c->fcc_cells = (int)count;
+        c->n = 4 * (size_t)count * (size_t)count * (size_t)count;
+        c->box = cbrt((double)c->n / c->density);
+        return CLP_OK;
+    }
+    CLP_TRY(read_integer(lj, "lj.", "cells_per_side", 3, 1024, true, &count, path, err));
+    CLP_TRY(read_number(lj, "particles_per_cell", 0, true, 1000, true, &c->particles_per_cell, path,
+                        err));
+    c->cells_per_side = (int)count;
+    const double atoms = nearbyint(c->particles_per_cell * (double)count * count * count);
+    if (!(atoms >= 2 && atoms < 2147483648.0))
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: 'lj.particles_per_cell' %g in %lld^3 cells gives %.0f atoms; a "
+                           "random start needs 2 to 2^31 - 1",
+                           path, c->particles_per_cell, count, atoms);
+    c->n = (size_t)atoms;
+    c->box = (double)count * c->rc * (1.0 + CLP__LJ_BOX_SLACK);
+fail:
+    return st;
+}
+
+static clp_status read_case(json_t *root, clp__lj_case *c, const char *path, clp_error *err) {
+    clp_status st = CLP_OK;
+    const char *key;
+    json_t *value;
+    const size_t n_top = sizeof top_keys / sizeof top_keys[0];
+    json_object_foreach(root, key, value) {
+        size_t k = 0;
+        while (k < n_top && strcmp(top_keys[k], key) != 0)
+            k++;
+        if (k == n_top)
+            return unknown_key(path, "", key, top_keys, n_top, err);
+    }
+    json_t *lj = json_object_get(root, "lj");
+    if (!json_is_object(lj))
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: a Lennard-Jones case needs an object 'lj'", path);
+    *c = (clp__lj_case){.rc = 2.5, .dt = 0.005, .seed = 1, .output_every = 100};
+    long long seed = 1, steps = 0, every = 100;
+    CLP_TRY(read_init(lj, c, path, err));
+    /* rc first: a random box is measured in cutoffs */
+    CLP_TRY(read_number(lj, "rc", 0, true, 100, false, &c->rc, path, err));
+    CLP_TRY(read_state(lj, c, path, err));
+    CLP_TRY(read_number(lj, "temperature", 0, false, 1e4, false, &c->temperature, path, err));
+    CLP_TRY(read_number(lj, "softening", 0, false, 10, false, &c->softening, path, err));
+    CLP_TRY(read_number(lj, "dt", 0, true, 1, false, &c->dt, path, err));
+    CLP_TRY(read_integer(lj, "lj.", "seed", 0, 9007199254740992LL, false, &seed, path, err));
+    CLP_TRY(read_integer(root, "", "steps", 0, 1000000000000LL, true, &steps, path, err));
+    CLP_TRY(read_integer(root, "", "output_every", 1, 1000000000000LL, false, &every, path, err));
+    c->seed = (uint64_t)seed;
+    c->steps = (uint64_t)steps;
+    c->output_every = (uint64_t)every;
+fail:
+    return st;
+}
+
+clp_status clp__lj_case_load(const char *path, clp__lj_case *out, clp_error *err) {
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return CLP_FAIL_AT(err, CLP_JSON, path, jerr.line, jerr.column, "malformed JSON: %s",
+                           jerr.text);
+    clp__lj_case c;
+    clp_status st = json_is_object(root) ? read_case(root, &c, path, err)
+                                         : CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                                                       "%s: the top level must be an object", path);
+    json_decref(root);
+    if (st == CLP_OK)
+        *out = c;
+    return st;
+}

@@ -1,0 +1,170 @@
+/* The Lennard-Jones run: the case's initial state on the device, velocity-Verlet steps in
+ * chunks of output_every, and after each chunk the energies, temperature, pressure and total
+ * momentum in diagnostics.csv. Reduced units, mass 1. */
+#include "io/io.h"
+#include "models/lj.h"
+#include "run/lj_case.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void sample_free(clp__lj_sample *b) {
+    free(b->force);
+    free(b->energy);
+    free(b->velocity);
+}
+
+static clp_status initial_state(const clp__lj_case *c, clp__lj_state *s, clp_error *err) {
+    clp_status st = CLP_OK;
+    *s = (clp__lj_state){0};
+    if (c->init == CLP__LJ_INIT_FCC)
+        CLP_TRY(clp__lj_fcc(c->fcc_cells, c->density, s, err));
+    else
+        CLP_TRY(clp__lj_random(c->n, c->box, c->seed, s, err));
+    /* Velocities from a stream half the generator's period away from the positions', so the
+     * two never share draws. */
+    if (c->temperature > 0)
+        CLP_TRY(clp__lj_maxwell(s, c->temperature, c->seed + (UINT64_C(1) << 63), err));
+fail:
+    return st;
+}
+
+/* The periodic grid needs 3 cells of the search radius per axis: said here in the case's
+ * terms, before anything is built. */
+static clp_status check_box(const clp__lj_case *c, const clp_options *opts, const char *path,
+                            clp_error *err) {
+    const double search = c->rc * (1.0 + clp_options_float(opts, "neighbors.skin"));
+    if (floor(c->box / (search * (1 + 1e-6))) >= 3)
+        return CLP_OK;
+    return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                       "%s: the box (side %g, %zu atoms) is narrower than the 3 cells of the "
+                       "search radius rc (1 + neighbors.skin) = %g that a periodic grid needs: "
+                       "use more atoms, or a smaller lj.rc or neighbors.skin",
+                       path, c->box, c->n, search);
+}
+
+clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, uint64_t step,
+                               double row[8], clp_error *err) {
+    double kinetic = 0, potential = 0, momentum[3] = {0, 0, 0};
+    for (size_t i = 0; i < s->n; i++) {
+        const double *v = s->velocity + 3 * i, *f = s->force + 3 * i;
+        const char *bad = !isfinite(s->energy[i])         ? "potential energy"
+                          : !isfinite(v[0] + v[1] + v[2]) ? "velocity"
+                          : !isfinite(f[0] + f[1] + f[2]) ? "force"
+                                                          : NULL;
+        if (bad)
+            return CLP_FAIL(err, CLP_CHECK,
+                            "atom %zu has a non-finite %s at step %llu (checked every "
+                            "output_every = %llu steps); a smaller lj.dt or a larger "
+                            "lj.softening may help",
+                            i, bad, (unsigned long long)step, (unsigned long long)c->output_every);
+        kinetic += 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        potential += s->energy[i];
+        for (int a = 0; a < 3; a++)
+            momentum[a] += v[a];
+    }
+    if (!isfinite(kinetic + potential + s->virial))
+        return CLP_FAIL(err, CLP_CHECK,
+                        "a non-finite total at step %llu: kinetic %g, potential %g, virial %g",
+                        (unsigned long long)step, kinetic, potential, s->virial);
+    const double n = (double)s->n, volume = c->box * c->box * c->box;
+    const double temperature = 2.0 * kinetic / (3.0 * n - 3.0);
+    row[0] = (double)step;
+    row[1] = (double)step * c->dt;
+    row[2] = kinetic;
+    row[3] = potential;
+    row[4] = kinetic + potential;
+    row[5] = temperature;
+    row[6] = (n * temperature + s->virial / 3.0) / volume;
+    row[7] =
+        sqrt(momentum[0] * momentum[0] + momentum[1] * momentum[1] + momentum[2] * momentum[2]);
+    return CLP_OK;
+}
+
+/* One diagnostics row from the device. */
+static clp_status measure(clp__lj_system *sys, const clp__lj_case *c, uint64_t step,
+                          clp__lj_sample *s, double row[8], clp_error *err) {
+    clp_status st = clp__lj_system_read(sys, s->force, s->energy, s->velocity, &s->virial, err);
+    return st != CLP_OK ? st : clp__lj_diagnostics(s, c, step, row, err);
+}
+
+static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
+    static const char *const columns[] = {"step",  "time",        "kinetic",  "potential",
+                                          "total", "temperature", "pressure", "momentum"};
+    char path[1024], why[512];
+    snprintf(path, sizeof path, "%s", dir);
+    if (!clp__make_dirs(path, why, sizeof why))
+        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot create the output folder: %s", why);
+    snprintf(path, sizeof path, "%s/diagnostics.csv", dir);
+    return clp__csv_open(path, columns, 8, out, err);
+}
+
+clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                      const clp_run_config *config, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__lj_case c;
+    clp__lj_state s = {0};
+    clp__lj_system *sys = NULL;
+    clp__csv *csv = NULL;
+    clp__lj_sample b = {0};
+    clp__progress progress;
+    CLP_REQUIRE(!config->restart, err, CLP_USAGE,
+                "--restart is not supported for model lj: LJ runs write no checkpoints");
+    CLP_REQUIRE(!config->timing, err, CLP_USAGE,
+                "--timing is not supported for model lj: its steps are not profiled; the "
+                "progress line gives the stepping rate");
+    CLP_TRY(clp__lj_case_load(case_path, &c, err));
+    CLP_TRY(check_box(&c, opts, case_path, err));
+    CLP_TRY(initial_state(&c, &s, err));
+    b = (clp__lj_sample){.n = s.n,
+                         .force = malloc(3 * s.n * sizeof(double)),
+                         .energy = malloc(s.n * sizeof(double)),
+                         .velocity = malloc(3 * s.n * sizeof(double))};
+    CLP_REQUIRE(b.force && b.energy && b.velocity, err, CLP_NOMEM,
+                "out of host memory for the diagnostics of %zu atoms", s.n);
+    CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s.n, s.box,
+             (double)s.n / (s.box * s.box * s.box));
+    const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
+    CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &sys, err));
+    if (config->out_dir)
+        CLP_TRY(open_diagnostics(config->out_dir, &csv, err));
+    const double end_time = (double)c.steps * c.dt;
+    if (config->progress)
+        clp__progress_init(&progress, config->progress, 0.0, end_time,
+                           CLP__PROGRESS_PLAIN_INTERVAL);
+    double row[8], outputs = 0;
+    const double start = clp__now();
+    for (uint64_t done = 0;;) {
+        const double outputs_start = clp__now();
+        CLP_TRY(measure(sys, &c, done, &b, row, err));
+        if (csv)
+            CLP_TRY(clp__csv_row(csv, row, err));
+        outputs += clp__now() - outputs_start;
+        /* the stepping rate leaves out the read-back and the file */
+        const double stepping = clp__now() - start - outputs;
+        const double rate = done && stepping > 0 ? (double)s.n * (double)done / stepping : 0.0;
+        if (config->progress)
+            clp__progress_update(&progress, done, (double)done * c.dt, rate);
+        if (done == c.steps) {
+            if (config->progress)
+                clp__progress_finish(&progress, done, (double)done * c.dt, rate);
+            break;
+        }
+        const uint64_t chunk = c.steps - done < c.output_every ? c.steps - done : c.output_every;
+        CLP_TRY(clp__lj_system_run(sys, chunk, err));
+        done += chunk;
+    }
+    if (csv) {
+        st = clp__csv_close(csv, err);
+        csv = NULL;
+    }
+fail:
+    if (csv) {
+        clp_error ignored = CLP_ERROR_INIT;
+        clp__csv_close(csv, &ignored);
+    }
+    clp__lj_system_close(sys);
+    sample_free(&b);
+    clp__lj_state_free(&s);
+    return st;
+}
