@@ -45,11 +45,12 @@ unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state 
 /* Work-items of each cell's work-group in par_cell: the paper's 128, halved for the few
  * particles a cell holds here. */
 enum { CELL_GROUP = 64, PARTICLE_BYTES = 16 };
-/* The paper's caps on the particles a sub-box stages for one work-item each: 1024 for
- * x_pencil, 512 for all_in_sm. The groups themselves stop at 256 work-items, whose targets
- * beyond that take further rounds: the NVIDIA driver allows this kernel no more (H200,
- * 580.159.04, CL_KERNEL_WORK_GROUP_SIZE 256, for its registers). */
-enum { PENCIL_GROUP_CAP = 1024, ALL_IN_SM_GROUP_CAP = 512, SUB_BOX_GROUP_MOST = 256 };
+/* Work-items of a sub-box group, at most: one per target particle, as the paper has them.
+ * The paper caps the particles of a group at 1024 (x_pencil, ghosts included) and 512
+ * (all_in_sm); the NVIDIA driver allows this kernel 256 (H200, 580.159.04,
+ * CL_KERNEL_WORK_GROUP_SIZE, for its registers), and the ghosts are staged by strided loads
+ * here, so the targets alone count against 256. */
+enum { SUB_BOX_GROUP_MOST = 256 };
 
 /* Local memory of a sub-box kernel (cl/lj/lj_sub_box.cl): the staged particles and, per
  * staged and per target cell, an offset and a start. */
@@ -70,23 +71,21 @@ static size_t round_up(size_t v, size_t multiple) {
     return (v + multiple - 1) / multiple * multiple;
 }
 
-/* Section 5.2: the pencil, ghosts included, holds SM / (M_C x sizeof(Part)) cells, at least
- * 3; one work-item per particle of it, at most 1024; shorter while there are fewer pencils
- * than compute units. */
+/* Section 5.2: the pencil, ghosts included, is as long as SM / (M_C x sizeof(Part)) cells
+ * allow, with a work-item per target particle; shorter while there are fewer pencils than
+ * compute units. */
 static clp_status pencil(const clp_device_info *dev, const clp_grid_geometry *geo, unsigned mc,
                          size_t cap, clp__lj_layout *l, clp_error *err) {
-    int length = geo->cells[0];
-    int box[3] = {length, 1, 1};
-    while (length >= 1 && ((size_t)mc * (length + 2) > cap ||
-                           sub_box_bytes(box, 1, (size_t)mc * (length + 2)) > dev->local_mem_size))
-        box[0] = --length;
-    if (length < 1 && 3 * (size_t)mc > cap)
+    int box[3] = {geo->cells[0], 1, 1};
+    if (mc > cap)
         return CLP_FAIL(err, CLP_CASE,
-                        "lj.strategy=x_pencil: a pencil of 3 cells holds up to %zu particles "
-                        "(%u in the fullest cell), more than the %zu work-items a group may have "
-                        "on '%s'",
-                        3 * (size_t)mc, mc, cap, dev->name);
-    if (length < 1)
+                        "lj.strategy=x_pencil: the fullest cell has %u particles, more than the "
+                        "%zu work-items a group may have on '%s'",
+                        mc, cap, dev->name);
+    while (box[0] >= 1 && ((size_t)mc * box[0] > cap ||
+                           sub_box_bytes(box, 1, (size_t)mc * (box[0] + 2)) > dev->local_mem_size))
+        box[0]--;
+    if (box[0] < 1)
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=x_pencil: a pencil of 3 cells of up to %u particles needs "
                         "%zu bytes of local memory; '%s' has %llu",
@@ -97,17 +96,16 @@ static clp_status pencil(const clp_device_info *dev, const clp_grid_geometry *ge
     memcpy(l->box, box, sizeof box);
     l->stage_rows = 1;
     l->capacity = (size_t)mc * (box[0] + 2);
-    l->group = l->capacity;
+    l->group = (size_t)mc * box[0];
     return CLP_OK;
 }
 
 /* Section 5.1: the frame, ghosts included, is the largest cube of cells that local memory
- * holds at M_C particles each; the sub-box inside it is cut, longest side first, to at most
- * 512 work-items at one per particle, then while there are fewer sub-boxes than compute
+ * holds at M_C particles each; the sub-box inside it is cut, longest side first, while its
+ * particles are more than a group's work-items or there are fewer sub-boxes than compute
  * units. */
 static clp_status all_in_sm(const clp_device_info *dev, const clp_grid_geometry *geo, unsigned mc,
                             size_t cap, clp__lj_layout *l, clp_error *err) {
-    const size_t group_cap = cap < ALL_IN_SM_GROUP_CAP ? cap : ALL_IN_SM_GROUP_CAP;
     int side = 1;
     while (side < geo->cells[0] + 2 &&
            sub_box_bytes((int[3]){side - 1, side - 1, side - 1}, (size_t)(side + 1) * (side + 1),
@@ -119,21 +117,21 @@ static clp_status all_in_sm(const clp_device_info *dev, const clp_grid_geometry 
                         "needs %zu bytes of local memory; '%s' has %llu",
                         mc, sub_box_bytes((int[3]){1, 1, 1}, 9, 27 * (size_t)mc), dev->name,
                         (unsigned long long)dev->local_mem_size);
-    if (mc > group_cap)
+    if (mc > cap)
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=all_in_sm: the fullest cell has %u particles, more than the "
-                        "%zu work-items a sub-box group may have on '%s'",
-                        mc, group_cap, dev->name);
+                        "%zu work-items a group may have on '%s'",
+                        mc, cap, dev->name);
     int box[3];
     for (int a = 0; a < 3; a++)
         box[a] = side - 2 < geo->cells[a] ? side - 2 : geo->cells[a];
-    for (;;) { /* cut the longest side while the group is too large or the device idles */
+    for (;;) {
         int longest = 0;
         for (int a = 1; a < 3; a++)
             longest = box[a] > box[longest] ? a : longest;
         const size_t cells = (size_t)box[0] * box[1] * box[2];
         if (box[longest] == 1 ||
-            ((size_t)mc * cells <= group_cap && sub_boxes(geo, box) >= dev->compute_units))
+            ((size_t)mc * cells <= cap && sub_boxes(geo, box) >= dev->compute_units))
             break;
         box[longest]--;
     }
@@ -164,16 +162,15 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
         break;
     case CLP__LJ_X_PENCIL:
     case CLP__LJ_ALL_IN_SM: {
-        const size_t cap = dev->max_work_group_size < PENCIL_GROUP_CAP ? dev->max_work_group_size
-                                                                       : PENCIL_GROUP_CAP;
+        const size_t cap = dev->max_work_group_size < SUB_BOX_GROUP_MOST ? dev->max_work_group_size
+                                                                         : SUB_BOX_GROUP_MOST;
         clp_status st = strategy == CLP__LJ_X_PENCIL
                             ? pencil(dev, geo, max_per_cell, cap, &l, err)
                             : all_in_sm(dev, geo, max_per_cell, cap, &l, err);
         if (st != CLP_OK)
             return st;
-        /* the paper's one work-item per particle, in whole warps, up to the cap */
+        /* one work-item per target particle, in whole warps where the cap allows */
         l.group = round_up(l.group, 32) <= cap ? round_up(l.group, 32) : l.group;
-        l.group = l.group < SUB_BOX_GROUP_MOST ? l.group : SUB_BOX_GROUP_MOST;
         l.local_bytes = sub_box_bytes(l.box, l.stage_rows, l.capacity);
         l.local = l.group;
         l.global = sub_boxes(geo, l.box) * l.group;

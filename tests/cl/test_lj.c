@@ -148,7 +148,7 @@ static void test_layout_refusals(test_env *t) {
                CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "3 x 3 x 3 cells");
     small = *t->device;
-    small.max_work_group_size = 16; /* a pencil of 3 cells of 10 needs 30 work-items */
+    small.max_work_group_size = 8; /* a cell of 10 needs 10 work-items */
     err = (clp_error)CLP_ERROR_INIT;
     CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err) == CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "work-items");
@@ -159,10 +159,12 @@ static void test_layout_refusals(test_env *t) {
     small.compute_units = 1;
     CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err), &err);
     CLP_ASSERT(l.local_bytes <= 32768 && l.box[0] >= 1 && l.box[1] == 1 && l.box[2] == 1);
-    CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) && l.local >= 32 && l.local <= 256);
+    CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) && l.local >= 10 * (size_t)l.box[0]);
+    CLP_ASSERT(l.local <= 256);
     const int pencil = l.box[0];
     CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, &l, &err), &err);
-    CLP_ASSERT(l.local_bytes <= 32768 && l.local >= 32 && l.local <= 256);
+    CLP_ASSERT(l.local_bytes <= 32768 && l.local <= 256);
+    CLP_ASSERT(l.local >= 10 * (size_t)l.box[0] * l.box[1] * l.box[2]);
     CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) * (l.box[1] + 2) * (l.box[2] + 2));
     printf("ok layouts: refusals name local memory and work-items; at 32 KiB and 10 a cell, "
            "x_pencil %d cells, all_in_sm %d x %d x %d\n",
