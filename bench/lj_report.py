@@ -11,6 +11,8 @@ import sys
 import tempfile
 
 STRATEGIES = ["par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm"]
+COLOURS = {"par_part_loop": "#999999", "par_cell": "#56b4e9", "par_cell_sm": "#009e73",
+           "x_pencil": "#d55e00", "all_in_sm": "#0072b2"}
 # Table 1 of cutoff-interactions-few-particles-per-cell.txt: (d, ppc) -> (interactions,
 # T600 PPNL, T600 X-pencil, A100 PPNL, A100 X-pencil, MI210 PPNL, MI210 X-pencil), seconds.
 PAPER = {
@@ -134,7 +136,7 @@ def chart(grid, devices, png):
         for d in devices:
             script.append("set title '%s'" % d.replace("_", "\\_"))
             script.append("plot 1 notitle lc 'gray', " + ", ".join(
-                "'%s' with linespoints title '%s'" % (path, s.replace("_", "\\_"))
+                "'%s' with linespoints lw 1.5 lc rgb '%s' title '%s'" % (path, COLOURS[s], s.replace("_", "\\_"))
                 for dd, s, path in plots if dd == d))
         script.append("unset multiplot")
         subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
