@@ -460,7 +460,24 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_LJ_FORCE CLP_BUF_BIT(31)
 /* float: half the sum of r . f over the atom's pairs */
 #define CLP_BUF_LJ_VIRIAL CLP_BUF_BIT(32)
-enum { CLP_BUF_COUNT = 33 };
+/* PSO (cl/pso): float fields laid out by pso.layout or pso.wide_layout; with the AoS
+ * layouts pso.pos holds each particle's whole struct and pso.vel and pso.best_pos are unused */
+#define CLP_BUF_PSO_POS CLP_BUF_BIT(33)
+#define CLP_BUF_PSO_VEL CLP_BUF_BIT(34)
+#define CLP_BUF_PSO_BEST_POS CLP_BUF_BIT(35)
+/* float per particle: the value at its best position */
+#define CLP_BUF_PSO_BEST_VAL CLP_BUF_BIT(36)
+/* uint per particle: the neighbour of the ring whose best it follows */
+#define CLP_BUF_PSO_LOCAL_BEST CLP_BUF_BIT(37)
+/* float: the swarm's best position */
+#define CLP_BUF_PSO_GLOBAL CLP_BUF_BIT(38)
+/* float2 per group of the reduction: its best value and that particle's index */
+#define CLP_BUF_PSO_PARTIAL CLP_BUF_BIT(39)
+/* float per iteration, 0 the start: the swarm's best value after it */
+#define CLP_BUF_PSO_HISTORY CLP_BUF_BIT(40)
+/* uint[4]: the iteration, the best particle */
+#define CLP_BUF_PSO_STATE CLP_BUF_BIT(41)
+enum { CLP_BUF_COUNT = 42 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;

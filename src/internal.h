@@ -105,6 +105,8 @@ clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const
 /* ---- Source positions (source.c): line `line` of a whole assembled source as the cl/ file
  * and line its last #line directive names, for drivers that ignore #line. */
 void clp__source_map_line(const char *source, int line, char file[256], int *mapped);
+/* Whether a #line directive of the source names `file`. */
+bool clp__source_names_file(const char *source, const char *file);
 
 /* ---- Buffers (buffer_table.c): index of a single CLP_BUF_* bit, or -1 for anything else. */
 int clp__buffer_index(clp_buffer_set bit);

@@ -99,6 +99,21 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_not = true},
     ROW(CLP_BUF_LJ_FORCE, "lj_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
     ROW(CLP_BUF_LJ_VIRIAL, "lj_virial", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_PSO_POS, "pso.pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PSO_VEL, "pso.vel", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PSO_BEST_POS, "pso.best_pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PSO_BEST_VAL, "pso.best_val", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    {.bit = CLP_BUF_PSO_LOCAL_BEST,
+     .name = "pso.local_best",
+     .element_type = "uint",
+     .element_size = sizeof(cl_uint),
+     .components = 1,
+     .kind = CLP_PER_PARTICLE,
+     NEEDS("pso.topology", "ring")},
+    ROW(CLP_BUF_PSO_GLOBAL, "pso.global", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PSO_PARTIAL, "pso.partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PSO_HISTORY, "pso.history", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PSO_STATE, "pso.state", "uint", sizeof(cl_uint), 4, CLP_SINGLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -131,6 +131,19 @@ fail:
     return st;
 }
 
+bool clp__source_names_file(const char *source, const char *file) {
+    const size_t len = strlen(file);
+    for (const char *p = source; p && *p;) {
+        const char *name = strncmp(p, "#line ", 6) == 0 ? strchr(p, '"') : NULL;
+        const char *eol = strchr(p, '\n');
+        if (name && (!eol || name < eol) && strncmp(name + 1, file, len) == 0 &&
+            name[1 + len] == '"')
+            return true;
+        p = eol ? eol + 1 : NULL;
+    }
+    return false;
+}
+
 /* Maps a line of the whole assembled source to the cl/ file and line named by the last
  * #line directive before it: some drivers (NVIDIA) ignore #line and count from the top.
  * Lines of the generated prelude stay as they are, under a name that says so. */

@@ -98,7 +98,8 @@ static bool parse_location(const char *line, char file[256], int *ln, int *col, 
 /* Finds the first error of a build log and raises it with its place. Two formats are known:
  * Clang's "<file>:<line>:<column>: error: <text>" (NVIDIA, Oclgrind) and PoCL's
  * "error: <file>:<line>:<column>: <text>". Where the driver kept the #line names, <file> is
- * already a cl/ path; otherwise the line is mapped through the source's #line directives. */
+ * already one of them (a cl/ path, or a case file's user code); otherwise the line is mapped
+ * through the source's #line directives. */
 static clp_status raise_build_error(const clp_worker *w, const char *source, const char *log,
                                     clp_error *err) {
     for (const char *p = log; p && *p;) {
@@ -114,7 +115,7 @@ static clp_status raise_build_error(const clp_worker *w, const char *source, con
         bool pocl_form = !clang_form && strncmp(line, "error: ", 7) == 0 &&
                          parse_location(line + 7, file, &ln, &col, &rest);
         if (clang_form || pocl_form) {
-            if (strncmp(file, "cl/", 3) != 0)
+            if (!clp__source_names_file(source, file))
                 clp__source_map_line(source, ln, file, &ln);
             return CLP_FAIL_AT(err, CLP_BUILD, file, ln, col, "build failed on device '%s': %s%s",
                                w->device.name, pocl_form ? "error: " : "", rest);

@@ -1,0 +1,305 @@
+/* A particle swarm on the device: the layout of its fields, the program (cl/pso with the
+ * swarm's constants and, for pso.objective=user, the case's code in place of the marker in
+ * cl/pso/objectives.cl), and the iterations, which stay on the device until read. */
+#include "models/pso.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const modules[] = {"core", "pso"};
+static const char *const files[] = {"common/philox.cl", "pso/layout.cl", "pso/objectives.cl",
+                                    "pso/pso.cl"};
+static const char marker[] = "/* CLP_PSO_USER_OBJECTIVE */";
+
+enum { REDUCE_GROUP = 256, MOST_GROUPS = 1024 };
+
+clp_status clp__pso_layout_of(const clp_options *opts, int dim, clp__pso_layout *out,
+                              clp_error *err) {
+    const char *used = dim == 3 ? "pso.layout" : "pso.wide_layout";
+    const char *unused = dim == 3 ? "pso.wide_layout" : "pso.layout";
+    if (clp_options_get(opts, unused)->origin != CLP_ORIGIN_DEFAULT)
+        return CLP_FAIL(err, CLP_CASE, "%s applies to %s dimensions and this swarm has %d: set %s",
+                        unused, dim == 3 ? "other than 3" : "3", dim, used);
+    const char *name = clp_options_enum(opts, used);
+    clp__pso_layout l = {.name = name, .chunk = 1};
+    if (dim == 3) {
+        l.aos = strncmp(name, "aos", 3) == 0;
+        l.chunk = strcmp(name, "soa_padded") == 0 ? 4 : 3;
+    } else if (strncmp(name, "chunk", 5) == 0) {
+        l.chunk = atoi(name + 5);
+    }
+    l.dim_padded = ((size_t)dim + (size_t)l.chunk - 1) / (size_t)l.chunk * (size_t)l.chunk;
+    *out = l;
+    return CLP_OK;
+}
+
+size_t clp__pso_position_index(const clp__pso_layout *l, size_t particles, int dim, size_t p,
+                               size_t c) {
+    if (l->aos)
+        return p * 9 + c;
+    if (dim == 3)
+        return p * (size_t)l->chunk + c;
+    if (strcmp(l->name, "naive") == 0)
+        return p * (size_t)dim + c;
+    const size_t k = (size_t)l->chunk, chunk = c / k;
+    return (chunk * particles + p) * k + c % k;
+}
+
+static size_t groups_of(size_t particles) {
+    const size_t groups = (particles + REDUCE_GROUP - 1) / REDUCE_GROUP;
+    return groups < MOST_GROUPS ? groups : MOST_GROUPS;
+}
+
+static size_t constants_of(const clp__pso_params *p, clp_constant *out) {
+    size_t n = 0;
+    out[n++] =
+        (clp_constant){"CLP_PSO_PARTICLES", CLP_CONST_INT, 0, (long long)p->particles, false};
+    out[n++] = (clp_constant){"CLP_PSO_DIM", CLP_CONST_INT, 0, p->dim, false};
+    out[n++] = (clp_constant){"CLP_PSO_INERTIA", CLP_CONST_FLOAT, p->inertia, 0, false};
+    out[n++] = (clp_constant){"CLP_PSO_COGNITIVE", CLP_CONST_FLOAT, p->cognitive, 0, false};
+    out[n++] = (clp_constant){"CLP_PSO_SOCIAL", CLP_CONST_FLOAT, p->social, 0, false};
+    out[n++] = (clp_constant){"CLP_PSO_LOWER", CLP_CONST_FLOAT, p->lower, 0, false};
+    out[n++] = (clp_constant){"CLP_PSO_UPPER", CLP_CONST_FLOAT, p->upper, 0, false};
+    out[n++] = (clp_constant){"CLP_PSO_VMAX", CLP_CONST_FLOAT, p->vmax, 0, false};
+    out[n++] = (clp_constant){"CLP_PSO_SEED_LO", CLP_CONST_INT, 0,
+                              (long long)(p->seed & 0xffffffffu), false};
+    out[n++] =
+        (clp_constant){"CLP_PSO_SEED_HI", CLP_CONST_INT, 0, (long long)(p->seed >> 32), false};
+    out[n++] = (clp_constant){"CLP_PSO_GROUPS", CLP_CONST_INT, 0,
+                              (long long)groups_of(p->particles), false};
+    return n;
+}
+
+/* Puts the user's code where the marker stands: behind a #line naming the case file, so that
+ * a compiler message points into it, then a #line back to cl/pso/objectives.cl. */
+static clp_status insert_user_code(char **source, const clp__pso_params *p, clp_error *err) {
+    clp_status st = CLP_OK;
+    char *at = strstr(*source, marker);
+    CLP_REQUIRE(at, err, CLP_IO, "cl/pso/objectives.cl has no user objective marker: %s", marker);
+    /* the marker's line in objectives.cl: lines since the #line 1 that opens the file */
+    const char *file = strstr(*source, "#line 1 \"cl/pso/objectives.cl\"");
+    int line = 0;
+    for (const char *q = file; q && q < at; q++)
+        line += *q == '\n';
+    clp_strbuf sb = {0};
+    clp__sb_append_n(&sb, *source, (size_t)(at - *source));
+    clp__sb_appendf(&sb, "#line %d \"%s\"\n", p->user_line > 0 ? p->user_line : 1,
+                    p->user_origin ? p->user_origin : "user objective");
+    clp__sb_appendf(&sb, p->user_is_expression ? "return (%s);\n" : "%s\n", p->user_code);
+    clp__sb_appendf(&sb, "#line %d \"cl/pso/objectives.cl\"\n", line + 1);
+    clp__sb_append(&sb, at + strlen(marker));
+    char *text = clp__sb_take(&sb);
+    CLP_REQUIRE_ALLOC(text, err);
+    free(*source);
+    *source = text;
+fail:
+    return st;
+}
+
+clp_status clp__pso_source(const clp_options *opts, const clp__pso_params *p, char **out,
+                           clp_error *err) {
+    clp_constant constants[16];
+    const size_t nc = constants_of(p, constants);
+    const bool user = strcmp(clp_options_enum(opts, "pso.objective"), "user") == 0;
+    if (user && !(p->user_code && *p->user_code))
+        return CLP_FAIL_AT(err, CLP_CASE, p->user_origin ? p->user_origin : "case", -1, -1,
+                           "pso.objective=user needs the objective's code in the case file "
+                           "(\"objective\": {\"expression\": ...} or {\"function\": ...})");
+    const clp_program_spec spec = {"pso",
+                                   modules,
+                                   sizeof modules / sizeof modules[0],
+                                   files,
+                                   sizeof files / sizeof files[0],
+                                   constants,
+                                   nc};
+    clp_status st = clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
+    if (st == CLP_OK && user)
+        st = insert_user_code(out, p, err);
+    return st;
+}
+
+struct clp__pso_system {
+    clp_worker *worker;
+    clp_options *opts;
+    clp__pso_params params;
+    clp__pso_layout layout;
+    size_t history;
+    size_t iterations; /* done so far */
+    bool ring;
+};
+
+static clp_status step(clp__pso_system *sys, const char *kernel, clp_buffer_set buffers,
+                       size_t global, size_t local, clp_error *err) {
+    const clp_step s = {kernel, buffers, global, local};
+    return clp_worker_run_step(sys->worker, &s, NULL, err);
+}
+
+static const clp_buffer_set FIELDS = CLP_BUF_PSO_POS | CLP_BUF_PSO_VEL | CLP_BUF_PSO_BEST_POS;
+
+/* Evaluation and the reduction that appends the swarm's best to the history. */
+static clp_status evaluate(clp__pso_system *sys, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = sys->params.particles, groups = groups_of(n);
+    CLP_TRY(step(sys, "pso_evaluate", FIELDS | CLP_BUF_PSO_BEST_VAL, n, 0, err));
+    CLP_TRY(step(sys, "pso_reduce_groups", CLP_BUF_PSO_BEST_VAL | CLP_BUF_PSO_PARTIAL,
+                 groups * REDUCE_GROUP, REDUCE_GROUP, err));
+    CLP_TRY(step(sys, "pso_reduce_final",
+                 FIELDS | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |
+                     CLP_BUF_PSO_STATE,
+                 REDUCE_GROUP, REDUCE_GROUP, err));
+fail:
+    return st;
+}
+
+static clp_status move(clp__pso_system *sys, clp_error *err) {
+    const clp_buffer_set guide = sys->ring ? CLP_BUF_PSO_LOCAL_BEST : CLP_BUF_PSO_GLOBAL;
+    return step(sys, "pso_move", FIELDS | guide | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_STATE,
+                sys->params.particles, 0, err);
+}
+
+static clp_status allocate(clp__pso_system *sys, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp__pso_params *p = &sys->params;
+    const clp__pso_layout *l = &sys->layout;
+    const size_t n = p->particles, field = n * l->dim_padded;
+    clp_buffer_counts counts = {.particles = n};
+    counts.custom[clp__buffer_index(CLP_BUF_PSO_POS)] = l->aos ? n * 9 : field;
+    counts.custom[clp__buffer_index(CLP_BUF_PSO_VEL)] = l->aos ? 1 : field;
+    counts.custom[clp__buffer_index(CLP_BUF_PSO_BEST_POS)] = l->aos ? 1 : field;
+    counts.custom[clp__buffer_index(CLP_BUF_PSO_GLOBAL)] = l->dim_padded;
+    counts.custom[clp__buffer_index(CLP_BUF_PSO_PARTIAL)] = groups_of(n);
+    counts.custom[clp__buffer_index(CLP_BUF_PSO_HISTORY)] = sys->history;
+    const clp_buffer_set all = FIELDS | CLP_BUF_PSO_BEST_VAL | CLP_BUF_PSO_LOCAL_BEST |
+                               CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |
+                               CLP_BUF_PSO_STATE;
+    const clp_device_info *d = clp_worker_device(sys->worker);
+    const clp_memory_need need = clp_buffers_need(all, sys->opts, &counts);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    CLP_REQUIRE(need.total <= d->global_mem_size, err, CLP_DEVICE_MEMORY,
+                "the swarm needs %.2f GiB of device memory for %zu particles in %d dimensions, "
+                "more than the %.2f GiB of device '%s'",
+                need.total / gib, n, p->dim, d->global_mem_size / gib, d->name);
+    CLP_TRY(clp_worker_alloc(sys->worker, all, sys->opts, &counts, err));
+    const cl_uint state[4] = {0, 0, 0, (cl_uint)sys->history};
+    CLP_TRY(clp_worker_write(sys->worker, CLP_BUF_PSO_STATE, state, err));
+fail:
+    return st;
+}
+
+clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cache *cache,
+                                const clp__pso_params *p, size_t history, clp__pso_system **out,
+                                clp_error *err) {
+    clp_status st = CLP_OK;
+    char *source = NULL, *flags = NULL;
+    clp__pso_system *sys = calloc(1, sizeof *sys);
+    CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
+    *sys = (clp__pso_system){.worker = w, .params = *p, .history = history + 1};
+    CLP_REQUIRE(p->particles >= 1 && p->particles <= 0x7fffffff && p->dim >= 1, err, CLP_CASE,
+                "a swarm needs 1 to 2^31 - 1 particles and at least 1 dimension (%zu, %d)",
+                p->particles, p->dim);
+    CLP_TRY(clp_options_dup(opts, &sys->opts, err));
+    CLP_TRY(clp__pso_layout_of(opts, p->dim, &sys->layout, err));
+    sys->ring = strcmp(clp_options_enum(opts, "pso.topology"), "ring") == 0;
+    CLP_TRY(clp__pso_source(opts, p, &source, err));
+    CLP_TRY(clp_build_flags(clp_worker_device(w), opts, &flags, err));
+    CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
+    CLP_TRY(allocate(sys, err));
+    CLP_TRY(step(sys, "pso_init", FIELDS | CLP_BUF_PSO_BEST_VAL, p->particles, 0, err));
+    CLP_TRY(evaluate(sys, err));
+    *out = sys;
+    sys = NULL;
+fail:
+    free(source);
+    free(flags);
+    clp__pso_system_close(sys);
+    return st;
+}
+
+void clp__pso_system_close(clp__pso_system *sys) {
+    if (!sys)
+        return;
+    clp_options_destroy(sys->opts);
+    free(sys);
+}
+
+clp_status clp__pso_system_run(clp__pso_system *sys, size_t iterations, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (size_t k = 0; k < iterations; k++) {
+        if (sys->ring)
+            CLP_TRY(step(sys, "pso_ring", CLP_BUF_PSO_BEST_VAL | CLP_BUF_PSO_LOCAL_BEST,
+                         sys->params.particles, 0, err));
+        CLP_TRY(move(sys, err));
+        CLP_TRY(evaluate(sys, err));
+        sys->iterations++;
+    }
+fail:
+    return st;
+}
+
+clp_status clp__pso_system_read(clp__pso_system *sys, double *history, size_t *n_history,
+                                double *best_position, uint32_t *best_particle, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = sys->iterations + 1 < sys->history ? sys->iterations + 1 : sys->history;
+    float *values = malloc(sys->history * sizeof *values);
+    float *global = malloc(sys->layout.dim_padded * sizeof *global);
+    cl_uint state[4];
+    CLP_REQUIRE(values && global, err, CLP_NOMEM, "out of host memory for the history");
+    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_HISTORY, values, err));
+    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_GLOBAL, global, err));
+    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_STATE, state, err));
+    for (size_t i = 0; history && i < n; i++)
+        history[i] = values[i];
+    for (int c = 0; best_position && c < sys->params.dim; c++)
+        best_position[c] = global[c];
+    if (n_history)
+        *n_history = n;
+    if (best_particle)
+        *best_particle = state[1];
+fail:
+    free(values);
+    free(global);
+    return st;
+}
+
+clp_status clp__pso_system_positions(clp__pso_system *sys, double *xyz, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = sys->params.particles,
+                 floats = clp_worker_buffer_bytes(sys->worker, CLP_BUF_PSO_POS) / sizeof(float);
+    float *all = malloc(floats * sizeof *all);
+    CLP_REQUIRE(all, err, CLP_NOMEM, "out of host memory for %zu positions", n);
+    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_POS, all, err));
+    for (size_t p = 0; p < n; p++)
+        for (int c = 0; c < sys->params.dim; c++)
+            xyz[p * (size_t)sys->params.dim + (size_t)c] =
+                all[clp__pso_position_index(&sys->layout, n, sys->params.dim, p, (size_t)c)];
+fail:
+    free(all);
+    return st;
+}
+
+clp_status clp__pso_system_time_move(clp__pso_system *sys, int launches, int rounds, double *median,
+                                     clp_error *err) {
+    clp_status st = CLP_OK;
+    double seconds[64];
+    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
+    cl_command_queue queue = clp_worker_queue(sys->worker);
+    CLP_CL_CHECK(clFinish(queue), err, "pso_move timing: clFinish");
+    for (int r = 0; r < rounds; r++) {
+        const double start = clp__now();
+        for (int k = 0; k < launches; k++)
+            CLP_TRY(move(sys, err));
+        CLP_CL_CHECK(clFinish(queue), err, "pso_move timing: clFinish");
+        seconds[r] = (clp__now() - start) / launches;
+    }
+    *median = clp__median(seconds, (size_t)rounds);
+fail:
+    return st;
+}
+
+double clp__pso_move_bytes(const clp__pso_system *sys) {
+    const clp__pso_layout *l = &sys->layout;
+    const double n = (double)sys->params.particles, field = 4.0 * (double)l->dim_padded;
+    if (l->aos) /* the struct read whole; written whole, or position and velocity only */
+        return n * (36.0 + (strcmp(l->name, "aos") == 0 ? 36.0 : 24.0));
+    return n * 5.0 * field;
+}
