@@ -207,6 +207,7 @@ int main(int argc, char **argv) {
         test_start(&t, "pso.wide_layout=chunk16", 17);
     }
     test_layouts_agree(&t, "pso.layout", layouts, 4, 3, "pso.topology=global", small ? 3 : 40);
+    test_layouts_agree(&t, "pso.layout", layouts, 4, 3, "pso.topology=ring", small ? 3 : 40);
     test_layouts_agree(&t, "pso.wide_layout", wide, 6, small ? 5 : 17, "pso.topology=global",
                        small ? 3 : 40);
     test_layouts_agree(&t, "pso.wide_layout", wide, 6, small ? 5 : 17, "pso.topology=ring",
