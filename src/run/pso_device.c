@@ -200,6 +200,11 @@ clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cach
     CLP_TRY(clp_options_dup(opts, &sys->opts, err));
     CLP_TRY(clp__pso_layout_of(opts, p->dim, &sys->layout, err));
     sys->ring = strcmp(clp_options_enum(opts, "pso.topology"), "ring") == 0;
+    CLP_REQUIRE(!(sys->ring && sys->layout.aos && strcmp(sys->layout.name, "aos") == 0), err,
+                CLP_CASE,
+                "pso.layout=aos writes back each particle's whole struct, its best included, "
+                "while its ring neighbours read that best (a data race): use "
+                "pso.layout=aos_selective with pso.topology=ring");
     CLP_TRY(clp__pso_source(opts, p, &source, err));
     CLP_TRY(clp_build_flags(clp_worker_device(w), opts, &flags, err));
     CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
