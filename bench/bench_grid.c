@@ -15,36 +15,6 @@ static int fail(const clp_error *err) {
     return 1;
 }
 
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Copy bandwidth: bytes read plus written per second by clEnqueueCopyBuffer, median of 5. */
-static double copy_bandwidth(clp_worker *w, clp_error *err) {
-    const size_t bytes = (size_t)1 << 28;
-    cl_mem a, b;
-    if (clp__buffer_create(w, "bandwidth probe a", bytes, &a, err) ||
-        clp__buffer_create(w, "bandwidth probe b", bytes, &b, err))
-        return 0;
-    double t[5];
-    for (int r = 0; r < 6; r++) {
-        double start = clp__now();
-        clEnqueueCopyBuffer(clp_worker_queue(w), a, b, 0, 0, bytes, 0, NULL, NULL);
-        clFinish(clp_worker_queue(w));
-        if (r > 0) /* the first copy pays for first touch */
-            t[r - 1] = clp__now() - start;
-    }
-    clp__buffer_release(a);
-    clp__buffer_release(b);
-    return 2.0 * (double)bytes / median(t, 5);
-}
-
 /* The least traffic of one update, per particle and per cell: every buffer element each
  * phase must read or write once (neighbour candidates are assumed to come from cache). */
 static double update_bytes(const clp_options *opts, const clp_grid_geometry *g, size_t n,
@@ -140,8 +110,8 @@ int main(int argc, char **argv) {
     clp_buffer_counts counts = {.particles = particles};
     if (clp_worker_alloc(w, CLP_BUF_COLLECT_COUNT, opts, &counts, &err))
         return fail(&err);
-    double bandwidth = copy_bandwidth(w, &err);
-    if (bandwidth == 0)
+    double bandwidth;
+    if (clp__copy_bandwidth(w, (size_t)1 << 28, &bandwidth, &err))
         return fail(&err);
 
     clp_worker_set_profiling(w, true);
@@ -171,15 +141,16 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < particles; i++)
         mean += n_neighbours[i];
     mean /= (double)particles;
-    double step = median(total, repeat);
+    double step = clp__median(total, (size_t)repeat);
     double bytes = update_bytes(opts, &geo, particles, mean);
     printf("| %-32.32s | %9zu | %-8s | %-6s | %-6s | %5.1f | %8.2f | %8.2f | %8.2f | %8.2f | "
            "%8.2f | %8.3g | %7.2f | %6.1f | %4.0f%% | %8.2f |\n",
            dev->name, particles, clp_options_enum(opts, "grid.sort"),
            clp_options_enum(opts, "neighbors.mode"), clp_options_enum(opts, "grid.positions"), mean,
-           1e3 * median(keys, repeat), 1e3 * median(sort, repeat), 1e3 * median(reorder, repeat),
-           1e3 * median(build, repeat), 1e3 * step, (double)particles / step, bytes / 1e9,
-           bytes / step / 1e9, 100 * bytes / step / bandwidth, 1e3 * median(pass, repeat));
+           1e3 * clp__median(keys, (size_t)repeat), 1e3 * clp__median(sort, (size_t)repeat),
+           1e3 * clp__median(reorder, (size_t)repeat), 1e3 * clp__median(build, (size_t)repeat),
+           1e3 * step, (double)particles / step, bytes / 1e9, bytes / step / 1e9,
+           100 * bytes / step / bandwidth, 1e3 * clp__median(pass, (size_t)repeat));
     fprintf(stderr, "copy bandwidth %.1f GB/s, %d repeats, %u cells\n", bandwidth / 1e9, repeat,
             geo.key_count);
     free(n_neighbours);

@@ -95,6 +95,10 @@ size_t clp__edit_distance(const char *a, const char *b);
 bool clp__make_dirs(char *path, char *why, size_t why_size);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
+/* The device's copy bandwidth in bytes read plus written per second, measured with buffers of
+ * `bytes` (src/core/bandwidth.c). */
+clp_status clp__copy_bandwidth(clp_worker *w, size_t bytes, double *bytes_per_second,
+                               clp_error *err);
 /* The median of n values (sorts them in place). */
 double clp__median(double *values, size_t n);
 
