@@ -477,7 +477,18 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_PSO_HISTORY CLP_BUF_BIT(40)
 /* uint[4]: the iteration, the best particle */
 #define CLP_BUF_PSO_STATE CLP_BUF_BIT(41)
-enum { CLP_BUF_COUNT = 42 };
+/* Repulsive particles (cl/repulsive): float, point-major, N x D */
+#define CLP_BUF_REP_POS CLP_BUF_BIT(42)
+#define CLP_BUF_REP_VEL CLP_BUF_BIT(43)
+#define CLP_BUF_REP_ACC CLP_BUF_BIT(44)
+/* float per point: its potential energy (half of each pair's) and radial stress */
+#define CLP_BUF_REP_ENERGY CLP_BUF_BIT(45)
+#define CLP_BUF_REP_STRESS CLP_BUF_BIT(46)
+/* float per group: partial sums of the kinetic energy */
+#define CLP_BUF_REP_PARTIAL CLP_BUF_BIT(47)
+/* float2 per point: the distance to its nearest neighbour, and its sum of 1 / L^2 */
+#define CLP_BUF_REP_MEASURE CLP_BUF_BIT(48)
+enum { CLP_BUF_COUNT = 49 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;

@@ -95,10 +95,19 @@ size_t clp__edit_distance(const char *a, const char *b);
 bool clp__make_dirs(char *path, char *why, size_t why_size);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
+/* Seconds per call of `launch`: `launches` calls queued, then a wait; the median of `rounds`
+ * (at most 64) such (src/core/measure.c). */
+typedef clp_status (*clp__launch_fn)(void *context, clp_error *err);
+clp_status clp__time_launches(clp_worker *w, clp__launch_fn launch, void *context, int launches,
+                              int rounds, double *median, clp_error *err);
 /* The device's copy bandwidth in bytes read plus written per second, measured with buffers of
- * `bytes` (src/core/bandwidth.c). */
+ * `bytes` (src/core/measure.c). */
 clp_status clp__copy_bandwidth(clp_worker *w, size_t bytes, double *bytes_per_second,
                                clp_error *err);
+/* SplitMix64 (Steele, Lea and Flood 2014): a counter-based stream, so a seed fixes the same
+ * numbers on every platform; and a uniform double in [0, 1) with 53 random bits from it. */
+uint64_t clp__splitmix64(uint64_t *counter);
+double clp__uniform01(uint64_t *counter);
 /* The median of n values (sorts them in place). */
 double clp__median(double *values, size_t n);
 

@@ -114,6 +114,13 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_PSO_PARTIAL, "pso.partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PSO_HISTORY, "pso.history", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PSO_STATE, "pso.state", "uint", sizeof(cl_uint), 4, CLP_SINGLE),
+    ROW(CLP_BUF_REP_POS, "repulsive.pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_REP_VEL, "repulsive.vel", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_REP_ACC, "repulsive.acc", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_REP_ENERGY, "repulsive.energy", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_REP_STRESS, "repulsive.stress", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_REP_PARTIAL, "repulsive.partial", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_REP_MEASURE, "repulsive.measure", "float", sizeof(cl_float), 2, CLP_PER_PARTICLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -64,6 +64,17 @@ double clp__now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+uint64_t clp__splitmix64(uint64_t *counter) {
+    uint64_t z = (*counter += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double clp__uniform01(uint64_t *counter) {
+    return (double)(clp__splitmix64(counter) >> 11) * 0x1.0p-53;
+}
+
 static int by_value(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

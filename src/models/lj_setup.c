@@ -43,20 +43,6 @@ clp_status clp__lj_fcc(int cells, double density, clp__lj_state *out, clp_error 
     return CLP_OK;
 }
 
-/* SplitMix64 (Steele, Lea and Flood 2014): a counter-based stream, so a seed fixes the state
- * on every platform. */
-static uint64_t splitmix64(uint64_t *counter) {
-    uint64_t z = (*counter += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1) with 53 random bits. */
-static double uniform(uint64_t *counter) {
-    return (double)(splitmix64(counter) >> 11) * 0x1.0p-53;
-}
-
 clp_status clp__lj_random(size_t n, double box, uint64_t seed, clp__lj_state *out, clp_error *err) {
     if (n == 0 || !(box > 0))
         return CLP_FAIL(err, CLP_CASE, "a random state needs atoms and a positive box");
@@ -64,7 +50,7 @@ clp_status clp__lj_random(size_t n, double box, uint64_t seed, clp__lj_state *ou
     if (st != CLP_OK)
         return st;
     for (size_t i = 0; i < 3 * n; i++)
-        out->xyz[i] = uniform(&seed) * box;
+        out->xyz[i] = clp__uniform01(&seed) * box;
     return CLP_OK;
 }
 
@@ -77,7 +63,8 @@ clp_status clp__lj_maxwell(clp__lj_state *s, double temperature, uint64_t seed, 
         return CLP_FAIL(err, CLP_NOMEM, "out of host memory for %zu velocities", s->n);
     /* Box-Muller: two uniforms give two independent normal deviates */
     for (size_t i = 0; i < 3 * s->n; i += 2) {
-        const double r = sqrt(-2.0 * log(1.0 - uniform(&seed))), t = 2.0 * M_PI * uniform(&seed);
+        const double r = sqrt(-2.0 * log(1.0 - clp__uniform01(&seed))),
+                     t = 2.0 * M_PI * clp__uniform01(&seed);
         s->vel[i] = r * cos(t);
         if (i + 1 < 3 * s->n)
             s->vel[i + 1] = r * sin(t);

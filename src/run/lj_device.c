@@ -195,23 +195,13 @@ const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys) {
     return &sys->layout;
 }
 
+static clp_status launch_forces(void *sys, clp_error *err) {
+    return compute_forces(sys, err);
+}
+
 clp_status clp__lj_system_time_forces(clp__lj_system *sys, int launches, int rounds, double *median,
                                       clp_error *err) {
-    clp_status st = CLP_OK;
-    double seconds[64];
-    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
-    cl_command_queue queue = clp_worker_queue(sys->worker);
-    CLP_CL_CHECK(clFinish(queue), err, "lj_forces timing: clFinish");
-    for (int r = 0; r < rounds; r++) {
-        const double start = clp__now();
-        for (int k = 0; k < launches; k++)
-            CLP_TRY(compute_forces(sys, err));
-        CLP_CL_CHECK(clFinish(queue), err, "lj_forces timing: clFinish");
-        seconds[r] = (clp__now() - start) / launches;
-    }
-    *median = clp__median(seconds, (size_t)rounds);
-fail:
-    return st;
+    return clp__time_launches(sys->worker, launch_forces, sys, launches, rounds, median, err);
 }
 
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err) {

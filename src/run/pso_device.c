@@ -282,23 +282,13 @@ fail:
     return st;
 }
 
+static clp_status launch_move(void *sys, clp_error *err) {
+    return move(sys, err);
+}
+
 clp_status clp__pso_system_time_move(clp__pso_system *sys, int launches, int rounds, double *median,
                                      clp_error *err) {
-    clp_status st = CLP_OK;
-    double seconds[64];
-    rounds = rounds < 1 ? 1 : rounds > 64 ? 64 : rounds;
-    cl_command_queue queue = clp_worker_queue(sys->worker);
-    CLP_CL_CHECK(clFinish(queue), err, "pso_move timing: clFinish");
-    for (int r = 0; r < rounds; r++) {
-        const double start = clp__now();
-        for (int k = 0; k < launches; k++)
-            CLP_TRY(move(sys, err));
-        CLP_CL_CHECK(clFinish(queue), err, "pso_move timing: clFinish");
-        seconds[r] = (clp__now() - start) / launches;
-    }
-    *median = clp__median(seconds, (size_t)rounds);
-fail:
-    return st;
+    return clp__time_launches(sys->worker, launch_move, sys, launches, rounds, median, err);
 }
 
 double clp__pso_move_bytes(const clp__pso_system *sys) {
