@@ -89,6 +89,44 @@ static void compare(test_env *t, const char *impl, size_t n, int dim) {
     clp__rep_design_free(&d);
 }
 
+/* Tiled and global give the same accelerations, energies and stresses on the same design. */
+static void test_impls_agree(test_env *t, size_t n, int dim) {
+    clp_error err = CLP_ERROR_INIT;
+    clp__rep_design d;
+    CLP_ASSERT_OK(clp__rep_latin(n, dim, 77, &d, &err), &err);
+    const clp__rep_params p = params(dim);
+    static const char *const impls[] = {"repulsive.impl=tiled", "repulsive.impl=global"};
+    const size_t c = n * (size_t)dim;
+    double *acc[2], *e[2];
+    for (int k = 0; k < 2; k++) {
+        const char *assignments[] = {impls[k], NULL};
+        clp_options *opts = test_options(t, assignments);
+        clp__rep_system *sys;
+        acc[k] = malloc(c * sizeof(double));
+        e[k] = malloc(n * sizeof(double));
+        CLP_ASSERT_OK(clp__rep_system_open(t->worker, opts, NULL, &d, &p, &sys, &err), &err);
+        CLP_ASSERT_OK(clp__rep_system_read(sys, NULL, acc[k], e[k], NULL, &err), &err);
+        clp__rep_system_close(sys);
+        clp_options_destroy(opts);
+    }
+    double largest = 0, worst = 0;
+    for (size_t k = 0; k < c; k++) {
+        largest = fmax(largest, fabs(acc[0][k]));
+        worst = fmax(worst, fabs(acc[0][k] - acc[1][k]));
+    }
+    for (size_t i = 0; i < n; i++)
+        CLP_ASSERT_NEAR(e[0][i], e[1][i], BOUND * fabs(e[0][i]));
+    printf("ok tiled and global agree on %zu points in %d dimensions: %.1e of the largest "
+           "acceleration\n",
+           n, dim, worst / largest);
+    CLP_ASSERT(worst <= BOUND * largest);
+    for (int k = 0; k < 2; k++) {
+        free(acc[k]);
+        free(e[k]);
+    }
+    clp__rep_design_free(&d);
+}
+
 /* Total energy: the kinetic energy plus the sum of the points' energies. */
 static double total_energy(clp__rep_system *sys, size_t n) {
     clp_error err = CLP_ERROR_INIT;
@@ -235,11 +273,10 @@ int main(int argc, char **argv) {
         test_damping(&t, impls[k], small);
         test_design_24(&t, impls[k], small, designs[k]);
     }
-    /* the two implementations sum in other orders: the designs agree to float rounding */
-    CLP_ASSERT_NEAR(designs[0][0], designs[1][0], 1e-3 * designs[0][0]);
-    CLP_ASSERT_NEAR(designs[0][1], designs[1][1], 1e-3 * designs[0][1]);
-    printf("ok tiled and global end at the same design: maximin %.5f and %.5f\n", designs[0][0],
-           designs[1][0]);
+    /* The two sum in other orders, so their trajectories part after many steps (on the H200
+     * they ended in two different good designs); their forces agree on the same state. */
+    printf("ok designs: tiled maximin %.5f, global %.5f\n", designs[0][0], designs[1][0]);
+    test_impls_agree(&t, small ? 20 : 500, small ? 3 : 5);
     test_refusals(&t);
     test_env_close(&t);
     return 0;
