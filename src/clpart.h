@@ -462,8 +462,8 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_LJ_VIRIAL CLP_BUF_BIT(32)
 /* PSO (cl/pso): float fields laid out by pso.layout or pso.wide_layout; with the AoS
  * layouts pso.pos holds each particle's whole struct and pso.vel and pso.best_pos are unused */
-#define CLP_BUF_PSO_POS CLP_BUF_BIT(33)
-#define CLP_BUF_PSO_VEL CLP_BUF_BIT(34)
+#define CLP_BUF_PSO_POS      CLP_BUF_BIT(33)
+#define CLP_BUF_PSO_VEL      CLP_BUF_BIT(34)
 #define CLP_BUF_PSO_BEST_POS CLP_BUF_BIT(35)
 /* float per particle: the value at its best position */
 #define CLP_BUF_PSO_BEST_VAL CLP_BUF_BIT(36)
@@ -681,6 +681,21 @@ CLP_API clp_status clp_sph_run(clp_worker *worker, const clp_options *opts, cons
  * checkpoints and are not profiled; config->checkpoint_requested is ignored. */
 CLP_API clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                               const clp_run_config *config, clp_error *err);
+
+/* The assembled device source of the particle swarm case at `case_path` (options already
+ * applied): it depends on the options and the case's constants only. *out is new. */
+CLP_API clp_status clp_pso_source(const clp_options *opts, const char *case_path, char **out,
+                                  clp_error *err);
+
+/* Runs the particle swarm optimisation case at `case_path` (options already applied) on the
+ * worker's device for its `iterations`, in chunks of `output_every`. In config->out_dir it
+ * writes convergence.csv (iteration, best: the swarm's best value after each iteration, 0 the
+ * start), and at the end best.csv (component, value: the best position) and summary.json
+ * (best, particle, iterations, seconds). A best still +inf at the end (no finite value
+ * anywhere) is CLP_CHECK. config->restart and config->timing are refused (CLP_USAGE);
+ * config->checkpoint_requested is ignored. */
+CLP_API clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                               const clp_run_config *config, clp_error *err);
 
 /* ==== Self-test ========================================================================== */
 

@@ -91,6 +91,8 @@ clp_status cli_case_source(const cli_case *c, char **source, clp_error *err) {
     const char *model = clp_options_model(c->options);
     if (model && strcmp(model, "sph") == 0) /* its program depends on the case's geometry */
         return clp_sph_source(c->options, c->case_path, source, err);
+    if (model && strcmp(model, "pso") == 0) /* its constants and user code are the case's */
+        return clp_pso_source(c->options, c->case_path, source, err);
     if (model && strcmp(model, "lj") == 0) /* assembled inside the LJ device layer */
         return CLP_FAIL_AT(err, CLP_CASE, c->case_path, -1, -1,
                            "model lj: printing or building its source on its own is not supported "

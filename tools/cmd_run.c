@@ -1,7 +1,8 @@
-/* clpart run CASE: runs a simulation case (model sph or lj) on the selected device to its end,
- * writing diagnostics, and for SPH snapshots and checkpoints, to --out DIR (default:
- * out/<case name>); --restart FILE continues an SPH run from a checkpoint; --timing prints the
- * device time of each SPH phase per step; SIGUSR1 asks for an SPH checkpoint at the next step. */
+/* clpart run CASE: runs a case (model sph, lj or pso) on the selected device to its end,
+ * writing diagnostics (for PSO the convergence, the best position and a summary), and for SPH
+ * snapshots and checkpoints, to --out DIR (default: out/<case name>); --restart FILE continues an
+ * SPH run from a checkpoint; --timing prints the device time of each SPH phase per step; SIGUSR1
+ * asks for an SPH checkpoint at the next step. */
 #include "cli_case.h"
 
 #include <libgen.h>
@@ -70,14 +71,15 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     /* the model picks the time loop; anything else is refused before a device is opened */
     const char *model = clp_options_model(c.options);
     const bool sph = model && strcmp(model, "sph") == 0, lj = model && strcmp(model, "lj") == 0;
-    if (!sph && !lj) {
+    const bool pso = model && strcmp(model, "pso") == 0;
+    if (!sph && !lj && !pso) {
         if (model)
             CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
-                        "clpart run runs models sph and lj, not '%s'%s", model,
+                        "clpart run runs models sph, lj and pso, not '%s'%s", model,
                         strcmp(model, "selftest") == 0 ? " (use clpart selftest)" : "");
         else
             CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
-                        "the case names no model; clpart run runs models sph and lj");
+                        "the case names no model; clpart run runs models sph, lj and pso");
         cli_case_free(&c);
         return cli_report(&err);
     }
@@ -100,10 +102,15 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);
     if (st == CLP_OK && lj)
         st = clp_lj_run(s.worker, c.options, c.case_path, &config, &err);
+    if (st == CLP_OK && pso)
+        st = clp_pso_run(s.worker, c.options, c.case_path, &config, &err);
     if (st == CLP_OK && sph)
         printf("done: %s/diagnostics.csv, %s/particles.pvd\n", out_dir, out_dir);
     if (st == CLP_OK && lj)
         printf("done: %s/diagnostics.csv\n", out_dir);
+    if (st == CLP_OK && pso)
+        printf("done: %s/convergence.csv, %s/best.csv, %s/summary.json\n", out_dir, out_dir,
+               out_dir);
     if (st == CLP_OK && timed)
         print_timing(&timing);
     int rc = cli_finish(st, &err, &s, cli);

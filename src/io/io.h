@@ -60,6 +60,8 @@ typedef struct clp__progress_state {
     double end_time;                  /* simulated time at the end, s */
     double particle_steps_per_second; /* <= 0 when unknown */
     double seconds_left;              /* wall-clock estimate, < 0 when unknown */
+    bool steps_only;  /* no simulated time: sim_time and end_time count steps (PSO iterations) */
+    const char *note; /* appended after two spaces ("best 1.2e-05"), or NULL */
 } clp__progress_state;
 
 typedef struct clp__progress {
@@ -70,6 +72,8 @@ typedef struct clp__progress {
     double start_wall;     /* clp__now() at init */
     double last_print;     /* clp__now() of the last line, < 0 before the first */
     double plain_interval; /* seconds between plain lines */
+    bool steps_only;       /* set after init: the run counts steps, not simulated time */
+    char note[64];         /* set before an update: shown at the end of the line, "" for none */
 } clp__progress;
 
 /* Starts reporting a run from simulated time `start_time` to `end_time` on `stream` (the CLI

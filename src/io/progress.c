@@ -1,5 +1,6 @@
-/* The progress of a run: one line redrawn in place on a terminal (bar, step, simulated time,
- * particle-steps per second, time left), plain periodic lines otherwise. */
+/* The progress of a run: one line redrawn in place on a terminal (bar, step, simulated time or
+ * the step count, particle-steps per second, time left, a note), plain periodic lines
+ * otherwise. */
 #include "io.h"
 
 #include <math.h>
@@ -60,17 +61,24 @@ char *clp__progress_format(char *buf, size_t size, const clp__progress_state *s,
     format_rate(s->particle_steps_per_second, rate);
     clp__format_duration(s->seconds_left, left);
     unsigned long long step = (unsigned long long)s->step;
+    /* "step 12  t 0.4 / 1 s", or "step 12 / 2000" when there is no simulated time */
+    char position[64];
+    if (s->steps_only)
+        snprintf(position, sizeof position, "step %llu / %.0f", step, s->end_time);
+    else
+        snprintf(position, sizeof position, "step %llu  t %s / %s s", step, now, end);
+    const char *gap = s->note && *s->note ? "  " : "", *note = s->note ? s->note : "";
     if (tty) {
         char bar[BAR_WIDTH + 1];
         int filled = (int)floor(fraction * BAR_WIDTH);
         for (int i = 0; i < BAR_WIDTH; i++)
             bar[i] = i < filled ? '#' : '.';
         bar[BAR_WIDTH] = '\0';
-        snprintf(buf, size, "[%s] %3d%%  step %llu  t %s / %s s  %s particle-steps/s  %s left", bar,
-                 percent, step, now, end, rate, left);
+        snprintf(buf, size, "[%s] %3d%%  %s  %s particle-steps/s  %s left%s%s", bar, percent,
+                 position, rate, left, gap, note);
     } else {
-        snprintf(buf, size, "step %llu  t %s / %s s (%d%%)  %s particle-steps/s  %s left", step,
-                 now, end, percent, rate, left);
+        snprintf(buf, size, "%s (%d%%)  %s particle-steps/s  %s left%s%s", position, percent, rate,
+                 left, gap, note);
     }
     return buf;
 }
@@ -93,7 +101,9 @@ static void print_line(clp__progress *p, double now, uint64_t step, double sim_t
                              .end_time = p->end_time,
                              .particle_steps_per_second = particle_steps_per_second,
                              .seconds_left = clp__progress_seconds_left(
-                                 p->start_sim_time, sim_time, p->end_time, now - p->start_wall)};
+                                 p->start_sim_time, sim_time, p->end_time, now - p->start_wall),
+                             .steps_only = p->steps_only,
+                             .note = p->note};
     char line[256];
     clp__progress_format(line, sizeof line, &s, p->tty);
     if (p->tty) {

@@ -53,9 +53,11 @@ void clp__pso_system_close(clp__pso_system *sys);
 /* `iterations` more iterations, all on the device. */
 clp_status clp__pso_system_run(clp__pso_system *sys, size_t iterations, clp_error *err);
 /* The best value after each iteration so far (iterations + 1 values, 0 the start; at most
- * the history's capacity), the best position (dim values) and the best particle. */
-clp_status clp__pso_system_read(clp__pso_system *sys, double *history, size_t *n_history,
-                                double *best_position, uint32_t *best_particle, clp_error *err);
+ * the history's capacity), of which entries from `from` on are read into history[from ...];
+ * the best position (dim values) and the best particle. Any pointer may be NULL. */
+clp_status clp__pso_system_read(clp__pso_system *sys, size_t from, double *history,
+                                size_t *n_history, double *best_position, uint32_t *best_particle,
+                                clp_error *err);
 /* Every particle's position, particles x dim, in double. */
 clp_status clp__pso_system_positions(clp__pso_system *sys, double *xyz, clp_error *err);
 /* Seconds per position update (pso_move): `launches` queued, then a wait; the median of

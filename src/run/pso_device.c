@@ -241,19 +241,26 @@ fail:
     return st;
 }
 
-clp_status clp__pso_system_read(clp__pso_system *sys, double *history, size_t *n_history,
-                                double *best_position, uint32_t *best_particle, clp_error *err) {
+clp_status clp__pso_system_read(clp__pso_system *sys, size_t from, double *history,
+                                size_t *n_history, double *best_position, uint32_t *best_particle,
+                                clp_error *err) {
     clp_status st = CLP_OK;
     const size_t n = sys->iterations + 1 < sys->history ? sys->iterations + 1 : sys->history;
-    float *values = malloc(sys->history * sizeof *values);
+    const size_t count = history && from < n ? n - from : 0;
+    float *values = malloc((count ? count : 1) * sizeof *values);
     float *global = malloc(sys->layout.dim_padded * sizeof *global);
     cl_uint state[4];
     CLP_REQUIRE(values && global, err, CLP_NOMEM, "out of host memory for the history");
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_HISTORY, values, err));
+    if (count) /* only the new part: a long run reads each value once */
+        CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(sys->worker),
+                                         clp_worker_buffer(sys->worker, CLP_BUF_PSO_HISTORY),
+                                         CL_TRUE, from * sizeof *values, count * sizeof *values,
+                                         values, 0, NULL, NULL),
+                     err, "reading PSO history values %zu to %zu: clEnqueueReadBuffer", from, n);
     CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_GLOBAL, global, err));
     CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_STATE, state, err));
-    for (size_t i = 0; history && i < n; i++)
-        history[i] = values[i];
+    for (size_t i = 0; i < count; i++)
+        history[from + i] = values[i];
     for (int c = 0; best_position && c < sys->params.dim; c++)
         best_position[c] = global[c];
     if (n_history)

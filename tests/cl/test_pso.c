@@ -70,7 +70,8 @@ static void run_swarm(test_env *t, const char *const *assignments, const clp__ps
     r->positions = malloc(p->particles * (size_t)p->dim * sizeof(double));
     uint32_t best_particle;
     CLP_ASSERT_OK(
-        clp__pso_system_read(sys, r->history, &r->n_history, r->best, &best_particle, &err), &err);
+        clp__pso_system_read(sys, 0, r->history, &r->n_history, r->best, &best_particle, &err),
+        &err);
     CLP_ASSERT_OK(clp__pso_system_positions(sys, r->positions, &err), &err);
     CLP_ASSERT(r->n_history == iterations + 1 && best_particle < p->particles);
     clp__pso_system_close(sys);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The command line end to end on the default device: usage and input errors (message, place,
 # exit code), cache hits across processes, corrupt and unwritable caches, two processes
-# building one key, a build error mapped to its cl/ file, an install outside the tree, and
-# Lennard-Jones runs (diagnostics against independent values, and bad LJ cases).
+# building one key, a build error mapped to its cl/ file, an install outside the tree,
+# Lennard-Jones runs (diagnostics against independent values, and bad LJ cases), and particle
+# swarm runs (optima known analytically, bests recomputed here, and bad PSO cases).
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/cases/selftest.json
@@ -281,8 +282,126 @@ expect 2 "--restart is not supported for model lj" -- "$clpart" run "$work/lj.js
 expect 2 "--timing is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --timing
 [ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
 expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
-expect 1 "clpart run runs models sph and lj, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
+expect 1 "clpart run runs models sph, lj and pso, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
 expect 1 "model lj: printing or building its source on its own is not supported" -- "$clpart" source "$work/lj.json"
+
+# Particle swarm runs: a 5-dimensional sphere, 32 particles, 300 iterations. psocase FILE
+# [PATH=JSON]... writes a variant, as ljcase does.
+psocase() {
+    python3 - "$@" <<'PY'
+import json, sys
+c = {"model": "pso",
+     "options": {"pso.objective": "sphere", "pso.topology": "global"},
+     "pso": {"particles": 32, "dimensions": 5, "iterations": 300, "bounds": [-5.12, 5.12],
+             "vmax": 1.024, "seed": 3},
+     "output_every": 50}
+for assignment in sys.argv[2:]:
+    path, value = assignment.split("=", 1)
+    *parents, key = path.split("/")
+    d = c
+    for p in parents:
+        d = d[p]
+    if value == "DELETE":
+        del d[key]
+    else:
+        d[key] = json.loads(value)
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+}
+# check_best DIR EXPRESSION: best.csv's position x, put into the Python EXPRESSION here in
+# double, gives the best value of summary.json and of the last row of convergence.csv (the
+# device evaluates in float: 1e-5 relative). Prints x.
+check_best() {
+    python3 - "$1" "$2" <<'PY'
+import json, math, sys
+folder, expression = sys.argv[1:]
+rows = open(folder + "/best.csv").read().splitlines()
+assert rows[0] == "component,value", rows[0]
+x = [float(r.split(",")[1]) for r in rows[1:]]
+assert [int(r.split(",")[0]) for r in rows[1:]] == list(range(len(x))), rows
+summary = json.load(open(folder + "/summary.json"))
+last = float(open(folder + "/convergence.csv").read().splitlines()[-1].split(",")[1])
+value = eval(expression, {"math": math, "x": x})
+for reported in (summary["best"], last):
+    assert abs(reported - value) <= 1e-5 * abs(value) + 1e-30, (reported, value)
+print(" ".join(repr(v) for v in x))
+PY
+}
+# The sphere: one row per iteration and the start, never rising, from below the box's
+# largest value D 5.12^2 to below D (1e-6)^2: every component within 1e-6 of the optimum 0.
+psocase "$work/pso.json"
+expect 0 "^done: $work/pso_out/convergence.csv, $work/pso_out/best.csv, $work/pso_out/summary.json$" -- \
+    "$clpart" run "$work/pso.json" --out "$work/pso_out"
+python3 - "$work/pso_out" <<'PY' || fail "pso sphere: convergence.csv or summary.json is wrong"
+import json, sys
+lines = open(sys.argv[1] + "/convergence.csv").read().splitlines()
+assert lines[0] == "iteration,best", lines[0]
+rows = [[float(v) for v in line.split(",")] for line in lines[1:]]
+assert [r[0] for r in rows] == list(range(301)), len(rows)
+best = [r[1] for r in rows]
+assert all(b <= a for a, b in zip(best, best[1:])), "the best rose"
+assert 0 < best[0] <= 5 * 5.12 ** 2, best[0]
+assert best[-1] <= 5 * 1e-12, best[-1]
+summary = json.load(open(sys.argv[1] + "/summary.json"))
+assert summary["iterations"] == 300 and 0 <= summary["particle"] < 32, summary
+assert summary["seconds"] > 0, summary
+PY
+check_best "$work/pso_out" "sum(v * v for v in x)" >/dev/null || fail "pso sphere: best.csv does not give the best value"
+# The source: the case's constants; a user objective behind #line at its line in the case.
+expect 0 "^#define CLP_PSO_DIM 5$" -- "$clpart" source "$work/pso.json"
+expect 0 "^built " -- "$clpart" build "$work/pso.json" -s pso.wide_layout=chunk2
+user_case=$CLPART_DATA_DIR/cases/pso_user.json
+line=$(grep -n '"expression":' "$user_case" | cut -d: -f1)
+expect 0 "^#line $line \"$user_case\"$" -- "$clpart" source "$user_case"
+# cases/pso_user.json: (x0 - 0.5)^2 + |x1 + 2| has its minimum 0 at (0.5, -2).
+expect 0 "^done: " -- "$clpart" run "$user_case" --out "$work/pso_user"
+x=$(check_best "$work/pso_user" "(x[0] - 0.5) ** 2 + abs(x[1] + 2)") || fail "pso user: best.csv does not give the best value"
+awk -v x="$x" 'BEGIN { split(x, c, " "); d0 = c[1] - 0.5; d1 = c[2] + 2
+    exit !(d0 < 1e-3 && -d0 < 1e-3 && d1 < 1e-3 && -d1 < 1e-3) }' ||
+    fail "pso user: best position ($x) is not within 1e-3 of (0.5, -2)"
+# NaN is never a best: x0 + x1^2 where x0 >= 0, NaN elsewhere; the minimum is 0 at (0, 0).
+psocase "$work/pso_nan.json" options/pso.objective='"user"' pso/dimensions=2 pso/bounds='[-1, 1]' \
+    pso/vmax=DELETE 'pso/objective={"expression": "X(0) < 0.0f ? NAN : X(0) + X(1) * X(1)"}'
+expect 0 "^done: " -- "$clpart" run "$work/pso_nan.json" --out "$work/pso_nan"
+x=$(check_best "$work/pso_nan" "x[0] + x[1] ** 2") || fail "pso NaN: best.csv does not give the best value"
+awk -v x="$x" 'BEGIN { split(x, c, " "); exit !(c[1] >= 0 && c[1] < 1e-3) }' ||
+    fail "pso NaN: best position ($x) is not in x0 >= 0 near 0"
+# -inf everywhere is a best ("-inf" in summary.json); +inf or NaN everywhere is no best at all.
+psocase "$work/pso_inf.json" options/pso.objective='"user"' pso/iterations=5 \
+    'pso/objective={"expression": "-INFINITY"}'
+expect 0 "^done: " -- "$clpart" run "$work/pso_inf.json" --out "$work/pso_inf"
+grep -q '"best": "-inf"' "$work/pso_inf/summary.json" || fail "pso -inf: summary.json lacks \"best\": \"-inf\""
+psocase "$work/pso_inf.json" options/pso.objective='"user"' pso/iterations=5 \
+    'pso/objective={"function": ["return X(0) < 0.0f ? INFINITY : NAN;"]}'
+expect 1 "no particle found a finite value of the objective in 5 iterations" -- \
+    "$clpart" run "$work/pso_inf.json" --out "$work/pso_inf2"
+# A user function with a statement lacking its ';': the build error is at its case-file line.
+psocase "$work/pso_broken.json" options/pso.objective='"user"' pso/iterations=5 \
+    'pso/objective={"function": ["float s = 0.0f;", "for (int i = 0; i < PSO_DIM; i++)", "    s += X(i) * X(i)", "return s;"]}'
+line=$(grep -n '"    s += X(i) \* X(i)"' "$work/pso_broken.json" | cut -d: -f1)
+[ -n "$line" ] || fail "pso broken: the test's case lacks its broken line"
+expect 1 "^  at $work/pso_broken.json:$line:[0-9]+$" -- "$clpart" run "$work/pso_broken.json" --out "$work/pso_bad"
+# Bad PSO cases: each names the file and the key, and nothing runs.
+psocase "$work/pso_bad.json" pso/particle=10
+expect 1 "$work/pso_bad.json: unknown key 'pso.particle'; did you mean 'particles'" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+psocase "$work/pso_bad.json" pso/particles=0
+expect 1 "$work/pso_bad.json: 'pso.particles' must be an integer in \[1, 2147483647\]" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+psocase "$work/pso_bad.json" pso/iterations=DELETE
+expect 1 "$work/pso_bad.json: 'pso.iterations' is required" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+psocase "$work/pso_bad.json" pso/bounds='[5, -5]'
+expect 1 "$work/pso_bad.json: 'pso.bounds' is \[5, -5\]; the lower bound must be below the upper one" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+psocase "$work/pso_bad.json" pso/seed=-1
+expect 1 "$work/pso_bad.json: 'pso.seed' must be an integer in \[0, 9223372036854775807\]" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+psocase "$work/pso_bad.json" 'pso/objective={"expression": "X(0)"}'
+expect 1 "$work/pso_bad.json: 'pso.objective' is user code, which only the option pso.objective=user takes, and the option is \"sphere\"" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+expect 1 "$work/pso.json: the option pso.objective=user needs the objective in the case" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" -s pso.objective=user
+expect 1 "$work/pso.json: the option pso.objective=user needs the objective in the case" -- "$clpart" source "$work/pso.json" -s pso.objective=user
+psocase "$work/pso_bad.json" 'pso/objective={"expression": "X(0)", "function": "return 1.0f;"}' options/pso.objective='"user"'
+expect 1 "$work/pso_bad.json: 'pso.objective' holds both \"expression\" and \"function\"" -- "$clpart" run "$work/pso_bad.json" --out "$work/pso_bad"
+expect 1 "pso.layout applies to 3 dimensions and this swarm has 5" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" -s pso.layout=soa
+expect 2 "--restart is not supported for model pso" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" --restart "$work/none.ckpt"
+expect 2 "--timing is not supported for model pso" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" --timing
+[ ! -e "$work/pso_bad" ] || fail "a refused PSO case left output behind"
 
 # The main job.
 expect 0 "selftest passed" -- "$clpart" selftest

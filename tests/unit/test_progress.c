@@ -46,25 +46,39 @@ static void check_line(clp__progress_state s, bool tty, const char *expected) {
 }
 
 static void check_formats(void) {
-    clp__progress_state s = {1200, 0.4, 1.0, 1234567, 30};
+    clp__progress_state s = {1200, 0.4, 1.0, 1234567, 30, false, NULL};
     check_line(s, true,
                "[########............]  40%  step 1200  t 0.4 / 1 s  1.23M particle-steps/s  "
                "30.0s left");
     check_line(s, false, "step 1200  t 0.4 / 1 s (40%)  1.23M particle-steps/s  30.0s left");
-    s = (clp__progress_state){0, 0, 2.5, 0, -1};
+    s = (clp__progress_state){0, 0, 2.5, 0, -1, false, NULL};
     check_line(s, true,
                "[....................]   0%  step 0  t 0 / 2.5 s  -- particle-steps/s  -- left");
-    s = (clp__progress_state){5000, 2.5, 2.5, 950, 0};
+    s = (clp__progress_state){5000, 2.5, 2.5, 950, 0, false, NULL};
     check_line(s, true,
                "[####################] 100%  step 5000  t 2.5 / 2.5 s  950 particle-steps/s  "
                "0.0s left");
     /* 0.999 of the way is 99%; 999999/s rounds to 1M; 4 significant digits of time. */
-    s = (clp__progress_state){7, 0.123456, 0.12358, 999999, 185};
+    s = (clp__progress_state){7, 0.123456, 0.12358, 999999, 185, false, NULL};
     check_line(s, false, "step 7  t 0.1235 / 0.1236 s (99%)  1M particle-steps/s  3m05s left");
-    s = (clp__progress_state){9, 3.0, 2.0, 2.5e9, 3720};
+    s = (clp__progress_state){9, 3.0, 2.0, 2.5e9, 3720, false, NULL};
     check_line(s, false, "step 9  t 3 / 2 s (100%)  2.5G particle-steps/s  1h02m left");
+    /* A run that counts steps only (PSO), with a note. */
+    s = (clp__progress_state){.step = 300,
+                              .sim_time = 300,
+                              .end_time = 120000,
+                              .particle_steps_per_second = 2.5e6,
+                              .seconds_left = 12,
+                              .steps_only = true,
+                              .note = "best 0.00125"};
+    check_line(s, false, "step 300 / 120000 (0%)  2.5M particle-steps/s  12.0s left  best 0.00125");
+    s.sim_time = s.step = 60000;
+    s.note = NULL;
+    check_line(s, true,
+               "[##########..........]  50%  step 60000 / 120000  2.5M particle-steps/s  "
+               "12.0s left");
     char small[12];
-    s = (clp__progress_state){1, 0, 1, 1, 1};
+    s = (clp__progress_state){1, 0, 1, 1, 1, false, NULL};
     CLP_ASSERT_STR_EQ(clp__progress_format(small, sizeof small, &s, false), "step 1  t 0");
 }
 
