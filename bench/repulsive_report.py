@@ -73,8 +73,10 @@ def chart(rows, png):
                     path = os.path.join(tmp, "%s-%s-%d.dat" % (device, impl, dim))
                     with open(path, "w") as out:
                         out.writelines("%d %g\n" % (r["n"], r["rate"]) for r in rs)
-                    plots.append("'%s' with linespoints %s title '%s D=%d'" % (
-                        path, "dt 1" if impl == "tiled" else "dt 2", impl, dim))
+                    colours = ["#0072b2", "#009e73", "#d55e00", "#cc79a7", "#999999"]
+                    colour = colours[sorted({r["dim"] for r in rows}).index(dim) % len(colours)]
+                    plots.append("'%s' with linespoints lw 1.5 lc rgb '%s' %s title '%s D=%d'" % (
+                        path, colour, "dt 1" if impl == "tiled" else "dt 2", impl, dim))
             script.append("set title '%s'" % device.replace("_", "\\_"))
             script.append("plot " + ", ".join(plots))
         script.append("unset multiplot")
