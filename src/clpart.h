@@ -697,6 +697,26 @@ CLP_API clp_status clp_pso_source(const clp_options *opts, const char *case_path
 CLP_API clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                                const clp_run_config *config, clp_error *err);
 
+/* The assembled device source of the repulsive-particle case at `case_path` (options already
+ * applied): it depends on the options, the design's size and the run's constants (with "dt":
+ * "auto", on the start design, drawn here), and under repulsive.impl=tiled on the device's
+ * local memory, which sizes the tile. `dev` may be NULL only under repulsive.impl=global (else
+ * CLP_USAGE). *out is new. */
+CLP_API clp_status clp_repulsive_source(const clp_options *opts, const clp_device_info *dev,
+                                        const char *case_path, char **out, clp_error *err);
+
+/* Runs the repulsive-particle design case at `case_path` (options already applied) on the
+ * worker's device: damped semi-implicit Euler steps in chunks of `check_every`, until the
+ * kinetic energy falls below `tolerance` or `steps` are done. In config->out_dir it writes
+ * start.csv (the start design, columns x0 to x{D-1}), energy.csv (step, kinetic, potential,
+ * total, ae, maximin: at step 0 and after every chunk), and at the end design.csv (the
+ * optimised design) and summary.json. A non-finite kinetic energy is CLP_CHECK.
+ * config->restart and config->timing are refused (CLP_USAGE); config->checkpoint_requested is
+ * ignored. */
+CLP_API clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts,
+                                     const char *case_path, const clp_run_config *config,
+                                     clp_error *err);
+
 /* ==== Self-test ========================================================================== */
 
 typedef struct clp_selftest_result {

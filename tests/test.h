@@ -83,4 +83,14 @@
         exit(ci_ &&strcmp(ci_, "true") == 0 ? 1 : 77);                                             \
     } while (0)
 
+/* Writes `text` to the file case.json in the folder `dir` and returns its path (static
+ * storage, the same for every call). */
+static inline const char *clp_test_write_case(const char *dir, const char *text) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/case.json", dir);
+    FILE *f = fopen(path, "w");
+    CLP_ASSERT(f && fputs(text, f) >= 0 && fclose(f) == 0);
+    return path;
+}
+
 #endif

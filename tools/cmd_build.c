@@ -12,7 +12,7 @@ int cmd_build(int argc, char **argv, const clp_cli *cli) {
     cli_session s = {0};
     char *source = NULL, *flags = NULL;
     clp_build_report report;
-    clp_status st = cli_case_source(&c, &source, &err);
+    clp_status st = cli_case_source(&c, cli, &source, &err);
     if (st == CLP_OK)
         st = cli_session_open(cli, &s, &err);
     if (st == CLP_OK)

@@ -1,8 +1,9 @@
-/* clpart run CASE: runs a case (model sph, lj or pso) on the selected device to its end,
- * writing diagnostics (for PSO the convergence, the best position and a summary), and for SPH
- * snapshots and checkpoints, to --out DIR (default: out/<case name>); --restart FILE continues an
- * SPH run from a checkpoint; --timing prints the device time of each SPH phase per step; SIGUSR1
- * asks for an SPH checkpoint at the next step. */
+/* clpart run CASE: runs a case (model sph, lj, pso or repulsive) on the selected device to its
+ * end, writing diagnostics (for PSO the convergence, the best position and a summary; for
+ * repulsive particles the start and optimised designs, the energies and a summary), and for
+ * SPH snapshots and checkpoints, to --out DIR (default: out/<case name>); --restart FILE
+ * continues an SPH run from a checkpoint; --timing prints the device time of each SPH phase
+ * per step; SIGUSR1 asks for an SPH checkpoint at the next step. */
 #include "cli_case.h"
 
 #include <libgen.h>
@@ -48,6 +49,29 @@ static void print_timing(const clp_run_timing *t) {
     printf("timing: %-28s %10.4f s in all\n", "outputs and checkpoints", t->outputs);
 }
 
+/* The models clpart run runs: each one's time loop and the files it leaves in the output
+ * folder. */
+typedef clp_status (*run_fn)(clp_worker *, const clp_options *, const char *,
+                             const clp_run_config *, clp_error *);
+static const struct {
+    const char *model;
+    run_fn run;
+    const char *outputs[4];
+} runners[] = {
+    {"sph", clp_sph_run, {"diagnostics.csv", "particles.pvd"}},
+    {"lj", clp_lj_run, {"diagnostics.csv"}},
+    {"pso", clp_pso_run, {"convergence.csv", "best.csv", "summary.json"}},
+    {"repulsive", clp_repulsive_run, {"design.csv", "energy.csv", "summary.json"}},
+};
+enum { RUNNER_COUNT = sizeof runners / sizeof runners[0] };
+
+static int find_runner(const char *model) {
+    for (int i = 0; model && i < RUNNER_COUNT; i++)
+        if (strcmp(runners[i].model, model) == 0)
+            return i;
+    return -1;
+}
+
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     const char *out_dir = NULL, *restart = NULL;
@@ -70,16 +94,16 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         return cli_report(&err);
     /* the model picks the time loop; anything else is refused before a device is opened */
     const char *model = clp_options_model(c.options);
-    const bool sph = model && strcmp(model, "sph") == 0, lj = model && strcmp(model, "lj") == 0;
-    const bool pso = model && strcmp(model, "pso") == 0;
-    if (!sph && !lj && !pso) {
+    const int runner = find_runner(model);
+    if (runner < 0) {
         if (model)
             CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
-                        "clpart run runs models sph, lj and pso, not '%s'%s", model,
+                        "clpart run runs models sph, lj, pso and repulsive, not '%s'%s", model,
                         strcmp(model, "selftest") == 0 ? " (use clpart selftest)" : "");
         else
             CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
-                        "the case names no model; clpart run runs models sph, lj and pso");
+                        "the case names no model; clpart run runs models sph, lj, pso and "
+                        "repulsive");
         cli_case_free(&c);
         return cli_report(&err);
     }
@@ -98,19 +122,14 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_run_config config = {
         out_dir, stderr, restart, s.cache, &checkpoint_requested, timed ? &timing : NULL};
     signal(SIGUSR1, request_checkpoint);
-    if (st == CLP_OK && sph)
-        st = clp_sph_run(s.worker, c.options, c.case_path, &config, &err);
-    if (st == CLP_OK && lj)
-        st = clp_lj_run(s.worker, c.options, c.case_path, &config, &err);
-    if (st == CLP_OK && pso)
-        st = clp_pso_run(s.worker, c.options, c.case_path, &config, &err);
-    if (st == CLP_OK && sph)
-        printf("done: %s/diagnostics.csv, %s/particles.pvd\n", out_dir, out_dir);
-    if (st == CLP_OK && lj)
-        printf("done: %s/diagnostics.csv\n", out_dir);
-    if (st == CLP_OK && pso)
-        printf("done: %s/convergence.csv, %s/best.csv, %s/summary.json\n", out_dir, out_dir,
-               out_dir);
+    if (st == CLP_OK)
+        st = runners[runner].run(s.worker, c.options, c.case_path, &config, &err);
+    if (st == CLP_OK) {
+        printf("done:");
+        for (int i = 0; i < 4 && runners[runner].outputs[i]; i++)
+            printf("%s %s/%s", i ? "," : "", out_dir, runners[runner].outputs[i]);
+        printf("\n");
+    }
     if (st == CLP_OK && timed)
         print_timing(&timing);
     int rc = cli_finish(st, &err, &s, cli);

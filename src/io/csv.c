@@ -1,5 +1,5 @@
-/* The diagnostics CSV: a header row, then one row of numbers per output time, each flushed to
- * the file as it is written. Numbers read the same under every locale. */
+/* The CSV outputs: a header row, then one row of numbers per output time, each flushed to the
+ * file as it is written. Numbers read the same under every locale. */
 #include "io.h"
 
 #include <errno.h>
@@ -111,4 +111,29 @@ clp_status clp__csv_close(clp__csv *csv, clp_error *err) {
     free(csv->path);
     free(csv);
     return st;
+}
+
+clp_status clp__csv_open_in(const char *dir, const char *name, const char *const *columns,
+                            size_t n_columns, clp__csv **out, clp_error *err) {
+    char path[1024], why[512];
+    snprintf(path, sizeof path, "%s", dir);
+    if (!clp__make_dirs(path, why, sizeof why))
+        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot create the output folder: %s", why);
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "the output folder's name is too long");
+    return clp__csv_open(path, columns, n_columns, out, err);
+}
+
+clp_status clp__csv_write_table(const char *dir, const char *name, const char *const *columns,
+                                size_t n_columns, const double *rows, size_t n_rows,
+                                clp_error *err) {
+    clp__csv *csv = NULL;
+    clp_status st = clp__csv_open_in(dir, name, columns, n_columns, &csv, err);
+    for (size_t i = 0; st == CLP_OK && i < n_rows; i++)
+        st = clp__csv_row(csv, rows + i * n_columns, err);
+    if (st != CLP_OK) {
+        clp__csv_close(csv, NULL);
+        return st;
+    }
+    return clp__csv_close(csv, err);
 }

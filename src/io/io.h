@@ -38,6 +38,15 @@ typedef struct clp__csv clp__csv;
  * when they hold a comma, quote or line break). *out is new, written only on success. */
 clp_status clp__csv_open(const char *path, const char *const *columns, size_t n_columns,
                          clp__csv **out, clp_error *err);
+/* clp__csv_open for the file `name` in the folder `dir`, which is created with its parents
+ * when missing. */
+clp_status clp__csv_open_in(const char *dir, const char *name, const char *const *columns,
+                            size_t n_columns, clp__csv **out, clp_error *err);
+/* Writes the whole file `name` in `dir` (created as by clp__csv_open_in): `n_rows` rows of
+ * `n_columns` values each, row after row in `rows`, then closes it. */
+clp_status clp__csv_write_table(const char *dir, const char *name, const char *const *columns,
+                                size_t n_columns, const double *rows, size_t n_rows,
+                                clp_error *err);
 /* Appends one row of n_columns values (see clp__csv_format_number) and flushes it to the
  * file, so a crash keeps every completed row. */
 clp_status clp__csv_row(clp__csv *csv, const double *values, clp_error *err);
@@ -48,6 +57,15 @@ clp_status clp__csv_close(clp__csv *csv, clp_error *err);
  * without a decimal point ("12"), others with 17 significant digits ("0.10000000000000001"),
  * "nan", "inf", "-inf". Returns buf. */
 char *clp__csv_format_number(double v, char buf[32]);
+
+/* ---- A summary file (summary.c) */
+
+struct json_t;
+
+/* Writes `root` as one line of JSON, keys in insertion order, to the file `name` in the folder
+ * `dir`, and releases `root` (also on failure). The folder must exist. */
+clp_status clp__summary_write(const char *dir, const char *name, struct json_t *root,
+                              clp_error *err);
 
 /* ---- Progress line (progress.c) */
 

@@ -1,6 +1,7 @@
 /* A Lennard-Jones case file: the "lj" section (initial state, pair parameters, time step) and
  * the step counts. The JSON stays in this file; errors name the file and the key, and keys
  * this file does not know are refused. Options are read by options.c. */
+#include "run/case_json.h"
 #include "run/lj_case.h"
 
 #include <jansson.h>
@@ -31,62 +32,6 @@ enum { LJ_KEY_COUNT = sizeof lj_keys / sizeof lj_keys[0] };
 
 static const char *const init_names[] = {"fcc", "random"};
 
-/* The closest of `n` names to `key`, when it is close enough to be a typo; else NULL. */
-static const char *closest(const char *key, const char *const *names, size_t n) {
-    const char *best = NULL;
-    size_t best_distance = 3; /* at most 2 edits */
-    for (size_t i = 0; i < n; i++) {
-        const size_t d = clp__edit_distance(key, names[i]);
-        if (d < best_distance) {
-            best = names[i];
-            best_distance = d;
-        }
-    }
-    return best;
-}
-
-static clp_status unknown_key(const char *path, const char *section, const char *key,
-                              const char *const *names, size_t n, clp_error *err) {
-    const char *near = closest(key, names, n);
-    return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: unknown key '%s%s'%s%s%s", path, section,
-                       key, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-}
-
-/* A number at "lj.<key>" in [min, max], or (min, max] when `open_min`; absent keeps *out
- * (the default) unless required. */
-static clp_status read_number(json_t *lj, const char *key, double min, bool open_min, double max,
-                              bool required, double *out, const char *path, clp_error *err) {
-    json_t *v = json_object_get(lj, key);
-    if (!v && !required)
-        return CLP_OK;
-    if (!v)
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: 'lj.%s' is required", path, key);
-    const double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (!(open_min ? x > min : x >= min) || !(x <= max))
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: 'lj.%s' must be a number in %c%g, %g]",
-                           path, key, open_min ? '(' : '[', min, max);
-    *out = x;
-    return CLP_OK;
-}
-
-/* An integer at `key` of `parent` (named `prefix` + key in messages) in [min, max]. */
-static clp_status read_integer(json_t *parent, const char *prefix, const char *key, long long min,
-                               long long max, bool required, long long *out, const char *path,
-                               clp_error *err) {
-    json_t *v = json_object_get(parent, key);
-    if (!v && !required)
-        return CLP_OK;
-    if (!v)
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: '%s%s' is required", path, prefix,
-                           key);
-    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                           "%s: '%s%s' must be an integer in [%lld, %lld]", path, prefix, key, min,
-                           max);
-    *out = (long long)json_integer_value(v);
-    return CLP_OK;
-}
-
 /* "init": which initial state, and every key of the section known and meant for it. */
 static clp_status read_init(json_t *lj, clp__lj_case *c, const char *path, clp_error *err) {
     json_t *init = json_object_get(lj, "init");
@@ -104,18 +49,18 @@ static clp_status read_init(json_t *lj, clp__lj_case *c, const char *path, clp_e
     else
         return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
                            "%s: 'lj.init' must be the string \"fcc\" or \"random\"", path);
+    const char *names[LJ_KEY_COUNT];
+    for (size_t i = 0; i < LJ_KEY_COUNT; i++)
+        names[i] = lj_keys[i].name;
+    clp_status st = clp__case_known_keys(lj, "lj.", names, LJ_KEY_COUNT, path, err);
+    if (st != CLP_OK)
+        return st;
     const char *key;
     json_t *value;
     json_object_foreach(lj, key, value) {
-        size_t k = 0;
-        while (k < LJ_KEY_COUNT && strcmp(lj_keys[k].name, key) != 0)
+        size_t k = 0; /* found: every key is known now */
+        while (strcmp(lj_keys[k].name, key) != 0)
             k++;
-        if (k == LJ_KEY_COUNT) {
-            const char *names[LJ_KEY_COUNT];
-            for (size_t i = 0; i < LJ_KEY_COUNT; i++)
-                names[i] = lj_keys[i].name;
-            return unknown_key(path, "lj.", key, names, LJ_KEY_COUNT, err);
-        }
         if (lj_keys[k].init && lj_keys[k].init != 1 + (int)c->init)
             return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
                                "%s: 'lj.%s' belongs to init \"%s\", not \"%s\"", path, key,
@@ -130,16 +75,19 @@ static clp_status read_state(json_t *lj, clp__lj_case *c, const char *path, clp_
     long long count;
     if (c->init == CLP__LJ_INIT_FCC) {
         /* 4 * 512^3 atoms, 2^29, stays well inside the grid's 32-bit indices */
-        CLP_TRY(read_integer(lj, "lj.", "fcc_cells", 1, 512, true, &count, path, err));
-        CLP_TRY(read_number(lj, "density", 0, true, 10, true, &c->density, path, err));
+        CLP_TRY(clp__case_integer(lj, "fcc_cells", "lj.fcc_cells", 1, 512, true, NULL, &count, path,
+                                  err));
+        CLP_TRY(clp__case_number(lj, "density", "lj.density", 0, true, 10, true, &c->density, path,
+                                 err));
         c->fcc_cells = (int)count;
         c->n = 4 * (size_t)count * (size_t)count * (size_t)count;
         c->box = cbrt((double)c->n / c->density);
         return CLP_OK;
     }
-    CLP_TRY(read_integer(lj, "lj.", "cells_per_side", 3, 1024, true, &count, path, err));
-    CLP_TRY(read_number(lj, "particles_per_cell", 0, true, 1000, true, &c->particles_per_cell, path,
-                        err));
+    CLP_TRY(clp__case_integer(lj, "cells_per_side", "lj.cells_per_side", 3, 1024, true, NULL,
+                              &count, path, err));
+    CLP_TRY(clp__case_number(lj, "particles_per_cell", "lj.particles_per_cell", 0, true, 1000, true,
+                             &c->particles_per_cell, path, err));
     c->cells_per_side = (int)count;
     const double atoms = nearbyint(c->particles_per_cell * (double)count * count * count);
     if (!(atoms >= 2 && atoms < 2147483648.0))
@@ -155,16 +103,8 @@ fail:
 
 static clp_status read_case(json_t *root, clp__lj_case *c, const char *path, clp_error *err) {
     clp_status st = CLP_OK;
-    const char *key;
-    json_t *value;
-    const size_t n_top = sizeof top_keys / sizeof top_keys[0];
-    json_object_foreach(root, key, value) {
-        size_t k = 0;
-        while (k < n_top && strcmp(top_keys[k], key) != 0)
-            k++;
-        if (k == n_top)
-            return unknown_key(path, "", key, top_keys, n_top, err);
-    }
+    CLP_TRY(
+        clp__case_known_keys(root, "", top_keys, sizeof top_keys / sizeof top_keys[0], path, err));
     json_t *lj = json_object_get(root, "lj");
     if (!json_is_object(lj))
         return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
@@ -173,14 +113,19 @@ static clp_status read_case(json_t *root, clp__lj_case *c, const char *path, clp
     long long seed = 1, steps = 0, every = 100;
     CLP_TRY(read_init(lj, c, path, err));
     /* rc first: a random box is measured in cutoffs */
-    CLP_TRY(read_number(lj, "rc", 0, true, 100, false, &c->rc, path, err));
+    CLP_TRY(clp__case_number(lj, "rc", "lj.rc", 0, true, 100, false, &c->rc, path, err));
     CLP_TRY(read_state(lj, c, path, err));
-    CLP_TRY(read_number(lj, "temperature", 0, false, 1e4, false, &c->temperature, path, err));
-    CLP_TRY(read_number(lj, "softening", 0, false, 10, false, &c->softening, path, err));
-    CLP_TRY(read_number(lj, "dt", 0, true, 1, false, &c->dt, path, err));
-    CLP_TRY(read_integer(lj, "lj.", "seed", 0, 9007199254740992LL, false, &seed, path, err));
-    CLP_TRY(read_integer(root, "", "steps", 0, 1000000000000LL, true, &steps, path, err));
-    CLP_TRY(read_integer(root, "", "output_every", 1, 1000000000000LL, false, &every, path, err));
+    CLP_TRY(clp__case_number(lj, "temperature", "lj.temperature", 0, false, 1e4, false,
+                             &c->temperature, path, err));
+    CLP_TRY(clp__case_number(lj, "softening", "lj.softening", 0, false, 10, false, &c->softening,
+                             path, err));
+    CLP_TRY(clp__case_number(lj, "dt", "lj.dt", 0, true, 1, false, &c->dt, path, err));
+    CLP_TRY(clp__case_integer(lj, "seed", "lj.seed", 0, 9007199254740992LL, false, NULL, &seed,
+                              path, err));
+    CLP_TRY(clp__case_integer(root, "steps", "steps", 0, 1000000000000LL, true, NULL, &steps, path,
+                              err));
+    CLP_TRY(clp__case_integer(root, "output_every", "output_every", 1, 1000000000000LL, false, NULL,
+                              &every, path, err));
     c->seed = (uint64_t)seed;
     c->steps = (uint64_t)steps;
     c->output_every = (uint64_t)every;

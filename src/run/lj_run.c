@@ -2,6 +2,7 @@
  * chunks of output_every, and after each chunk the energies, temperature, pressure and total
  * momentum in diagnostics.csv. Reduced units, mass 1. */
 #include "io/io.h"
+#include "run/run_flags.h"
 #include "models/lj.h"
 #include "run/lj_case.h"
 
@@ -91,12 +92,7 @@ static clp_status measure(clp__lj_system *sys, const clp__lj_case *c, uint64_t s
 static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
     static const char *const columns[] = {"step",  "time",        "kinetic",  "potential",
                                           "total", "temperature", "pressure", "momentum"};
-    char path[1024], why[512];
-    snprintf(path, sizeof path, "%s", dir);
-    if (!clp__make_dirs(path, why, sizeof why))
-        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot create the output folder: %s", why);
-    snprintf(path, sizeof path, "%s/diagnostics.csv", dir);
-    return clp__csv_open(path, columns, 8, out, err);
+    return clp__csv_open_in(dir, "diagnostics.csv", columns, 8, out, err);
 }
 
 clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
@@ -108,11 +104,8 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
     clp__csv *csv = NULL;
     clp__lj_sample b = {0};
     clp__progress progress;
-    CLP_REQUIRE(!config->restart, err, CLP_USAGE,
-                "--restart is not supported for model lj: LJ runs write no checkpoints");
-    CLP_REQUIRE(!config->timing, err, CLP_USAGE,
-                "--timing is not supported for model lj: its steps are not profiled; the "
-                "progress line gives the stepping rate");
+    CLP_TRY(clp__run_refuse_restart_timing(config, "lj",
+                                           "the progress line gives the stepping rate", err));
     CLP_TRY(clp__lj_case_load(case_path, &c, err));
     CLP_TRY(check_box(&c, opts, case_path, err));
     CLP_TRY(initial_state(&c, &s, err));
@@ -159,10 +152,7 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
         csv = NULL;
     }
 fail:
-    if (csv) {
-        clp_error ignored = CLP_ERROR_INIT;
-        clp__csv_close(csv, &ignored);
-    }
+    clp__csv_close(csv, NULL);
     clp__lj_system_close(sys);
     sample_free(&b);
     clp__lj_state_free(&s);

@@ -2,6 +2,7 @@
  * search box, the user objective's code) and "output_every". The JSON stays in this file;
  * errors name the file and the key, and keys this file does not know are refused. Options
  * are read by options.c. */
+#include "run/case_json.h"
 #include "run/pso_case.h"
 
 #include <float.h>
@@ -32,74 +33,6 @@ static const char *const code_keys[] = {"expression", "function"};
 
 /* Bounds and speeds become float constants on the device; this keeps upper - lower finite. */
 static const double largest_bound = 1e30;
-
-/* The closest of `n` names to `key`, when it is close enough to be a typo; else NULL. */
-static const char *closest(const char *key, const char *const *names, size_t n) {
-    const char *best = NULL;
-    size_t best_distance = 3; /* at most 2 edits */
-    for (size_t i = 0; i < n; i++) {
-        const size_t d = clp__edit_distance(key, names[i]);
-        if (d < best_distance) {
-            best = names[i];
-            best_distance = d;
-        }
-    }
-    return best;
-}
-
-/* Every key of `object` is one of `names`; else CLP_CASE naming `section` + the key. */
-static clp_status known_keys(json_t *object, const char *section, const char *const *names,
-                             size_t n, const char *path, clp_error *err) {
-    const char *key;
-    json_t *value;
-    json_object_foreach(object, key, value) {
-        size_t k = 0;
-        while (k < n && strcmp(names[k], key) != 0)
-            k++;
-        if (k < n)
-            continue;
-        const char *near = closest(key, names, n);
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: unknown key '%s%s'%s%s%s", path,
-                           section, key, near ? "; did you mean '" : "", near ? near : "",
-                           near ? "'?" : "");
-    }
-    return CLP_OK;
-}
-
-/* A number at "pso.<key>" in [min, max], or (min, max] when `open_min`; absent keeps *out
- * (the default). */
-static clp_status read_number(json_t *pso, const char *key, double min, bool open_min, double max,
-                              double *out, const char *path, clp_error *err) {
-    json_t *v = json_object_get(pso, key);
-    if (!v)
-        return CLP_OK;
-    const double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (!(open_min ? x > min : x >= min) || !(x <= max))
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                           "%s: 'pso.%s' must be a number in %c%g, %g]", path, key,
-                           open_min ? '(' : '[', min, max);
-    *out = x;
-    return CLP_OK;
-}
-
-/* An integer at `key` of `parent` (named `prefix` + key in messages) in [min, max]; `note`
- * is added to the message of a value out of range. */
-static clp_status read_integer(json_t *parent, const char *prefix, const char *key, long long min,
-                               long long max, bool required, const char *note, long long *out,
-                               const char *path, clp_error *err) {
-    json_t *v = json_object_get(parent, key);
-    if (!v && !required)
-        return CLP_OK;
-    if (!v)
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: '%s%s' is required", path, prefix,
-                           key);
-    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                           "%s: '%s%s' must be an integer in [%lld, %lld]%s", path, prefix, key,
-                           min, max, note);
-    *out = (long long)json_integer_value(v);
-    return CLP_OK;
-}
 
 /* "bounds": [lower, upper], finite, lower < upper also in single precision. */
 static clp_status read_bounds(json_t *pso, clp__pso_params *p, const char *path, clp_error *err) {
@@ -255,7 +188,7 @@ static clp_status read_code(json_t *code, const char *text, clp__pso_case *c, co
                            "%s: 'pso.objective' must be an object with one key, \"expression\" "
                            "or \"function\"",
                            path);
-    CLP_TRY(known_keys(code, "pso.objective.", code_keys, COUNT(code_keys), path, err));
+    CLP_TRY(clp__case_known_keys(code, "pso.objective.", code_keys, COUNT(code_keys), path, err));
     json_t *expression = json_object_get(code, "expression");
     json_t *function = json_object_get(code, "function");
     REQUIRE_CASE(!expression || !function,
@@ -307,34 +240,39 @@ fail:
 static clp_status read_case(json_t *root, const char *text, const char *objective, clp__pso_case *c,
                             const char *path, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(known_keys(root, "", top_keys, COUNT(top_keys), path, err));
+    CLP_TRY(clp__case_known_keys(root, "", top_keys, COUNT(top_keys), path, err));
     json_t *pso = json_object_get(root, "pso");
     REQUIRE_CASE(json_is_object(pso), "%s: a particle swarm case needs an object 'pso'", path);
-    CLP_TRY(known_keys(pso, "pso.", pso_keys, COUNT(pso_keys), path, err));
+    CLP_TRY(clp__case_known_keys(pso, "pso.", pso_keys, COUNT(pso_keys), path, err));
     long long particles = 0, dimensions = 0, iterations = 0, seed = 1, every = 100;
-    CLP_TRY(
-        read_integer(pso, "pso.", "particles", 1, 2147483647LL, true, "", &particles, path, err));
-    CLP_TRY(read_integer(pso, "pso.", "dimensions", 1, 100000, true, "", &dimensions, path, err));
-    CLP_TRY(read_integer(pso, "pso.", "iterations", 1, CLP__PSO_MAX_ITERATIONS, true, "",
-                         &iterations, path, err));
+    CLP_TRY(clp__case_integer(pso, "particles", "pso.particles", 1, 2147483647LL, true, NULL,
+                              &particles, path, err));
+    CLP_TRY(clp__case_integer(pso, "dimensions", "pso.dimensions", 1, 100000, true, NULL,
+                              &dimensions, path, err));
+    CLP_TRY(clp__case_integer(pso, "iterations", "pso.iterations", 1, CLP__PSO_MAX_ITERATIONS, true,
+                              NULL, &iterations, path, err));
     clp__pso_params *p = &c->params;
     p->particles = (size_t)particles;
     p->dim = (int)dimensions;
     /* Clerc and Kennedy's constriction: chi = 0.7298 and chi * 2.05 */
     p->inertia = 0.7298;
     p->cognitive = p->social = 1.49618;
-    CLP_TRY(read_number(pso, "inertia", 0, false, 1, &p->inertia, path, err));
-    CLP_TRY(read_number(pso, "cognitive", 0, false, 10, &p->cognitive, path, err));
-    CLP_TRY(read_number(pso, "social", 0, false, 10, &p->social, path, err));
+    CLP_TRY(clp__case_number(pso, "inertia", "pso.inertia", 0, false, 1, false, &p->inertia, path,
+                             err));
+    CLP_TRY(clp__case_number(pso, "cognitive", "pso.cognitive", 0, false, 10, false, &p->cognitive,
+                             path, err));
+    CLP_TRY(
+        clp__case_number(pso, "social", "pso.social", 0, false, 10, false, &p->social, path, err));
     CLP_TRY(read_bounds(pso, p, path, err));
     p->vmax = p->upper - p->lower;
-    CLP_TRY(read_number(pso, "vmax", 0, true, largest_bound, &p->vmax, path, err));
-    CLP_TRY(read_integer(pso, "pso.", "seed", 0, INT64_MAX, false,
-                         " (JSON integers are signed 64-bit here, so not up to 2^64 - 1)", &seed,
-                         path, err));
+    CLP_TRY(clp__case_number(pso, "vmax", "pso.vmax", 0, true, largest_bound, false, &p->vmax, path,
+                             err));
+    CLP_TRY(clp__case_integer(pso, "seed", "pso.seed", 0, INT64_MAX, false,
+                              " (JSON integers are signed 64-bit here, so not up to 2^64 - 1)",
+                              &seed, path, err));
     p->seed = (uint64_t)seed;
-    CLP_TRY(read_integer(root, "", "output_every", 1, CLP__PSO_MAX_ITERATIONS, false, "", &every,
-                         path, err));
+    CLP_TRY(clp__case_integer(root, "output_every", "output_every", 1, CLP__PSO_MAX_ITERATIONS,
+                              false, NULL, &every, path, err));
     c->iterations = (uint64_t)iterations;
     c->output_every = (uint64_t)every;
     REQUIRE_CASE(strcmp(objective, "rosenbrock") != 0 || p->dim >= 2,
@@ -361,21 +299,13 @@ fail:
 
 clp_status clp__pso_case_load(const char *path, const char *objective, clp__pso_case *out,
                               clp_error *err) {
-    char *text = NULL;
-    size_t size = 0;
-    clp_status st = clp__file_read(path, &text, &size, err);
+    char *text;
+    json_t *root;
+    clp_status st = clp__case_parse(path, &text, &root, err);
     if (st != CLP_OK)
         return st;
-    json_error_t jerr;
-    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
     clp__pso_case c = {0};
-    if (!root)
-        st = CLP_FAIL_AT(err, CLP_JSON, path, jerr.line, jerr.column, "malformed JSON: %s",
-                         jerr.text);
-    else if (!json_is_object(root))
-        st = CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: the top level must be an object", path);
-    else
-        st = read_case(root, text, objective ? objective : "", &c, path, err);
+    st = read_case(root, text, objective ? objective : "", &c, path, err);
     json_decref(root);
     free(text);
     if (st != CLP_OK) {

@@ -2,6 +2,7 @@
  * output_every, and the outputs: the best value after every iteration (convergence.csv), the
  * best position (best.csv) and a one-line summary (summary.json). */
 #include "io/io.h"
+#include "run/run_flags.h"
 #include "run/pso_case.h"
 
 #include <jansson.h>
@@ -26,42 +27,18 @@ clp_status clp_pso_source(const clp_options *opts, const char *case_path, char *
     return st;
 }
 
-static clp_status output_path(const char *dir, const char *name, char *path, size_t size,
-                              clp_error *err) {
-    if ((size_t)snprintf(path, size, "%s/%s", dir, name) < size)
-        return CLP_OK;
-    return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "the output folder's name is too long");
-}
-
-static clp_status open_convergence(const char *dir, clp__csv **out, clp_error *err) {
-    static const char *const columns[] = {"iteration", "best"};
-    char path[1024], why[512];
-    snprintf(path, sizeof path, "%s", dir);
-    if (!clp__make_dirs(path, why, sizeof why))
-        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot create the output folder: %s", why);
-    clp_status st = output_path(dir, "convergence.csv", path, sizeof path, err);
-    return st != CLP_OK ? st : clp__csv_open(path, columns, 2, out, err);
-}
-
 /* best.csv: one row (component, value) per dimension. */
 static clp_status write_best(const char *dir, const double *x, int dim, clp_error *err) {
     static const char *const columns[] = {"component", "value"};
-    clp_status st = CLP_OK;
-    clp__csv *csv = NULL;
-    char path[1024];
-    CLP_TRY(output_path(dir, "best.csv", path, sizeof path, err));
-    CLP_TRY(clp__csv_open(path, columns, 2, &csv, err));
+    double *rows = malloc(2 * (size_t)dim * sizeof *rows);
+    if (!rows)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory for best.csv");
     for (int i = 0; i < dim; i++) {
-        const double row[2] = {i, x[i]};
-        CLP_TRY(clp__csv_row(csv, row, err));
+        rows[2 * i] = i;
+        rows[2 * i + 1] = x[i];
     }
-    st = clp__csv_close(csv, err);
-    csv = NULL;
-fail:
-    if (csv) {
-        clp_error ignored = CLP_ERROR_INIT;
-        clp__csv_close(csv, &ignored);
-    }
+    const clp_status st = clp__csv_write_table(dir, "best.csv", columns, 2, rows, (size_t)dim, err);
+    free(rows);
     return st;
 }
 
@@ -69,26 +46,12 @@ fail:
  * JSON has no infinities: a best of -inf is written as the string "-inf". */
 static clp_status write_summary(const char *dir, double best, uint32_t particle,
                                 uint64_t iterations, double seconds, clp_error *err) {
-    char path[1024];
-    clp_status st = output_path(dir, "summary.json", path, sizeof path, err);
-    if (st != CLP_OK)
-        return st;
     json_t *root = json_object();
     json_object_set_new(root, "best", isfinite(best) ? json_real(best) : json_string("-inf"));
     json_object_set_new(root, "particle", json_integer(particle));
     json_object_set_new(root, "iterations", json_integer((json_int_t)iterations));
     json_object_set_new(root, "seconds", json_real(seconds));
-    char *text = json_dumps(root, 0);
-    json_decref(root);
-    if (!text)
-        return CLP_FAIL(err, CLP_NOMEM, "out of host memory for %s", path);
-    FILE *f = fopen(path, "w");
-    const bool ok = f && fprintf(f, "%s\n", text) >= 0;
-    const bool closed = f && fclose(f) == 0;
-    free(text);
-    if (!ok || !closed)
-        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s", path);
-    return CLP_OK;
+    return clp__summary_write(dir, "summary.json", root, err);
 }
 
 clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *case_path,
@@ -99,11 +62,7 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
     clp__csv *csv = NULL;
     double *history = NULL, *best_position = NULL;
     clp__progress progress;
-    CLP_REQUIRE(!config->restart, err, CLP_USAGE,
-                "--restart is not supported for model pso: PSO runs write no checkpoints");
-    CLP_REQUIRE(!config->timing, err, CLP_USAGE,
-                "--timing is not supported for model pso: its iterations are not profiled; the "
-                "progress line gives the rate");
+    CLP_TRY(clp__run_refuse_restart_timing(config, "pso", "the progress line gives the rate", err));
     CLP_TRY(load_case(opts, case_path, &c, err));
     const clp__pso_params *p = &c.params;
     history = malloc(((size_t)c.iterations + 1) * sizeof *history);
@@ -115,8 +74,9 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
              p->particles, p->dim, clp_options_enum(opts, "pso.objective"),
              (unsigned long long)c.iterations);
     CLP_TRY(clp__pso_system_open(worker, opts, config->cache, p, (size_t)c.iterations, &sys, err));
+    static const char *const columns[] = {"iteration", "best"};
     if (config->out_dir)
-        CLP_TRY(open_convergence(config->out_dir, &csv, err));
+        CLP_TRY(clp__csv_open_in(config->out_dir, "convergence.csv", columns, 2, &csv, err));
     if (config->progress) {
         clp__progress_init(&progress, config->progress, 0.0, (double)c.iterations,
                            CLP__PROGRESS_PLAIN_INTERVAL);
@@ -174,10 +134,7 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
         CLP_TRY(write_summary(config->out_dir, best, particle, c.iterations, seconds, err));
     }
 fail:
-    if (csv) {
-        clp_error ignored = CLP_ERROR_INIT;
-        clp__csv_close(csv, &ignored);
-    }
+    clp__csv_close(csv, NULL);
     clp__pso_system_close(sys);
     free(history);
     free(best_position);

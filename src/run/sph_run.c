@@ -251,11 +251,7 @@ static clp_status outputs_open(outputs *o, const char *dir, clp_error *err) {
     static const char *const columns[] = {"time", "step",         "dt",   "kinetic_energy",
                                           "mass", "max_velocity", "front"};
     snprintf(o->dir, sizeof o->dir, "%s", dir);
-    char path[1024], why[512];
-    if (!clp__make_dirs(o->dir, why, sizeof why))
-        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot create the output folder: %s", why);
-    snprintf(path, sizeof path, "%s/diagnostics.csv", dir);
-    return clp__csv_open(path, columns, 7, &o->csv, err);
+    return clp__csv_open_in(dir, "diagnostics.csv", columns, 7, &o->csv, err);
 }
 
 static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double time, uint64_t step,

@@ -2,8 +2,9 @@
 # The command line end to end on the default device: usage and input errors (message, place,
 # exit code), cache hits across processes, corrupt and unwritable caches, two processes
 # building one key, a build error mapped to its cl/ file, an install outside the tree,
-# Lennard-Jones runs (diagnostics against independent values, and bad LJ cases), and particle
-# swarm runs (optima known analytically, bests recomputed here, and bad PSO cases).
+# Lennard-Jones runs (diagnostics against independent values, and bad LJ cases), particle
+# swarm runs (optima known analytically, bests recomputed here, and bad PSO cases), and
+# repulsive-particle designs (criteria recomputed here against a lattice, and bad cases).
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/cases/selftest.json
@@ -178,19 +179,13 @@ echo "/* the installed copy */" >>"$work/prefix/share/clpart/cl/selftest/selftes
     fail "installed clpart did not run"
 grep -q 'the installed copy' "$work/installed.cl" || fail "installed clpart did not read its own data"
 
-# Lennard-Jones runs: a 256-atom FCC liquid (the periodic grid's least 3 cells of rc (1 + skin)
-# = 2.16 per side of 6.72). ljcase FILE [PATH=JSON]... writes a variant; PATH is split at "/".
-ljcase() {
+# variant BASE FILE [PATH=JSON]...: writes to FILE the case BASE (JSON text) with each PATH
+# (keys split at "/") set to the JSON value, or removed by DELETE.
+variant() {
     python3 - "$@" <<'PY'
 import json, sys
-c = {"model": "lj",
-     "options": {"core.dim": 3, "grid.periodic_x": True, "grid.periodic_y": True,
-                 "grid.periodic_z": True, "neighbors.mode": "list", "neighbors.skin": 0.2,
-                 "neighbors.every": 5},
-     "lj": {"init": "fcc", "fcc_cells": 4, "density": 0.8442, "temperature": 1.44, "rc": 1.8,
-            "softening": 0, "dt": 0.005, "seed": 1},
-     "steps": 500, "output_every": 100}
-for assignment in sys.argv[2:]:
+c = json.loads(sys.argv[1])
+for assignment in sys.argv[3:]:
     path, value = assignment.split("=", 1)
     *parents, key = path.split("/")
     d = c
@@ -200,8 +195,20 @@ for assignment in sys.argv[2:]:
         del d[key]
     else:
         d[key] = json.loads(value)
-json.dump(c, open(sys.argv[1], "w"))
+json.dump(c, open(sys.argv[2], "w"), indent=2)
 PY
+}
+
+# Lennard-Jones runs: a 256-atom FCC liquid (the periodic grid's least 3 cells of rc (1 + skin)
+# = 2.16 per side of 6.72). ljcase FILE [PATH=JSON]... writes a variant.
+ljcase() {
+    variant '{"model": "lj",
+     "options": {"core.dim": 3, "grid.periodic_x": true, "grid.periodic_y": true,
+                 "grid.periodic_z": true, "neighbors.mode": "list", "neighbors.skin": 0.2,
+                 "neighbors.every": 5},
+     "lj": {"init": "fcc", "fcc_cells": 4, "density": 0.8442, "temperature": 1.44, "rc": 1.8,
+            "softening": 0, "dt": 0.005, "seed": 1},
+     "steps": 500, "output_every": 100}' "$@"
 }
 # NVE from the Maxwell-Boltzmann start: the first row has exactly the case's temperature
 # (KE = (3N - 3) T / 2), the momentum stays zero, and the total energy per atom stays within
@@ -282,31 +289,17 @@ expect 2 "--restart is not supported for model lj" -- "$clpart" run "$work/lj.js
 expect 2 "--timing is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --timing
 [ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
 expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
-expect 1 "clpart run runs models sph, lj and pso, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
+expect 1 "clpart run runs models sph, lj, pso and repulsive, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
 expect 1 "model lj: printing or building its source on its own is not supported" -- "$clpart" source "$work/lj.json"
 
 # Particle swarm runs: a 5-dimensional sphere, 32 particles, 300 iterations. psocase FILE
 # [PATH=JSON]... writes a variant, as ljcase does.
 psocase() {
-    python3 - "$@" <<'PY'
-import json, sys
-c = {"model": "pso",
+    variant '{"model": "pso",
      "options": {"pso.objective": "sphere", "pso.topology": "global"},
      "pso": {"particles": 32, "dimensions": 5, "iterations": 300, "bounds": [-5.12, 5.12],
              "vmax": 1.024, "seed": 3},
-     "output_every": 50}
-for assignment in sys.argv[2:]:
-    path, value = assignment.split("=", 1)
-    *parents, key = path.split("/")
-    d = c
-    for p in parents:
-        d = d[p]
-    if value == "DELETE":
-        del d[key]
-    else:
-        d[key] = json.loads(value)
-json.dump(c, open(sys.argv[1], "w"), indent=2)
-PY
+     "output_every": 50}' "$@"
 }
 # check_best DIR EXPRESSION: best.csv's position x, put into the Python EXPRESSION here in
 # double, gives the best value of summary.json and of the last row of convergence.csv (the
@@ -402,6 +395,130 @@ expect 1 "pso.layout applies to 3 dimensions and this swarm has 5" -- "$clpart" 
 expect 2 "--restart is not supported for model pso" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" --restart "$work/none.ckpt"
 expect 2 "--timing is not supported for model pso" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" --timing
 [ ! -e "$work/pso_bad" ] || fail "a refused PSO case left output behind"
+
+# Repulsive-particle designs: cases/repulsive_24_2d.json, the seed paper's Fig. 2 (24 points
+# in 2D from a Latin hypercube). repcase FILE [PATH=JSON]... writes a variant of it, as ljcase
+# does.
+rep24=$CLPART_DATA_DIR/cases/repulsive_24_2d.json
+repcase() {
+    variant "$(cat "$rep24")" "$@"
+}
+# check_design DIR: the outputs against what this test computes from them in double, on the
+# torus: 24 rows of 2 coordinates in [0, 1) in start.csv and design.csv, the start a Latin
+# hypercube; the design's nearest distance at least 0.156, three quarters of that of the
+# 24-point lattice spanned by (1/4, 0) and (1/8, 1/6) (0.2083), and its periodic Audze-Eglajs
+# criterion (the sum over pairs of 1 / L^2) within 1.10 times the lattice's, both computed
+# here; energy.csv's total, kinetic plus potential, never rising by more than 1e-5 relative
+# from row to row; summary.json's criteria those recomputed here to 1e-4, and its stop rule
+# that of the last row.
+check_design() {
+    python3 - "$1" <<'PY'
+import itertools, json, math, sys
+folder = sys.argv[1]
+
+def design(name):
+    lines = open(folder + "/" + name).read().splitlines()
+    assert lines[0] == "x0,x1", (name, lines[0])
+    points = [tuple(float(v) for v in line.split(",")) for line in lines[1:]]
+    assert len(points) == 24 and all(len(p) == 2 for p in points), (name, len(points))
+    assert all(0 <= v < 1 for p in points for v in p), name
+    return points
+
+def criteria(points):
+    ae, nearest = 0.0, math.inf
+    for p, q in itertools.combinations(points, 2):
+        l2 = sum((a - b - round(a - b)) ** 2 for a, b in zip(p, q))
+        ae += 1 / l2
+        nearest = min(nearest, math.sqrt(l2))
+    return ae, nearest
+
+start, end = design("start.csv"), design("design.csv")
+for axis in range(2):
+    assert sorted(int(p[axis] * 24) for p in start) == list(range(24)), "start: not a Latin hypercube"
+lattice = [((i / 4 + j / 8) % 1, j / 6) for i in range(4) for j in range(6)]
+ae_lattice, nearest_lattice = criteria(lattice)
+assert abs(nearest_lattice - math.sqrt(1 / 64 + 1 / 36)) < 1e-12, nearest_lattice
+ae, nearest = criteria(end)
+ae0, nearest0 = criteria(start)
+assert nearest >= 0.156 and nearest >= 0.75 * nearest_lattice, (nearest, nearest_lattice)
+assert ae <= 1.10 * ae_lattice, (ae, ae_lattice)
+lines = open(folder + "/energy.csv").read().splitlines()
+assert lines[0] == "step,kinetic,potential,total,ae,maximin", lines[0]
+rows = [[float(v) for v in line.split(",")] for line in lines[1:]]
+assert rows[0][0] == 0 and rows[0][1] == 0, rows[0]
+for step, kinetic, potential, total, _, _ in rows:
+    assert kinetic >= 0 and abs(total - (kinetic + potential)) <= 1e-12 * total, step
+for a, b in zip(rows, rows[1:]):
+    assert b[0] > a[0], "steps out of order"
+    assert b[3] <= a[3] * (1 + 1e-5), ("the total energy rose", a, b)
+summary = json.load(open(folder + "/summary.json"))
+assert summary["points"] == 24 and summary["dimensions"] == 2, summary
+assert summary["steps"] == rows[-1][0] and summary["seconds"] > 0, summary
+for key, value in (("ae", ae), ("maximin", nearest), ("ae_start", ae0), ("maximin_start", nearest0)):
+    assert abs(summary[key] - value) <= 1e-4 * value, (key, summary[key], value)
+assert abs(rows[-1][4] - ae) <= 1e-4 * ae and abs(rows[-1][5] - nearest) <= 1e-4 * nearest, rows[-1]
+print(summary["stopped_by"], int(summary["steps"]), rows[-1][1])
+PY
+}
+expect 0 "^done: $work/rep_out/design.csv, $work/rep_out/energy.csv, $work/rep_out/summary.json$" -- \
+    "$clpart" run "$rep24" --out "$work/rep_out"
+stop=$(check_design "$work/rep_out") || fail "repulsive 24: the design or its outputs are wrong"
+# The case's stop rule: its kinetic energy falls below 1e-3 before 20000 steps, and only then.
+python3 - "$work/rep_out" "$stop" <<'PY' || fail "repulsive 24: it did not stop at the tolerance ($stop)"
+import sys
+rows = [[float(v) for v in line.split(",")] for line in open(sys.argv[1] + "/energy.csv").read().splitlines()[1:]]
+by, steps, kinetic = sys.argv[2].split()
+assert by == "tolerance" and int(steps) < 20000 and float(kinetic) < 1e-3, sys.argv[2]
+assert all(r[1] >= 1e-3 for r in rows[1:-1]), "a row before the last was below the tolerance"
+assert [r[0] for r in rows] == [100 * k for k in range(len(rows))], "rows not every 100 steps"
+PY
+# The 2D scatter plot of the start and the design: a PNG file; a 3D design is refused.
+if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
+    expect 0 "" -- "$CLPART_DATA_DIR/tools/plot-design" "$work/rep_out" "$work/rep_out/design.png"
+    [ "$(head -c 8 "$work/rep_out/design.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+        fail "plot-design: design.png is not a PNG file"
+    mkdir -p "$work/rep_3d" && printf 'x0,x1,x2\n0.1,0.2,0.3\n' >"$work/rep_3d/start.csv" &&
+        cp "$work/rep_3d/start.csv" "$work/rep_3d/design.csv"
+    expect 1 "holds a 3-dimensional design" -- "$CLPART_DATA_DIR/tools/plot-design" "$work/rep_3d" "$work/rep_3d/design.png"
+fi
+# The other implementation finds a design as good.
+expect 0 "^done: " -- "$clpart" run "$rep24" -s repulsive.impl=global --out "$work/rep_global"
+check_design "$work/rep_global" >/dev/null || fail "repulsive 24, global: the design or its outputs are wrong"
+# The step limit: a last chunk shorter than check_every, and no tolerance to reach.
+repcase "$work/rep_steps.json" repulsive/steps=250 repulsive/tolerance=0
+expect 0 "^done: " -- "$clpart" run "$work/rep_steps.json" --out "$work/rep_steps"
+[ "$(cut -d, -f1 "$work/rep_steps/energy.csv" | tr '\n' ' ')" = "step 0 100 200 250 " ] ||
+    fail "repulsive steps: rows are not at steps 0, 100, 200 and 250"
+grep -q '"stopped_by": "steps"' "$work/rep_steps/summary.json" || fail "repulsive steps: not stopped by the step limit"
+# The source: the case's constants; a given dt as it is (1e-4 in float), and with it the
+# default damping, c dt = 0.01.
+expect 0 "^#define CLP_REP_POINTS 24$" -- "$clpart" source "$rep24"
+repcase "$work/rep_dt.json" repulsive/dt=0.0001
+expect 0 "^#define CLP_REP_DT 0x1\.a36e2ep-14f " -- "$clpart" source "$work/rep_dt.json"
+expect 0 "^#define CLP_REP_C0 0x1\.9p\+6f /\* 100 \*/$" -- "$clpart" source "$work/rep_dt.json"
+expect 0 "^(built|cache hit) " -- "$clpart" build "$rep24" -s repulsive.impl=global
+# Too long a step without damping: the kinetic energy stops being finite.
+repcase "$work/rep_blow.json" repulsive/dt=0.05 'repulsive/damping=[]' repulsive/steps=1000
+expect 1 "the kinetic energy is -?nan at step 100: use a smaller dt or more damping" -- \
+    "$clpart" run "$work/rep_blow.json" --out "$work/rep_blow"
+# Bad repulsive cases: each names the file and the key, and nothing runs.
+repcase "$work/rep_bad.json" repulsive/point=24
+expect 1 "$work/rep_bad.json: unknown key 'repulsive.point'; did you mean 'points'" -- "$clpart" run "$work/rep_bad.json" --out "$work/rep_bad"
+repcase "$work/rep_bad.json" repulsive/dimensions=0
+expect 1 "$work/rep_bad.json: 'repulsive.dimensions' must be an integer in \[1, 4096\]" -- "$clpart" run "$work/rep_bad.json" --out "$work/rep_bad"
+repcase "$work/rep_bad.json" 'repulsive/damping=[{"c": 20, "p": 0}]'
+expect 1 "$work/rep_bad.json: 'repulsive.damping\[0\].p' must be an integer in \[1, 16\]" -- "$clpart" run "$work/rep_bad.json" --out "$work/rep_bad"
+repcase "$work/rep_bad.json" 'repulsive/damping=[{"c": -1}]'
+expect 1 "$work/rep_bad.json: 'repulsive.damping\[0\].c' must be a number in \[0, 1e\+30\]" -- "$clpart" source "$work/rep_bad.json"
+repcase "$work/rep_bad.json" 'repulsive/dt="fast"'
+expect 1 "$work/rep_bad.json: 'repulsive.dt' must be \"auto\"" -- "$clpart" run "$work/rep_bad.json" --out "$work/rep_bad"
+repcase "$work/rep_bad.json" 'repulsive/damping=[{"c": 1e6}]'
+expect 1 "$work/rep_bad.json: 'repulsive.damping': the linear terms \(p 1\) sum to c 1e\+06, and with dt 0.000139743" -- "$clpart" run "$work/rep_bad.json" --out "$work/rep_bad"
+repcase "$work/rep_bad.json" repulsive/tolerance=-1
+expect 1 "$work/rep_bad.json: 'repulsive.tolerance' must be a number in \[0, 1e\+30\]" -- "$clpart" run "$work/rep_bad.json" --out "$work/rep_bad"
+expect 2 "--restart is not supported for model repulsive" -- "$clpart" run "$rep24" --out "$work/rep_bad" --restart "$work/none.ckpt"
+expect 2 "--timing is not supported for model repulsive" -- "$clpart" run "$rep24" --out "$work/rep_bad" --timing
+[ ! -e "$work/rep_bad" ] || fail "a refused repulsive case left output behind"
 
 # The main job.
 expect 0 "selftest passed" -- "$clpart" selftest

@@ -11,13 +11,7 @@ static char dir[] = "/tmp/clpart-test-lj-run-XXXXXX";
 
 /* Writes `json` to a case file and returns its path (static storage). */
 static const char *write_case(const char *json) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/case.json", dir);
-    FILE *f = fopen(path, "w");
-    CLP_ASSERT(f);
-    fputs(json, f);
-    fclose(f);
-    return path;
+    return clp_test_write_case(dir, json);
 }
 
 /* Loads `json`, which must fail with CLP_CASE and a message holding `expected`. */

@@ -12,13 +12,7 @@ static char dir[] = "/tmp/clpart-test-pso-case-XXXXXX";
 
 /* Writes `json` to a case file and returns its path (static storage). */
 static const char *write_case(const char *json) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/case.json", dir);
-    FILE *f = fopen(path, "w");
-    CLP_ASSERT(f);
-    fputs(json, f);
-    fclose(f);
-    return path;
+    return clp_test_write_case(dir, json);
 }
 
 /* A case with the required keys, `extra` added to "pso" and `top` at the top level. */
