@@ -8,7 +8,7 @@ build=$1
 device=$2
 out=$3
 points=${4:-1000,2000,5000,10000,20000,50000,100000}
-global_points=${5:-1000,2000,5000,10000,20000}
+global_points=${5:-1000,2000,5000,10000,20000,50000,100000}
 budget=${6:-2}
 export CLPART_DATA_DIR=${CLPART_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 "$build/bench/bench-repulsive" --device "$device" --impl tiled --dims 2,5,10 \

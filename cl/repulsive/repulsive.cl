@@ -124,16 +124,9 @@ __kernel void rep_clear(__global float *restrict rep_acc, __global float *restri
     }
 }
 
-/* Section 6.2: one work-item per ordered pair, k = j N + i (the host keeps N^2 under 2^32),
- * each adding its terms to i's sums in global memory. Neighbouring work-items take
- * neighbouring targets: with k = i N + j a whole warp would retry its compare-and-swap on one
- * address (H200: 8.4e6 against ... interactions per second at N = 2000). */
-__kernel void rep_forces(__global const float *restrict rep_pos, __global float *restrict rep_acc,
-                         __global float *restrict rep_energy,
-                         __global float *restrict rep_stress) {
-    const uint k = get_global_id(0), j = k / REP_N, i = k - j * REP_N;
-    if (j >= REP_N || i == j)
-        return;
+/* The pair (i, j)'s terms added to i's sums. */
+void pair_to_sums(__global const float *rep_pos, uint i, uint j, __global float *rep_acc,
+                  __global float *rep_energy, __global float *rep_stress) {
     __global const float *own = rep_pos + i * REP_D, *other = rep_pos + j * REP_D;
     PAIR_TERMS(own, other, l2, lq);
     const float factor = CLP_REP_Q * lq / l2;
@@ -141,6 +134,23 @@ __kernel void rep_forces(__global const float *restrict rep_pos, __global float 
         atomic_add_float(rep_acc + i * REP_D + v, factor * periodic_delta(own[v], other[v]));
     atomic_add_float(rep_energy + i, 0.5f * lq);
     atomic_add_float(rep_stress + i, CLP_REP_Q * lq * rsqrt(l2));
+}
+
+/* Section 6.2: one work-item per ordered pair (i, j), each adding its terms to i's sums in
+ * global memory. Work-item k takes i = k mod N and the source rows j = k / N + r R, where R
+ * = CLP_REP_PAIR_ROWS rows are launched at once (R N < 2^31, so k fits a uint; R = N up to
+ * 46340 points, one pair each). Neighbouring work-items take neighbouring targets: with i and
+ * j the other way round a whole warp would retry its compare-and-swap on one address (H200:
+ * 2.9e6 interactions per second at N = 5000). */
+__kernel void rep_forces(__global const float *restrict rep_pos, __global float *restrict rep_acc,
+                         __global float *restrict rep_energy,
+                         __global float *restrict rep_stress) {
+    const uint k = get_global_id(0), first = k / REP_N, i = k - first * REP_N;
+    if (first >= CLP_REP_PAIR_ROWS)
+        return;
+    for (uint j = first; j < REP_N; j += CLP_REP_PAIR_ROWS)
+        if (i != j)
+            pair_to_sums(rep_pos, i, j, rep_acc, rep_energy, rep_stress);
 }
 
 #endif

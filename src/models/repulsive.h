@@ -47,8 +47,7 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
 
 typedef struct clp__rep_system clp__rep_system;
 /* Builds the program, uploads the design at rest and computes its accelerations. A tiled
- * group the device's local memory cannot hold, or a global range over 2^32 pairs, is
- * CLP_CASE with the reason. */
+ * group the device's local memory cannot hold is CLP_CASE with the reason. */
 clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cache *cache,
                                 const clp__rep_design *d, const clp__rep_params *p,
                                 clp__rep_system **out, clp_error *err);

@@ -34,6 +34,13 @@ static clp_status tile_of(const clp_device_info *dev, int dim, size_t *tile, clp
     return CLP_OK;
 }
 
+/* The source rows the global kernel's launch covers at once: all N, unless N^2 work-items
+ * would not fit a uint index with room to round up to a work-group (2^31). */
+static size_t pair_rows(size_t n) {
+    const size_t most = ((size_t)1 << 31) / n;
+    return n < most ? n : most;
+}
+
 static size_t groups_of(size_t components) {
     const size_t groups = (components + REDUCE_GROUP - 1) / REDUCE_GROUP;
     return groups < MOST_GROUPS ? groups : MOST_GROUPS;
@@ -56,6 +63,7 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
     c[nc++] = (clp_constant){"CLP_REP_Q", CLP_CONST_INT, 0, p->q, false};
     c[nc++] = (clp_constant){"CLP_REP_DT", CLP_CONST_FLOAT, p->dt, 0, false};
     c[nc++] = (clp_constant){"CLP_REP_TILE", CLP_CONST_INT, 0, (long long)(tile ? tile : 1), false};
+    c[nc++] = (clp_constant){"CLP_REP_PAIR_ROWS", CLP_CONST_INT, 0, (long long)pair_rows(n), false};
     c[nc++] = (clp_constant){"CLP_REP_GROUPS", CLP_CONST_INT, 0,
                              (long long)groups_of(n * (size_t)dim), false};
     c[nc++] = (clp_constant){"CLP_REP_DAMPING_TERMS", CLP_CONST_INT, 0, p->n_damping, false};
@@ -87,17 +95,11 @@ static clp_status forces(clp__rep_system *sys, clp_error *err) {
     if (sys->tiled)
         return run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, sys->n, sys->tile, err);
     clp_status st = run(sys, "rep_clear", SUMS, sys->components, 0, err);
-    return st == CLP_OK ? run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, sys->n * sys->n, 0, err)
+    return st == CLP_OK ? run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, pair_rows(sys->n) * sys->n, 0, err)
                         : st;
 }
 
-static clp_status check(const clp__rep_design *d, const clp__rep_params *p, bool is_tiled,
-                        clp_error *err) {
-    if (!is_tiled && (double)d->n * (double)d->n > 4294967295.0)
-        return CLP_FAIL(err, CLP_CASE,
-                        "repulsive.impl=global launches a work-item per ordered pair, %zu^2 here, "
-                        "more than 2^32: use repulsive.impl=tiled or at most 65535 points",
-                        d->n);
+static clp_status check(const clp__rep_params *p, clp_error *err) {
     if (p->q < 1 || !(p->dt > 0) || p->n_damping < 0 || p->n_damping > CLP__REP_MOST_DAMPING)
         return CLP_FAIL(err, CLP_CASE,
                         "the exponent q must be at least 1, dt positive, and at most %d damping "
@@ -126,7 +128,7 @@ clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cach
                              .dim = d->dim,
                              .components = d->n * (size_t)d->dim,
                              .tiled = tiled(opts)};
-    CLP_TRY(check(d, p, sys->tiled, err));
+    CLP_TRY(check(p, err));
     if (sys->tiled)
         CLP_TRY(tile_of(dev, d->dim, &sys->tile, err));
     CLP_TRY(clp__rep_source(opts, dev, d->n, d->dim, p, &source, err));
