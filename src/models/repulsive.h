@@ -31,7 +31,9 @@ void clp__rep_reference(const clp__rep_design *d, int q, double *acc, double *en
                         double *stress);
 
 /* The run's constants: the exponent, the time step, and damping terms c v^p (at most 4),
- * each applied as c |v|^(p-1) v, so that it opposes the motion for every p. */
+ * each applied as c |v|^(p-1) v, so that it opposes the motion for every p. `launch_cap` is
+ * the most work-items of a launch of the global kernel: 0 is 2^31, the most a 32-bit index
+ * holds with room to round up; tests set fewer to cover several source rows per work-item. */
 enum { CLP__REP_MOST_DAMPING = 4 };
 typedef struct clp__rep_params {
     int q;
@@ -39,6 +41,7 @@ typedef struct clp__rep_params {
     int n_damping;
     double damping_c[CLP__REP_MOST_DAMPING];
     int damping_p[CLP__REP_MOST_DAMPING];
+    size_t launch_cap;
 } clp__rep_params;
 
 /* The assembled source of the program for n points in dim dimensions. *out is new. */

@@ -35,9 +35,10 @@ static clp_status tile_of(const clp_device_info *dev, int dim, size_t *tile, clp
 }
 
 /* The source rows the global kernel's launch covers at once: all N, unless N^2 work-items
- * would not fit a uint index with room to round up to a work-group (2^31). */
-static size_t pair_rows(size_t n) {
-    const size_t most = ((size_t)1 << 31) / n;
+ * exceed the launch cap (at least one row). */
+static size_t pair_rows(size_t n, const clp__rep_params *p) {
+    const size_t cap = p->launch_cap ? p->launch_cap : (size_t)1 << 31;
+    const size_t most = cap / n > 0 ? cap / n : 1;
     return n < most ? n : most;
 }
 
@@ -63,7 +64,8 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
     c[nc++] = (clp_constant){"CLP_REP_Q", CLP_CONST_INT, 0, p->q, false};
     c[nc++] = (clp_constant){"CLP_REP_DT", CLP_CONST_FLOAT, p->dt, 0, false};
     c[nc++] = (clp_constant){"CLP_REP_TILE", CLP_CONST_INT, 0, (long long)(tile ? tile : 1), false};
-    c[nc++] = (clp_constant){"CLP_REP_PAIR_ROWS", CLP_CONST_INT, 0, (long long)pair_rows(n), false};
+    c[nc++] =
+        (clp_constant){"CLP_REP_PAIR_ROWS", CLP_CONST_INT, 0, (long long)pair_rows(n, p), false};
     c[nc++] = (clp_constant){"CLP_REP_GROUPS", CLP_CONST_INT, 0,
                              (long long)groups_of(n * (size_t)dim), false};
     c[nc++] = (clp_constant){"CLP_REP_DAMPING_TERMS", CLP_CONST_INT, 0, p->n_damping, false};
@@ -78,7 +80,7 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
 
 struct clp__rep_system {
     clp_worker *worker;
-    size_t n, components, tile;
+    size_t n, components, tile, pair_rows;
     int dim;
     bool tiled;
 };
@@ -95,8 +97,9 @@ static clp_status forces(clp__rep_system *sys, clp_error *err) {
     if (sys->tiled)
         return run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, sys->n, sys->tile, err);
     clp_status st = run(sys, "rep_clear", SUMS, sys->components, 0, err);
-    return st == CLP_OK ? run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, pair_rows(sys->n) * sys->n, 0, err)
-                        : st;
+    return st == CLP_OK
+               ? run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, sys->pair_rows * sys->n, 0, err)
+               : st;
 }
 
 static clp_status check(const clp__rep_params *p, clp_error *err) {
@@ -127,6 +130,7 @@ clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cach
                              .n = d->n,
                              .dim = d->dim,
                              .components = d->n * (size_t)d->dim,
+                             .pair_rows = pair_rows(d->n, p),
                              .tiled = tiled(opts)};
     CLP_TRY(check(p, err));
     if (sys->tiled)
