@@ -377,6 +377,10 @@ CLP_API clp_status clp_build_flags(const clp_device_info *dev, const clp_options
  * diagnostic's file:line:column; the whole log is then clp_worker_build_log(). */
 CLP_API clp_status clp_worker_build(clp_worker *worker, const char *source, const char *flags,
                                     clp_cache *cache, clp_build_report *report, clp_error *err);
+/* clp_worker_build with the flags clp_build_flags gives the worker's device under `opts`. */
+CLP_API clp_status clp_worker_build_for(clp_worker *worker, const char *source,
+                                        const clp_options *opts, clp_cache *cache,
+                                        clp_build_report *report, clp_error *err);
 /* The log of the last build (from the cache entry on a hit). Borrowed. */
 CLP_API const char *clp_worker_build_log(const clp_worker *worker);
 /* The kernel `name` of the current program, created on first use. Borrowed. */

@@ -83,6 +83,21 @@
         exit(ci_ &&strcmp(ci_, "true") == 0 ? 1 : 77);                                             \
     } while (0)
 
+/* A case file load that returned `got` must have failed with `expected_status`, and `err`
+ * must name `path` as its source and hold `expected`; a CLP_CASE message also names the path
+ * and no line. */
+static inline void clp_test_case_refused(clp_status got, const clp_error *err,
+                                         clp_status expected_status, const char *path,
+                                         const char *expected) {
+    CLP_ASSERT_EQ(got, expected_status);
+    CLP_ASSERT_CONTAINS(err->message, expected);
+    CLP_ASSERT_STR_EQ(err->source, path);
+    if (expected_status == CLP_CASE) {
+        CLP_ASSERT_CONTAINS(err->message, path);
+        CLP_ASSERT_EQ(err->line, -1);
+    }
+}
+
 /* Writes `text` to the file case.json in the folder `dir` and returns its path (static
  * storage, the same for every call). */
 static inline const char *clp_test_write_case(const char *dir, const char *text) {

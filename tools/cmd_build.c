@@ -10,15 +10,13 @@ int cmd_build(int argc, char **argv, const clp_cli *cli) {
     if (cli_case_load(argc, argv, true, &c, &err) != CLP_OK)
         return cli_report(&err);
     cli_session s = {0};
-    char *source = NULL, *flags = NULL;
+    char *source = NULL;
     clp_build_report report;
     clp_status st = cli_case_source(&c, cli, &source, &err);
     if (st == CLP_OK)
         st = cli_session_open(cli, &s, &err);
     if (st == CLP_OK)
-        st = clp_build_flags(clp_worker_device(s.worker), c.options, &flags, &err);
-    if (st == CLP_OK)
-        st = clp_worker_build(s.worker, source, flags, s.cache, &report, &err);
+        st = clp_worker_build_for(s.worker, source, c.options, s.cache, &report, &err);
     if (st == CLP_OK) {
         const clp_device_info *d = clp_worker_device(s.worker);
         printf("%s %s on device %zu (%s) in %.3f s\nflags: %s\n",
@@ -27,7 +25,6 @@ int cmd_build(int argc, char **argv, const clp_cli *cli) {
     }
     int rc = cli_finish(st, &err, &s, cli);
     free(source);
-    free(flags);
     cli_session_close(&s);
     cli_case_free(&c);
     return rc;

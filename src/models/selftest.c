@@ -107,13 +107,12 @@ static const clp_buffer_set all_buffers =
 static clp_status run_variant(clp_worker *w, const clp_options *opts, clp_cache *cache,
                               selftest_data *d, clp_build_report *report, clp_error *err) {
     clp_status st = CLP_OK;
-    char *source = NULL, *flags = NULL;
+    char *source = NULL;
     clp_model_storage storage;
     clp_program_spec spec;
     CLP_TRY(clp__selftest_spec(opts, &storage, &spec, err));
     CLP_TRY(clp_source_assemble(opts, clp_data_dir(), &spec, &source, err));
-    CLP_TRY(clp_build_flags(clp_worker_device(w), opts, &flags, err));
-    CLP_TRY(clp_worker_build(w, source, flags, cache, report, err));
+    CLP_TRY(clp_worker_build_for(w, source, opts, cache, report, err));
 
     clp_buffer_counts counts = {.particles = d->n};
     counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_TERMS)] = SERIES * d->terms;
@@ -139,7 +138,6 @@ static clp_status run_variant(clp_worker *w, const clp_options *opts, clp_cache 
     CLP_TRY(clp_worker_read(w, CLP_BUF_SELFTEST_SUMS, d->sums, err));
 fail:
     free(source);
-    free(flags);
     return st;
 }
 

@@ -144,7 +144,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
                                const clp__lj_state *s, const clp__lj_params *p, double dt,
                                clp__lj_system **out, clp_error *err) {
     clp_status st = CLP_OK;
-    char *source = NULL, *flags = NULL;
+    char *source = NULL;
     clp__lj_system *sys = calloc(1, sizeof *sys);
     CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
     *sys = (clp__lj_system){.worker = w, .n = s->n};
@@ -163,8 +163,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     CLP_TRY(clp__lj_layout_make(clp_worker_device(w), &geo, s->n, max_per_cell, strategy,
                                 &sys->layout, err));
     CLP_TRY(clp__lj_source(sys->opts, &geo, s->n, p, dt, &sys->layout, &source, err));
-    CLP_TRY(clp_build_flags(clp_worker_device(w), sys->opts, &flags, err));
-    CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
+    CLP_TRY(clp_worker_build_for(w, source, sys->opts, cache, NULL, err));
     CLP_TRY(check_kernel(w, &sys->layout, err));
     CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
@@ -178,7 +177,6 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     sys = NULL;
 fail:
     free(source);
-    free(flags);
     clp__lj_system_close(sys);
     return st;
 }

@@ -190,7 +190,7 @@ clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cach
                                 const clp__pso_params *p, size_t history, clp__pso_system **out,
                                 clp_error *err) {
     clp_status st = CLP_OK;
-    char *source = NULL, *flags = NULL;
+    char *source = NULL;
     clp__pso_system *sys = calloc(1, sizeof *sys);
     CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
     *sys = (clp__pso_system){.worker = w, .params = *p, .history = history + 1};
@@ -206,8 +206,7 @@ clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cach
                 "while its ring neighbours read that best (a data race): use "
                 "pso.layout=aos_selective with pso.topology=ring");
     CLP_TRY(clp__pso_source(opts, p, &source, err));
-    CLP_TRY(clp_build_flags(clp_worker_device(w), opts, &flags, err));
-    CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
+    CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
     CLP_TRY(allocate(sys, err));
     CLP_TRY(step(sys, "pso_init", FIELDS | CLP_BUF_PSO_BEST_VAL, p->particles, 0, err));
     CLP_TRY(evaluate(sys, err));
@@ -215,7 +214,6 @@ clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cach
     sys = NULL;
 fail:
     free(source);
-    free(flags);
     clp__pso_system_close(sys);
     return st;
 }

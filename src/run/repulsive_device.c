@@ -121,7 +121,7 @@ clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cach
                                 const clp__rep_design *d, const clp__rep_params *p,
                                 clp__rep_system **out, clp_error *err) {
     clp_status st = CLP_OK;
-    char *source = NULL, *flags = NULL;
+    char *source = NULL;
     float *x = NULL;
     clp__rep_system *sys = calloc(1, sizeof *sys);
     CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
@@ -136,8 +136,7 @@ clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cach
     if (sys->tiled)
         CLP_TRY(tile_of(dev, d->dim, &sys->tile, err));
     CLP_TRY(clp__rep_source(opts, dev, d->n, d->dim, p, &source, err));
-    CLP_TRY(clp_build_flags(dev, opts, &flags, err));
-    CLP_TRY(clp_worker_build(w, source, flags, cache, NULL, err));
+    CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
     clp_buffer_counts counts = {.particles = d->n};
     counts.custom[clp__buffer_index(CLP_BUF_REP_POS)] = sys->components;
     counts.custom[clp__buffer_index(CLP_BUF_REP_VEL)] = sys->components;
@@ -157,7 +156,6 @@ clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cach
 fail:
     free(x);
     free(source);
-    free(flags);
     clp__rep_system_close(sys);
     return st;
 }

@@ -73,13 +73,11 @@ clp_status clp_sph_source(const clp_options *opts, const char *case_path, char *
 
 static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
-    char *source = NULL, *flags = NULL;
+    char *source = NULL;
     CLP_TRY(assemble(r, &source, err));
-    CLP_TRY(clp_build_flags(clp_worker_device(r->w), r->opts, &flags, err));
-    CLP_TRY(clp_worker_build(r->w, source, flags, cache, NULL, err));
+    CLP_TRY(clp_worker_build_for(r->w, source, r->opts, cache, NULL, err));
 fail:
     free(source);
-    free(flags);
     return st;
 }
 

@@ -231,3 +231,13 @@ fail:
     free(cached_log);
     return st;
 }
+
+clp_status clp_worker_build_for(clp_worker *w, const char *source, const clp_options *opts,
+                                clp_cache *cache, clp_build_report *report, clp_error *err) {
+    char *flags = NULL;
+    clp_status st = clp_build_flags(&w->device, opts, &flags, err);
+    if (st == CLP_OK)
+        st = clp_worker_build(w, source, flags, cache, report, err);
+    free(flags);
+    return st;
+}

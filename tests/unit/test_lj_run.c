@@ -19,11 +19,7 @@ static void refused(const char *json, const char *expected) {
     clp_error err = CLP_ERROR_INIT;
     clp__lj_case c;
     const char *path = write_case(json);
-    CLP_ASSERT_EQ(clp__lj_case_load(path, &c, &err), CLP_CASE);
-    CLP_ASSERT_CONTAINS(err.message, expected);
-    CLP_ASSERT_CONTAINS(err.message, path);
-    CLP_ASSERT_STR_EQ(err.source, path);
-    CLP_ASSERT_EQ(err.line, -1);
+    clp_test_case_refused(clp__lj_case_load(path, &c, &err), &err, CLP_CASE, path, expected);
 }
 
 static void test_fcc(void) {

@@ -31,13 +31,8 @@ static void refused_as(const char *path, const char *objective, clp_status statu
                        const char *expected) {
     clp_error err = CLP_ERROR_INIT;
     clp__pso_case c;
-    CLP_ASSERT_EQ(clp__pso_case_load(path, objective, &c, &err), status);
-    CLP_ASSERT_CONTAINS(err.message, expected);
-    CLP_ASSERT_STR_EQ(err.source, path);
-    if (status == CLP_CASE) {
-        CLP_ASSERT_CONTAINS(err.message, path);
-        CLP_ASSERT_EQ(err.line, -1);
-    }
+    clp_test_case_refused(clp__pso_case_load(path, objective, &c, &err), &err, status, path,
+                          expected);
 }
 
 static void refused(const char *extra, const char *top, const char *expected) {

@@ -30,13 +30,7 @@ static const char *write_design(const char *extra, const char *top) {
 static void refused_at(const char *path, clp_status status, const char *expected) {
     clp_error err = CLP_ERROR_INIT;
     clp__rep_case c;
-    CLP_ASSERT_EQ(clp__rep_case_load(path, &c, &err), status);
-    CLP_ASSERT_CONTAINS(err.message, expected);
-    CLP_ASSERT_STR_EQ(err.source, path);
-    if (status == CLP_CASE) {
-        CLP_ASSERT_CONTAINS(err.message, path);
-        CLP_ASSERT_EQ(err.line, -1);
-    }
+    clp_test_case_refused(clp__rep_case_load(path, &c, &err), &err, status, path, expected);
 }
 
 static void refused(const char *extra, const char *top, const char *expected) {
