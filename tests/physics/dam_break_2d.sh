@@ -8,8 +8,8 @@
 set -euo pipefail
 clpart=$1
 shift
-data=$CLPART_DATA_DIR/../shared/data/martin_moyce_1952.csv # the project's validation data
-[ -f "$data" ] || { echo "missing $data (shared/ must sit beside the checkout)"; exit 1; }
+data=$CLPART_DATA_DIR/data/martin_moyce_1952.csv # the published measurements (data/README.md)
+[ -f "$data" ] || { echo "missing $data"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$clpart" run "$CLPART_DATA_DIR/cases/dam_break_2d.json" --out "$work/run" "$@" </dev/null
