@@ -76,7 +76,9 @@ clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, u
     row[3] = potential;
     row[4] = kinetic + potential;
     row[5] = temperature;
-    row[6] = (n * temperature + s->virial / 3.0) / volume;
+    /* The kinetic part over the 3N - 3 degrees of freedom that zero total momentum leaves,
+     * (N - 1) T / V = 2 KE / 3V, as LAMMPS computes it. */
+    row[6] = ((n - 1.0) * temperature + s->virial / 3.0) / volume;
     row[7] =
         sqrt(momentum[0] * momentum[0] + momentum[1] * momentum[1] + momentum[2] * momentum[2]);
     return CLP_OK;

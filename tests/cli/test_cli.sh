@@ -261,6 +261,16 @@ assert kinetic == 0 and momentum == 0, (kinetic, momentum)
 assert abs(potential - pe) <= 1e-5 * abs(pe), (potential, pe)
 assert abs(pressure - w / (3 * box ** 3)) <= 1e-5 * abs(pressure), (pressure, w / (3 * box ** 3))
 PY
+# The 864-atom liquid at step 0 against LAMMPS for the same state (FCC at density 0.8442, T
+# 1.44 with zero momentum, rc 2.5): LAMMPS gives the pressure as -5.02108, with the kinetic
+# part (N - 1) T / V.
+variant "$(cat "$CLPART_DATA_DIR/cases/lj_liquid_small.json")" "$work/lj_small.json" steps=0
+expect 0 "done:" -- "$clpart" run "$work/lj_small.json" --out "$work/lj_small"
+python3 - "$work/lj_small/diagnostics.csv" <<'PY' || fail "lj liquid: step-0 pressure differs from LAMMPS's"
+import sys
+pressure = float(open(sys.argv[1]).read().splitlines()[1].split(",")[6])
+assert abs(pressure - -5.02108) <= 1e-5, pressure
+PY
 # A random start: cells_per_side cutoffs and a hair wide, particles_per_cell * d^3 atoms; the
 # last chunk is shorter than output_every.
 ljcase "$work/lj_random.json" \
