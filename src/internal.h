@@ -114,6 +114,11 @@ double clp__median(double *values, size_t n);
 /* ---- Device queries (device.c): size, allocate, fetch, naming the parameter on failure. */
 clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const char *what,
                                    char **out, clp_error *err);
+/* Whether a name selector picks device `d`: a short name of an implementation (pocl, nvidia
+ * or cuda, amd or rocm, intel, neo, oclgrind, rusticl, clover) matches that implementation's
+ * platform names; any other text matches a part of the platform, vendor or device name. Case
+ * is ignored. */
+bool clp__device_matches_name(const clp_device_info *d, const char *selector);
 
 /* ---- Source positions (source.c): line `line` of a whole assembled source as the cl/ file
  * and line its last #line directive names, for drivers that ignore #line. */

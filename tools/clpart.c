@@ -37,8 +37,10 @@ static void print_help(FILE *out) {
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nglobal flags (anywhere on the line):\n"
-                 "  --device SEL     index, gpu, cpu, or part of a platform/vendor/device name\n"
-                 "                   (also CLPART_DEVICE; default: first GPU, else first CPU)\n"
+                 "  --device SEL     index, gpu, cpu, an implementation (pocl, nvidia, amd or\n"
+                 "                   rocm, intel, neo, oclgrind, rusticl, clover), or part of a\n"
+                 "                   platform/vendor/device name (also CLPART_DEVICE;\n"
+                 "                   default: first GPU, else first CPU)\n"
                  "  --cache-dir DIR  program binary cache (default $CLPART_CACHE_DIR,\n"
                  "                   $XDG_CACHE_HOME/clpart or ~/.cache/clpart)\n"
                  "  --no-cache       build every program from source (also CLPART_NO_CACHE=1)\n"

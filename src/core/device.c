@@ -263,6 +263,44 @@ static bool contains_nocase(const char *haystack, const char *needle) {
     return false;
 }
 
+/* The usual short names of OpenCL implementations, each standing for the platform names its
+ * drivers report (parts of them, any case). A short name picks only its own platform: "amd"
+ * means AMD's driver, not PoCL running on an AMD CPU. */
+static const struct {
+    const char *name;
+    const char *platforms[2];
+} short_names[] = {
+    {"pocl", {"Portable Computing Language"}},
+    {"nvidia", {"NVIDIA CUDA"}},
+    {"cuda", {"NVIDIA CUDA"}},
+    {"amd", {"AMD Accelerated Parallel Processing"}},
+    {"rocm", {"AMD Accelerated Parallel Processing"}},
+    {"intel", {"Intel(R) OpenCL", "Intel(R) CPU Runtime"}},
+    {"neo", {"Intel(R) OpenCL Graphics", "Intel(R) OpenCL HD Graphics"}},
+    {"oclgrind", {"Oclgrind"}},
+    {"rusticl", {"rusticl"}},
+    {"clover", {"Clover"}},
+};
+enum { SHORT_NAME_COUNT = sizeof short_names / sizeof short_names[0] };
+
+static int find_short_name(const char *selector) {
+    for (int k = 0; k < SHORT_NAME_COUNT; k++)
+        if (strcasecmp(selector, short_names[k].name) == 0)
+            return k;
+    return -1;
+}
+
+bool clp__device_matches_name(const clp_device_info *d, const char *selector) {
+    const int k = find_short_name(selector);
+    if (k < 0)
+        return contains_nocase(d->platform_name, selector) ||
+               contains_nocase(d->vendor, selector) || contains_nocase(d->name, selector);
+    for (int p = 0; p < 2 && short_names[k].platforms[p]; p++)
+        if (contains_nocase(d->platform_name, short_names[k].platforms[p]))
+            return true;
+    return false;
+}
+
 /* CLP_NO_DEVICE with "<head>; devices: 0: <platform> / <name> (<type>), ...", cut with "..."
  * where the list does not fit; a complete list stays one character short of the message
  * size, so a message that fills it is always a cut one. */
@@ -309,18 +347,18 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
         if (t < TYPE_COUNT) {
             found = first_of_type(list, type_names[t].type);
         } else {
-            for (found = 0; found < count; found++) {
-                const clp_device_info *d = &list->devices[found];
-                if (contains_nocase(d->platform_name, selector) ||
-                    contains_nocase(d->vendor, selector) || contains_nocase(d->name, selector))
+            for (found = 0; found < count; found++)
+                if (clp__device_matches_name(&list->devices[found], selector))
                     break;
-            }
         }
     }
     if (found >= count) {
         if (by_index)
             snprintf(head, sizeof head, "no device has index %.24s (%zu device%s)", selector, count,
                      count == 1 ? "" : "s");
+        else if (find_short_name(selector) >= 0)
+            snprintf(head, sizeof head, "no device matches '%.64s' (platform '%s')", selector,
+                     short_names[find_short_name(selector)].platforms[0]);
         else
             snprintf(head, sizeof head, "no device matches '%.64s'", selector ? selector : "");
         return fail_with_list(list, head, err, __FILE__, __LINE__);

@@ -39,6 +39,10 @@ expect 0 "Portable Computing Language" -- "$clpart" devices
 "$clpart" devices --json | python3 -c 'import json,sys; json.load(sys.stdin)' || fail "devices --json is not JSON"
 expect 1 "no device matches 'no-such-device'.*0: " -- "$clpart" selftest --device no-such-device
 expect 1 "no device matches 'no-such-device'" -- env CLPART_DEVICE=no-such-device "$clpart" build "$case_file"
+# Short names of implementations: PoCL's platform is "Portable Computing Language".
+expect 0 "^(built|cache hit) .* on device [0-9]+ \(" -- "$clpart" build "$case_file" --device pocl
+expect 1 "no device matches 'rocm' \(platform 'AMD Accelerated Parallel Processing'\); devices: 0: " -- \
+    "$clpart" build "$case_file" --device rocm
 
 # Option errors: named, placed, suggested, and nothing runs.
 expect 1 "did you mean 'core.summation'" -- "$clpart" source "$case_file" -s core.sumation=kbn

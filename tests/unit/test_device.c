@@ -116,6 +116,53 @@ static void check_type_selector(const clp_device_list *list, const ref_device *r
     CLP_ASSERT(clp_device_list_get(list, got)->type & type);
 }
 
+/* Short names against the names real drivers report, and the text rule beside them. */
+static void check_short_names(void) {
+    static const struct {
+        const char *platform, *vendor, *name, *matching;
+    } drivers[] = {
+        {"Portable Computing Language", "AuthenticAMD", "pthread-skylake-avx512-AMD EPYC 7B13",
+         "pocl"},
+        {"NVIDIA CUDA", "NVIDIA Corporation", "NVIDIA H200", "nvidia cuda"},
+        {"AMD Accelerated Parallel Processing", "Advanced Micro Devices, Inc.", "gfx90a:sramecc+",
+         "amd rocm"},
+        {"Intel(R) OpenCL Graphics", "Intel(R) Corporation", "Intel(R) Arc(TM) A770 Graphics",
+         "intel neo"},
+        {"Intel(R) OpenCL HD Graphics", "Intel(R) Corporation", "Intel(R) UHD Graphics 770",
+         "intel neo"},
+        {"Intel(R) CPU Runtime for OpenCL(TM) Applications", "Intel(R) Corporation",
+         "Intel(R) Xeon(R) Gold 6338", "intel"},
+        {"Oclgrind", "University of Bristol", "Oclgrind Simulator", "oclgrind"},
+        {"rusticl", "Mesa/X.org", "AMD Radeon RX 7900 (radeonsi)", "rusticl"},
+        {"Clover", "Mesa", "AMD Radeon RX 580 (polaris10)", "clover"},
+    };
+    static const char *const short_names[] = {"pocl",  "nvidia", "cuda",     "amd",     "rocm",
+                                              "intel", "neo",    "oclgrind", "rusticl", "clover"};
+    for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++) {
+        clp_device_info d = {0};
+        snprintf(d.platform_name, sizeof d.platform_name, "%s", drivers[i].platform);
+        snprintf(d.vendor, sizeof d.vendor, "%s", drivers[i].vendor);
+        snprintf(d.name, sizeof d.name, "%s", drivers[i].name);
+        for (size_t k = 0; k < sizeof short_names / sizeof short_names[0]; k++) {
+            /* a name matches exactly the drivers listed for it, in any case */
+            char upper[32];
+            snprintf(upper, sizeof upper, "%s", short_names[k]);
+            for (char *c = upper; *c; c++)
+                *c = (char)toupper((unsigned char)*c);
+            const bool want = has_token(drivers[i].matching, short_names[k]);
+            if (clp__device_matches_name(&d, short_names[k]) != want ||
+                clp__device_matches_name(&d, upper) != want)
+                CLP_TEST_FAIL("'%s' %s '%s / %s'", short_names[k], want ? "misses" : "matches",
+                              d.platform_name, d.name);
+        }
+        /* other text: a part of the platform, vendor or device name */
+        CLP_ASSERT(clp__device_matches_name(&d, drivers[i].platform + 1));
+        CLP_ASSERT(clp__device_matches_name(&d, drivers[i].vendor));
+        CLP_ASSERT(clp__device_matches_name(&d, drivers[i].name + 2));
+        CLP_ASSERT(!clp__device_matches_name(&d, "no-such-device"));
+    }
+}
+
 static void check_extensions(const clp_device_info *dev) {
     CLP_ASSERT(!clp_device_has_extension(dev, ""));
     CLP_ASSERT(!clp_device_has_extension(dev, "cl_clpart_no_such_extension"));
@@ -256,6 +303,15 @@ int main(void) {
     CLP_ASSERT(clp_device_list_get(list, got)->platform == d0->platform);
 
     check_no_match(list);
+    check_short_names();
+    /* "pocl" picks the first device of PoCL's platform, whatever its name */
+    for (size_t i = 0; i < n; i++) {
+        const clp_device_info *d = clp_device_list_get(list, i);
+        if (strcmp(d->platform_name, "Portable Computing Language") == 0) {
+            CLP_ASSERT_EQ(select_index(list, "pocl"), i);
+            break;
+        }
+    }
 
     clp_device_list_destroy(list);
     clp_device_list_destroy(NULL);
