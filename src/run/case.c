@@ -124,6 +124,77 @@ static bool read_tank(json_t *tank, clp_sph_case *c, const char *path, clp_error
     return true;
 }
 
+/* Where box `inner` (named `what`) crosses out of `outer` (named `where`): the first axis and
+ * side on which it does, refused with both bounds; boxes that touch are inside. */
+static bool check_inside(const clp_box *inner, const char *what, const clp_box *outer,
+                         const char *where, int dim, double tolerance, const char *path,
+                         clp_error *err) {
+    static const char axes[] = "xyz";
+    for (int a = 0; a < dim; a++) {
+        const bool below = inner->min[a] < outer->min[a] - tolerance;
+        if (below || inner->max[a] > outer->max[a] + tolerance) {
+            CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                        "%s: %s reaches %c = %g, beyond %s, which %s at %c = %g", path, what,
+                        axes[a], below ? inner->min[a] : inner->max[a], where,
+                        below ? "begins" : "ends", axes[a], below ? outer->min[a] : outer->max[a]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether two boxes share a volume, not only a face. */
+static bool overlap(const clp_box *a, const clp_box *b, int dim, double tolerance) {
+    for (int k = 0; k < dim; k++)
+        if (a->max[k] <= b->min[k] + tolerance || b->max[k] <= a->min[k] + tolerance)
+            return false;
+    return true;
+}
+
+/* The boxes' places, checked before any particle exists: the fluid inside the tank's inner
+ * box (above an open top it may stand higher), every particle's box inside the domain, and no
+ * fluid box sharing space with a wall box. A particle outside the domain would otherwise stop
+ * the run after its first step, and fluid inside a wall would blow it up. */
+static bool check_geometry(const clp_sph_case *c, const char *path, clp_error *err) {
+    const int dim = c->dim, up = dim - 1;
+    const double tolerance = 1e-6 * c->dp;
+    clp_box domain, tank_outer = c->tank, tank_inner = c->tank;
+    char what[64];
+    for (int a = 0; a < 3; a++) {
+        domain.min[a] = c->origin[a];
+        domain.max[a] = c->origin[a] + c->size[a];
+        tank_outer.min[a] -= c->layers * c->dp;
+        tank_outer.max[a] += a == up && c->open_top ? 0 : c->layers * c->dp;
+    }
+    if (c->open_top)
+        tank_inner.max[up] = INFINITY;
+    if (c->has_tank && !check_inside(&tank_outer, "the tank with its wall layers", &domain,
+                                     "the domain", dim, tolerance, path, err))
+        return false;
+    for (size_t b = 0; b < c->n_fluid; b++) {
+        snprintf(what, sizeof what, "'fluid'[%zu]", b);
+        if ((c->has_tank && !check_inside(&c->fluid[b], what, &tank_inner, "the tank's inner box",
+                                          dim, tolerance, path, err)) ||
+            !check_inside(&c->fluid[b], what, &domain, "the domain", dim, tolerance, path, err))
+            return false;
+        for (size_t w = 0; w < c->n_walls; w++) {
+            if (overlap(&c->fluid[b], &c->walls[w], dim, tolerance)) {
+                CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                            "%s: 'fluid'[%zu] and 'walls'[%zu] share space: fluid particles "
+                            "would sit inside the wall",
+                            path, b, w);
+                return false;
+            }
+        }
+    }
+    for (size_t w = 0; w < c->n_walls; w++) {
+        snprintf(what, sizeof what, "'walls'[%zu]", w);
+        if (!check_inside(&c->walls[w], what, &domain, "the domain", dim, tolerance, path, err))
+            return false;
+    }
+    return true;
+}
+
 clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_error *err) {
     json_error_t jerr;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
@@ -146,7 +217,9 @@ clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_
          read_tank(json_object_get(root, "tank"), &c, path, err) &&
          read_number(root, "end_time", 0, 1e9, false, &c.end_time, path, err) &&
          read_number(root, "output_interval", 1e-12, 1e9, false, &c.output_interval, path, err) &&
-         read_number(root, "checkpoint_interval", 0, 1e9, false, &c.checkpoint_interval, path, err);
+         read_number(root, "checkpoint_interval", 0, 1e9, false, &c.checkpoint_interval, path,
+                     err) &&
+         check_geometry(&c, path, err);
     json_decref(root);
     if (!ok)
         return err->status;

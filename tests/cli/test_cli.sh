@@ -29,6 +29,26 @@ expect() {
     grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
 }
 
+# variant BASE FILE [PATH=JSON]...: writes to FILE the case BASE (JSON text) with each PATH
+# (keys split at "/") set to the JSON value, or removed by DELETE.
+variant() {
+    python3 - "$@" <<'PY'
+import json, sys
+c = json.loads(sys.argv[1])
+for assignment in sys.argv[3:]:
+    path, value = assignment.split("=", 1)
+    *parents, key = path.split("/")
+    d = c
+    for p in parents:
+        d = d[p]
+    if value == "DELETE":
+        del d[key]
+    else:
+        d[key] = json.loads(value)
+json.dump(c, open(sys.argv[2], "w"), indent=2)
+PY
+}
+
 expect 0 "usage: clpart" -- "$clpart" --help
 expect 2 "unknown command 'frobnicate'" -- "$clpart" frobnicate
 expect 2 "--device needs a value" -- "$clpart" devices --device
@@ -40,7 +60,7 @@ expect 0 "Portable Computing Language" -- "$clpart" devices
 expect 1 "no device matches 'no-such-device'.*0: " -- "$clpart" selftest --device no-such-device
 expect 1 "no device matches 'no-such-device'" -- env CLPART_DEVICE=no-such-device "$clpart" build "$case_file"
 # Short names of implementations: PoCL's platform is "Portable Computing Language".
-expect 0 "^(built|cache hit) .* on device [0-9]+ \(" -- "$clpart" build "$case_file" --device pocl
+expect 0 "^(built|cache hit) .* on device [0-9]+ \(" -- "$clpart" build "$case_file" --device pocl --no-cache
 expect 1 "no device matches 'rocm' \(platform 'AMD Accelerated Parallel Processing'\); devices: 0: " -- \
     "$clpart" build "$case_file" --device rocm
 
@@ -89,6 +109,33 @@ count() { "$clpart" source "$1" | sed -n 's/^#define CLP_GRID_PARTICLES \([0-9]*
 [ "$(( $(count "$work/walls.json") - $(count "$tiny") ))" -eq 15 ] ||
     fail "a 5 x 3 wall box did not add 15 particles"
 expect 1 "'max' must be an array of 2 numbers" -- "$clpart" source "$work/bad_walls.json"
+
+# Boxes out of place are refused before anything runs, naming the box and the bound it
+# crosses; nothing is written. The dam break's tank is [0, 0.5] x [0, 0.16], open at the top,
+# with 3 layers of 0.002286 outside it; its domain is [-0.02, 0.52] x [-0.02, 0.18].
+geometry_refused() {
+    local pattern=$1
+    shift
+    variant "$(cat "$dam2d")" "$work/geometry.json" "$@"
+    expect 1 "$pattern" -- "$clpart" run "$work/geometry.json" --out "$work/geometry_out"
+    [ ! -e "$work/geometry_out" ] || fail "a refused case wrote $work/geometry_out"
+}
+geometry_refused "'fluid'\[0\] reaches x = 0.6, beyond the tank's inner box, which ends at x = 0.5" \
+    'fluid=[{"min": [0, 0], "max": [0.6, 0.1]}]'
+geometry_refused "'fluid'\[0\] reaches y = 0.2, beyond the domain, which ends at y = 0.18" \
+    'fluid=[{"min": [0, 0], "max": [0.05, 0.2]}]'
+geometry_refused "'fluid'\[0\] reaches x = -0.01, beyond the tank's inner box, which begins at x = 0" \
+    'fluid=[{"min": [-0.01, 0], "max": [0.05, 0.1]}]'
+geometry_refused "the tank with its wall layers reaches x = 0.526858, beyond the domain, which ends at x = 0.52" \
+    'tank/max=[0.52, 0.16]'
+geometry_refused "'walls'\[1\] reaches y = 0.3, beyond the domain, which ends at y = 0.18" \
+    'walls=[{"min": [0.3, 0], "max": [0.32, 0.02]}, {"min": [0.4, 0], "max": [0.42, 0.3]}]'
+geometry_refused "'fluid'\[0\] and 'walls'\[0\] share space" \
+    'walls=[{"min": [0.04, 0], "max": [0.06, 0.02]}]'
+# Fluid above an open tank's rim is allowed (it falls in), as is a wall box touching the fluid.
+variant "$(cat "$dam2d")" "$work/rim.json" 'fluid=[{"min": [0, 0], "max": [0.05, 0.17]}]' \
+    'walls=[{"min": [0.05, 0], "max": [0.07, 0.02]}]'
+expect 0 "^#define CLP_GRID_PARTICLES" -- "$clpart" source "$work/rim.json"
 
 # Cases too large are refused before anything starts, with the figure; nothing is written.
 dam3d=$CLPART_DATA_DIR/cases/dam_break_3d.json
@@ -183,25 +230,6 @@ echo "/* the installed copy */" >>"$work/prefix/share/clpart/cl/selftest/selftes
     fail "installed clpart did not run"
 grep -q 'the installed copy' "$work/installed.cl" || fail "installed clpart did not read its own data"
 
-# variant BASE FILE [PATH=JSON]...: writes to FILE the case BASE (JSON text) with each PATH
-# (keys split at "/") set to the JSON value, or removed by DELETE.
-variant() {
-    python3 - "$@" <<'PY'
-import json, sys
-c = json.loads(sys.argv[1])
-for assignment in sys.argv[3:]:
-    path, value = assignment.split("=", 1)
-    *parents, key = path.split("/")
-    d = c
-    for p in parents:
-        d = d[p]
-    if value == "DELETE":
-        del d[key]
-    else:
-        d[key] = json.loads(value)
-json.dump(c, open(sys.argv[2], "w"), indent=2)
-PY
-}
 
 # Lennard-Jones runs: a 256-atom FCC liquid (the periodic grid's least 3 cells of rc (1 + skin)
 # = 2.16 per side of 6.72). ljcase FILE [PATH=JSON]... writes a variant.
