@@ -57,11 +57,6 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-s") && clp_options_apply_assignment(opts, argv[i + 1], &err))
             return fail(&err);
     }
-    /* At most 56 neighbours on this lattice: a list of 64 fits 8M particles in 2 GiB. */
-    bool list_mode = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
-    if (list_mode && clp_options_get(opts, "neighbors.max")->origin == CLP_ORIGIN_DEFAULT &&
-        clp_options_apply_assignment(opts, "neighbors.max=64", &err))
-        return fail(&err);
     if (clp_options_check(opts, &err))
         return fail(&err);
     repeat = repeat < 1 ? 1 : repeat > 50 ? 50 : repeat;

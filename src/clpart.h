@@ -587,7 +587,7 @@ typedef struct clp_grid_geometry {
     double cell_size[3];  /* size / cells, at least search_radius */
     bool periodic[3];
     uint32_t key_count;     /* cell keys 0..key_count-1; key_count marks "outside" */
-    uint32_t max_neighbors; /* neighbors.max */
+    uint32_t max_neighbors; /* neighbors.max in list mode: 0 sizes the list as it runs */
 } clp_grid_geometry;
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
@@ -614,14 +614,18 @@ CLP_API void clp_grid_destroy(clp_grid *grid);
  * digit of a position is lost to the domain's size. IDs become 0..N-1. */
 CLP_API clp_status clp_grid_set_particles(clp_grid *grid, const double *xyz, const uint32_t *types,
                                           clp_error *err);
-/* The device memory the grid's buffers need for `particles`. */
+/* The device memory the grid's buffers need for `particles`; with neighbors.max 0 the list,
+ * sized at the first rebuild, is not counted. */
 CLP_API clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry,
                                              const clp_options *opts, size_t particles);
 /* One rebuild: cell keys, sort (every re-sorted buffer follows), cell ranges and, in list
  * mode, the neighbour list. Particles outside a walled domain are CLP_DOMAIN with the count
- * and an index; more neighbours than neighbors.max is CLP_NEIGHBORS with the largest count;
- * so is a particle that moved more than half the skin since the last rebuild (with
- * neighbors.every above 1), since pairs may then have been missed. */
+ * and an index. With neighbors.max 0 the first list build sizes the list at the largest count
+ * and a quarter more, and a later one that finds more neighbours grows it and builds again;
+ * a list that would not fit the device is CLP_DEVICE_MEMORY. With a fixed neighbors.max,
+ * more neighbours is CLP_NEIGHBORS with the largest count; so is a particle that moved more than
+ * half the skin since the last rebuild (with neighbors.every above 1), since pairs may then have
+ * been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
 /* After a restart: the neighbour list again from the current positions and the restored
  * keys and cell ranges, without a sort, so the neighbours come in the order of the run that
@@ -635,6 +639,9 @@ CLP_API clp_status clp_grid_read_particles(clp_grid *grid, double *xyz, uint32_t
                                            clp_error *err);
 /* The largest neighbour count seen by the last list build (list mode; 0 otherwise). */
 CLP_API uint32_t clp_grid_max_neighbors_seen(const clp_grid *grid);
+/* The neighbours the list holds per particle now (list mode; 0 otherwise, and before the
+ * first build when neighbors.max is 0). */
+CLP_API uint32_t clp_grid_list_capacity(const clp_grid *grid);
 /* Seconds of the last update's phases (with profiling on): keys, sort, reorder, list. */
 typedef struct clp_grid_timing {
     double keys, sort, reorder, list;

@@ -65,7 +65,8 @@ static bool print_table(const clp_schema *schema) {
                           sizeof cells[i][COL_DEFAULT]);
         allowed_text(def, cells[i][COL_ALLOWED], sizeof cells[i][COL_ALLOWED]);
         depends_text(schema, def, cells[i][COL_DEPENDS], sizeof cells[i][COL_DEPENDS]);
-        snprintf(cells[i][COL_DEFINE], sizeof cells[i][COL_DEFINE], "%s", def->define);
+        snprintf(cells[i][COL_DEFINE], sizeof cells[i][COL_DEFINE], "%s",
+                 def->define ? def->define : "(host only)");
         for (int c = 0; c < COL_DESCRIPTION; c++) {
             int len = (int)strlen(cells[i][c]);
             width[c] = len > width[c] ? len : width[c];
@@ -111,11 +112,11 @@ static json_t *depends_json(const clp_schema *schema, const clp__option_def *def
 }
 
 static json_t *option_json(const clp_schema *schema, const clp__option_def *def) {
-    json_t *obj =
-        json_pack("{s:s, s:s, s:o, s:o, s:s, s:s}", "name", def->name, "type",
-                  clp__option_type_name(def->type), "default", value_json(def, &def->default_value),
-                  "depends", depends_json(schema, def), "define", def->define, "description",
-                  def->description);
+    json_t *obj = json_pack(
+        "{s:s, s:s, s:o, s:o, s:o, s:s}", "name", def->name, "type",
+        clp__option_type_name(def->type), "default", value_json(def, &def->default_value),
+        "depends", depends_json(schema, def), "define",
+        def->define ? json_string(def->define) : json_null(), "description", def->description);
     if (def->type == CLP_OPT_FLOAT)
         json_object_set_new(obj, "ctype", json_string(def->is_double ? "double" : "float"));
     if (def->n_values) {

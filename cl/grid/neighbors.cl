@@ -1,9 +1,11 @@
 /* Neighbour search: the list build and the iteration API that model kernels use, so that a
  * model never knows whether lists or cell searches (neighbors.mode) are on.
- * List layout (seed particle-systems-gpusph-design.txt 4.2, 4.4.1): neighbour k of particle
- * p at neib_list[k*N + p], N = CLP_GRID_PARTICLES, ended by CLP_NEIB_END unless full. With
- * a split list, type-0 neighbours fill from k = 0 up and the others from k = MAX-1 down, each
- * side ended by CLP_NEIB_END (one marker shared when the list is full).
+ * List layout (seed particle-systems-gpusph-design.txt 4.2, 4.4.1): S slots per particle,
+ * slot k of particle p at neib_list[k*N + p], N = CLP_GRID_PARTICLES. S is the host's
+ * (neighbors.max, or sized from the counts as the run goes), passed to the build only: every
+ * list ends with CLP_NEIB_END, so the iteration needs no bound. A plain list fills slots 0 up.
+ * A split list keeps S - 1 in slot 0; type-0 neighbours fill from slot 1 up and the others
+ * from slot S - 1 down, each side ended by its own CLP_NEIB_END.
  * Usage, in a kernel whose parameters begin with CLP_GRID_PARAMS:
  *     uint j; float4 r_ij;
  *     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) { ... }   // r_ij = x_j - x_i, |r_ij| <= radius */
@@ -12,9 +14,6 @@
 #define CLP_NEIGHBORS_MODE 0 /* 0 stored lists, 1 search the neighbouring cells each time */
 #define CLP_NEIGHBORS_MODE_LIST 0
 #define CLP_NEIGHBORS_MODE_JIT 1
-#endif
-#ifndef CLP_NEIGHBORS_MAX
-#define CLP_NEIGHBORS_MAX 128 /* list capacity per particle */
 #endif
 #ifndef CLP_NEIGHBORS_SPLIT
 #define CLP_NEIGHBORS_SPLIT 0 /* 1: type-0 neighbours from the front, others from the back */
@@ -112,8 +111,9 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
     }
 }
 
-/* Builds the list with the search radius: stores what fits, records the largest count in
- * status[2] and the number of particles over capacity in status[3]. The stores into the
+/* Builds the list of `slots` slots per particle with the search radius: stores what fits,
+ * records the largest count in status[2] and the number of particles over capacity in
+ * status[3]. The capacity is slots - 1 (slots - 3 split): the end markers always fit. The stores into the
  * interleaved list cost more than the search itself (H200, 1M particles: 6.5 ms with them,
  * 1.3 ms without); staging each group's lists in local memory to write them row by row was
  * measured slower still (10.3 ms), so the plain stores stay. */
@@ -122,37 +122,36 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
                               __global const uint *restrict type,
                               __global const uint *restrict cell_start,
                               __global const uint *restrict cell_end,
-                              __global uint *restrict neib_list, __global uint *restrict status) {
+                              __global uint *restrict neib_list, __global uint *restrict status,
+                              const uint slots) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
     cell_search s;
     cell_search_begin(&s, i, pos, key);
-    uint j, found = 0, front = 0, back = 0;
+    uint j, found = 0;
     float4 r;
-    while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
-        found++;
 #if CLP_NEIGHBORS_SPLIT
-        if (front + back >= CLP_NEIGHBORS_MAX - 1)
+    const uint capacity = slots - 3, top = slots - 1;
+    uint front = 1, back = 0;
+    neib_list[i] = top;
+    while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
+        if (found++ >= capacity)
             continue;
         if (type[j] == 0)
             neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
         else
-            neib_list[(CLP_NEIGHBORS_MAX - 1 - back++) * CLP_GRID_PARTICLES + i] = j;
-#else
-        (void)type;
-        if (front < CLP_NEIGHBORS_MAX)
-            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
-#endif
+            neib_list[(top - back++) * CLP_GRID_PARTICLES + i] = j;
     }
-#if CLP_NEIGHBORS_SPLIT
     neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
-    neib_list[(CLP_NEIGHBORS_MAX - 1 - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
-    const uint capacity = CLP_NEIGHBORS_MAX - 1;
+    neib_list[(top - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
 #else
-    if (front < CLP_NEIGHBORS_MAX)
-        neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
-    const uint capacity = CLP_NEIGHBORS_MAX;
+    const uint capacity = slots - 1;
+    (void)type;
+    while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r))
+        if (found++ < capacity)
+            neib_list[(found - 1) * CLP_GRID_PARTICLES + i] = j;
+    neib_list[min(found, capacity) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
 #endif
     atomic_max(&status[2], found);
     if (found > capacity)
@@ -179,7 +178,7 @@ neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) 
     it->cell_i = key_cell(key[i]);
     it->want_type = want_type;
     it->side = CLP_NEIGHBORS_SPLIT && want_type > 0;
-    it->k = it->side ? CLP_NEIGHBORS_MAX - 1 : 0;
+    it->k = it->side ? (int)neib_list[i] : CLP_NEIGHBORS_SPLIT;
     return it;
 }
 
@@ -187,19 +186,17 @@ neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) 
 uint neib_list_next(neib_iter *it, __global const uint *neib_list) {
 #if CLP_NEIGHBORS_SPLIT
     while (it->side == 0) {
-        uint j = it->k < CLP_NEIGHBORS_MAX ? neib_list[it->k++ * CLP_GRID_PARTICLES + it->i]
-                                           : CLP_NEIB_END;
+        uint j = neib_list[it->k++ * CLP_GRID_PARTICLES + it->i];
         if (j != CLP_NEIB_END)
             return j;
         if (it->want_type == 0)
             return CLP_NEIB_END;
         it->side = 1;
-        it->k = CLP_NEIGHBORS_MAX - 1;
+        it->k = (int)neib_list[it->i];
     }
-    return it->k >= 0 ? neib_list[it->k-- * CLP_GRID_PARTICLES + it->i] : CLP_NEIB_END;
+    return neib_list[it->k-- * CLP_GRID_PARTICLES + it->i];
 #else
-    return it->k < CLP_NEIGHBORS_MAX ? neib_list[it->k++ * CLP_GRID_PARTICLES + it->i]
-                                     : CLP_NEIB_END;
+    return neib_list[it->k++ * CLP_GRID_PARTICLES + it->i];
 #endif
 }
 

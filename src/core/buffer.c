@@ -160,6 +160,19 @@ fail:
     return st;
 }
 
+clp_status clp__worker_realloc(clp_worker *w, clp_buffer_set bit, size_t bytes, clp_error *err) {
+    const int i = clp__buffer_index(bit);
+    release_buffer(w, i);
+    return alloc_one(w, clp_buffer_traits_of(bit), i, bytes, err);
+}
+
+unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
+    unsigned long long total = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        total += (unsigned long long)w->buffer_bytes[i] * (w->buffers[i][1] ? 2 : 1);
+    return total;
+}
+
 clp_buffer_set clp_worker_buffers(const clp_worker *w) {
     clp_buffer_set set = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)

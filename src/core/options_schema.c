@@ -209,10 +209,11 @@ static clp_status parse_names(const json_t *opt, const clp_schema *schema, const
         return schema_fail(err, path, "option '%s' is defined twice", name);
     CLP_TRY(dup_string(name, &def->name, err));
     CLP_TRY(dup_string(module, &def->module, err));
-    CLP_TRY(get_string(opt, "define", true, path, name, &define, err));
-    if (!is_name(define, UPPER LOWER "_", UPPER LOWER DIGIT "_"))
+    /* without a define the option is the host's alone: no program depends on it */
+    CLP_TRY(get_string(opt, "define", false, path, name, &define, err));
+    if (define && !is_name(define, UPPER LOWER "_", UPPER LOWER DIGIT "_"))
         return schema_fail(err, path, "%s: define \"%s\" is not a C macro name", name, define);
-    for (size_t i = 0; i < schema->count; i++)
+    for (size_t i = 0; define && i < schema->count; i++)
         if (schema->defs[i].define && strcmp(schema->defs[i].define, define) == 0)
             return schema_fail(err, path, "%s: define %s is also used by '%s'", name, define,
                                schema->defs[i].name);

@@ -20,7 +20,7 @@ typedef struct clp__condition {
 typedef struct clp__option_def {
     char *name;        /* "core.summation" */
     char *module;      /* "core" */
-    char *define;      /* "CLP_CORE_SUMMATION" */
+    char *define;      /* "CLP_CORE_SUMMATION"; NULL: a host-only option, not in the source */
     char *description; /* one line */
     clp_option_type type;
     bool is_double; /* float options: emitted as a double literal ("ctype": "double") */

@@ -99,7 +99,7 @@ clp_status clp_source_assemble(const clp_options *opts, const char *data_dir,
     clp__sb_append(&sb, "\n/* ---- Options */\n");
     for (size_t i = 0; i < clp_schema_count(schema); i++) {
         const clp__option_def *def = clp__schema_option(schema, i);
-        if (module_wanted(spec, def->module))
+        if (def->define && module_wanted(spec, def->module))
             emit_option(&sb, def, clp__options_value_at(opts, i));
     }
     clp__sb_append(&sb, "\n/* ---- Constants */\n");

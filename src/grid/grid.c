@@ -16,9 +16,12 @@ static bool is(const clp_options *opts, const char *name, const char *value) {
     return strcmp(clp_options_enum(opts, name), value) == 0;
 }
 
+/* The list counts only when neighbors.max fixes its size, with its end marker; a list sized
+ * from the counts is allocated at its first build (neighbors.c). */
 static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t particles) {
     clp_buffer_counts counts = {.particles = particles, .cells = (size_t)geometry->key_count + 1};
-    counts.custom[clp__buffer_index(CLP_BUF_NEIB_LIST)] = particles * geometry->max_neighbors;
+    counts.custom[clp__buffer_index(CLP_BUF_NEIB_LIST)] =
+        particles * (geometry->max_neighbors > 0 ? geometry->max_neighbors + 1 : 0);
     return counts;
 }
 
@@ -54,7 +57,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
     g->buffers = clp_buffers_needed(grid_buffers, opts);
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    CLP_TRY(clp_worker_alloc(worker, grid_buffers, opts, &counts, err));
+    CLP_TRY(clp_worker_alloc(worker, grid_buffers & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
+    if (g->list) /* room for the end markers only until a build has counted */
+        CLP_TRY(clp__grid_allocate_list(g, geometry->max_neighbors, err));
     if (g->radix)
         CLP_TRY(clp__radix_create(worker, particles, &g->sorter, err));
     else
@@ -80,6 +85,10 @@ bool clp_grid_rebuilds_at(const clp_grid *g, uint64_t step) {
 
 uint32_t clp_grid_max_neighbors_seen(const clp_grid *g) {
     return g->max_seen;
+}
+
+uint32_t clp_grid_list_capacity(const clp_grid *g) {
+    return g->list ? g->capacity : 0;
 }
 
 clp_grid_timing clp_grid_last_timing(const clp_grid *g) {
@@ -219,11 +228,14 @@ fail:
     return st;
 }
 
-/* status: outside count, smallest outside ID, largest neighbour count, particles over. */
+/* The status after a rebuild (outside count, smallest outside ID, largest neighbour count,
+ * particles over capacity, largest displacement), with the list fitted to the counts. */
 static clp_status check_status(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     cl_uint status[8];
     CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    if (g->list)
+        CLP_TRY(clp__grid_fit_list(g, status, err));
     g->max_seen = status[2];
     cl_float moved;
     memcpy(&moved, &status[4], sizeof moved);
@@ -240,11 +252,11 @@ static clp_status check_status(clp_grid *g, clp_error *err) {
                 g->geo.origin[0] + g->geo.size[0], g->geo.origin[1],
                 g->geo.origin[1] + g->geo.size[1], g->geo.origin[2],
                 g->geo.origin[2] + g->geo.size[2]);
-    uint32_t capacity = g->geo.max_neighbors - (g->split ? 1 : 0);
     CLP_REQUIRE(status[3] == 0, err, CLP_NEIGHBORS,
                 "neighbour list overflow: %u particle%s have more neighbours than the list "
-                "holds (largest count %u, capacity %u); raise neighbors.max",
-                status[3], status[3] == 1 ? "" : "s", status[2], capacity);
+                "holds (largest count %u, capacity %u); raise neighbors.max, or set it to 0 to "
+                "size the list from the counts",
+                status[3], status[3] == 1 ? "" : "s", status[2], g->capacity);
 fail:
     return st;
 }

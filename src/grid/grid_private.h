@@ -60,6 +60,8 @@ struct clp_grid {
     clp__scan scan;    /* counting sort: the scan of the cell counts */
     clp__radix sorter; /* radix sort */
     uint32_t max_seen;
+    uint32_t capacity; /* list mode: neighbours the list holds per particle */
+    bool fitted;       /* neighbors.max 0: the list has been sized from a build's counts */
     clp_grid_timing timing;
 };
 
@@ -67,6 +69,13 @@ struct clp_grid {
 clp_status clp__grid_sort(clp_grid *g, clp_error *err);
 clp_status clp__grid_reorder(clp_grid *g, clp_error *err);
 clp_status clp__grid_build_list(clp_grid *g, clp_error *err);
+/* (neighbors.c) Allocates the list for `capacity` neighbours a particle, refused with the
+ * figures when the device cannot hold it beside the other buffers. */
+clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *err);
+/* (neighbors.c) After a list build whose status was read into `status`: with neighbors.max
+ * 0, sizes the list from the largest count at the first build, or grows it when a later
+ * build found more than it holds, and then builds it again and reads the status anew. */
+clp_status clp__grid_fit_list(clp_grid *g, cl_uint status[8], clp_error *err);
 
 /* Enqueues a fill of a whole buffer with one uint value. */
 clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err);

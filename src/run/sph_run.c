@@ -18,6 +18,7 @@ typedef struct sph_run {
     size_t n, n_fluid;
     bool centred; /* rho[] holds rho/rho0 - 1 */
     bool timed;   /* profiling on: device time per phase goes into `timing` */
+    bool listed;  /* the grid was just rebuilt: the first step need not rebuild it again */
     clp_run_timing timing;
 } sph_run;
 
@@ -165,6 +166,10 @@ static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
     CLP_TRY(initial_state(r, xyz, types, err));
+    /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused
+     * before any output is written */
+    CLP_TRY(clp_grid_update(r->grid, err));
+    r->listed = true;
 fail:
     free(xyz);
     free(types);
@@ -338,7 +343,7 @@ fail:
 static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
     clp_status st = CLP_OK;
     const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
-    if (clp_grid_rebuilds_at(r->grid, n)) {
+    if (clp_grid_rebuilds_at(r->grid, n) && !r->listed) {
         CLP_TRY(clp_grid_update(r->grid, err));
         const clp_grid_timing g = clp_grid_last_timing(r->grid);
         r->timing.keys += g.keys;
@@ -347,6 +352,7 @@ static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
         r->timing.list += g.list;
         r->timing.rebuilds++;
     }
+    r->listed = false;
     CLP_TRY(rates(r, err));
     CLP_TRY(choose_step(r, err));
     if (symplectic) {
@@ -388,6 +394,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     if (config->restart) {
         CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &clock, err));
         CLP_TRY(clp_grid_relist(r.grid, err));
+        r.listed = false; /* the restored order is the one to keep, rebuilt as before */
     }
     const uint64_t first = clock.step;
     if (config->out_dir) {

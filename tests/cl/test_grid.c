@@ -341,6 +341,65 @@ static size_t max_count(const scene *s, double radius) {
     return best;
 }
 
+/* A list sized from the counts (neighbors.max 0): the first build fits it to the brute-force
+ * largest count and a quarter more; when particles crowd together a rebuild grows it and the
+ * neighbour sets stay exact. */
+static void check_list_sizing(test_env *t, const scene *s0, bool split) {
+    clp_error err = CLP_ERROR_INIT;
+    scene s = *s0;
+    const char *opts[] = {"neighbors.max=0",
+                          split ? "neighbors.split=true" : "neighbors.split=false", NULL};
+    run r = open_run(t, &s, opts);
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    const uint32_t largest = (uint32_t)max_count(&s, s.radius);
+    CLP_ASSERT_EQ(clp_grid_max_neighbors_seen(r.grid), largest);
+    const uint32_t first = clp_grid_list_capacity(r.grid);
+    CLP_ASSERT(first >= largest && first <= largest + largest / 4 + 4);
+    /* Two particles in five gather in a ball of half the radius around one point. */
+    double *xyz = malloc(s.n * 3 * sizeof(double)), *crowded = malloc(s.n * 3 * sizeof(double));
+    uint32_t *id = malloc(s.n * 4);
+    cl_float4 *pos = malloc(s.n * sizeof *pos);
+    CLP_ASSERT_OK(clp_grid_read_particles(r.grid, xyz, id, &err), &err);
+    for (size_t i = 0; i < s.n; i++) {
+        const bool gather = id[i] % 5 < 2;
+        for (int a = 0; a < 3; a++) {
+            double x = xyz[3 * i + a];
+            if (gather && a < s.dim)
+                x = s.origin[a] + 0.5 * s.size[a] + 0.25 * s.radius * (2 * uniform() - 1) / s.dim;
+            pos[i].s[a] = (float)x;
+            crowded[3 * id[i] + a] = x;
+        }
+        pos[i].s[3] = 0;
+    }
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
+    s.xyz = crowded;
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    const uint32_t crowd = (uint32_t)max_count(&s, s.radius);
+    CLP_ASSERT(crowd > first);
+    CLP_ASSERT_EQ(clp_grid_max_neighbors_seen(r.grid), crowd);
+    CLP_ASSERT(clp_grid_list_capacity(r.grid) >= crowd);
+    uint32_t *ids = malloc(s.n * COLLECT_MAX * 4), *count = malloc(s.n * 4);
+    float *r2 = malloc(s.n * COLLECT_MAX * 4);
+    char label[96];
+    snprintf(label, sizeof label, "list sized from the counts%s", split ? ", split" : "");
+    collect(t, &r, &s, "grid_collect", ids, r2, count);
+    compare(&s, ids, r2, count, false, label);
+    if (split) {
+        collect(t, &r, &s, "grid_collect_by_type", ids, r2, count);
+        compare(&s, ids, r2, count, true, label);
+    }
+    printf("ok %s: %u for a largest count of %u, grown to %u for %u\n", label, first, largest,
+           clp_grid_list_capacity(r.grid), crowd);
+    free(xyz);
+    free(crowded);
+    free(id);
+    free(pos);
+    free(ids);
+    free(count);
+    free(r2);
+    close_run(&r);
+}
+
 static void check_errors(test_env *t, const scene *s) {
     clp_error err = CLP_ERROR_INIT;
     /* Overflow: reported with the largest count, never silently cut. */
@@ -433,7 +492,7 @@ int main(int argc, char **argv) {
                                           positions[p],
                                           modes[m][0],
                                           modes[m][1],
-                                          "neighbors.max=512",
+                                          p ? "neighbors.max=512" : "neighbors.max=0",
                                           NULL};
                     if (m == 2) /* jit has no list capacity */
                         opts[6] = opts[1] = k < 2 ? orders[k] : "neighbors.skin=0";
@@ -460,7 +519,7 @@ int main(int argc, char **argv) {
                                           modes[rotate % 3][0],
                                           modes[rotate % 3][1],
                                           rotate % 3 == 2 ? "neighbors.skin=0.1"
-                                                          : "neighbors.max=512",
+                                                          : "neighbors.max=0",
                                           NULL};
                     char label[160];
                     snprintf(label, sizeof label, "%dD %s %s: %s %s %s %s", dim,
@@ -473,6 +532,8 @@ int main(int argc, char **argv) {
     scene moving = make_scene(3, small ? 300 : 1000, RANDOM, true, neighbours);
     check_move(&t, &moving, "list");
     check_move(&t, &moving, "jit");
+    check_list_sizing(&t, &moving, false);
+    check_list_sizing(&t, &moving, true);
     free_scene(&moving);
     scene walled = make_scene(3, small ? 100 : 600, RANDOM, false, neighbours);
     check_errors(&t, &walled);

@@ -88,6 +88,13 @@ expect 2 "unknown preset|no preset" -- "$clpart" source "$case_file" -p nosuchpr
 expect 0 '^#line 1 "cl/sph/sph.cl"$' -- "$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json"
 expect 0 "^#define CLP_GRID_PARTICLES [0-9]+" -- "$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json"
 
+# neighbors.max is a host setting without a define: no program depends on it.
+"$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json" -s neighbors.max=64 >"$work/max64.cl" 2>&1
+"$clpart" source "$CLPART_DATA_DIR/cases/dam_break_2d.json" >"$work/max0.cl" 2>&1
+cmp -s "$work/max64.cl" "$work/max0.cl" || fail "neighbors.max changes the device source"
+"$clpart" options --json | python3 -c 'import json,sys; d={o["name"]: o for o in json.load(sys.stdin)}; sys.exit(d["neighbors.max"]["define"] is not None or d["neighbors.max"]["default"] != 0)' ||
+    fail "options --json: neighbors.max should default to 0 and have no define"
+
 # Constants as a kernel argument: the source no longer holds their values, so a case that
 # differs only in a physical constant builds the same program.
 dam2d=$CLPART_DATA_DIR/cases/dam_break_2d.json
@@ -157,7 +164,7 @@ import json, re, subprocess, sys
 src, dst, clpart = sys.argv[1:]
 d = json.loads(subprocess.run([clpart, "devices", "--json"], capture_output=True, text=True).stdout)
 d = d["devices"][d["selected"]]
-target = 1.3 * d["max_alloc_bytes"] / (4 * 128)  # neighbors.max 128 uints per particle
+target = 1.3 * d["max_alloc_bytes"] / (4 * 129)  # neighbors.max 128, and an end marker
 case = json.load(open(src))
 for _ in range(4):
     json.dump(case, open(dst, "w"))
@@ -166,7 +173,27 @@ for _ in range(4):
     case["sph"]["dp"] *= (n / target) ** (1 / 3)
 PY
     expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
-        "$clpart" run "$work/over_alloc.json" --out "$work/huge_out"
+        "$clpart" run "$work/over_alloc.json" --out "$work/huge_out" -s neighbors.max=128
+    # A list sized from the counts is refused at the first rebuild, before any output: with
+    # h = 4 dp a particle has about 2850 neighbours within 2.2 h, and the list holds 25 %
+    # more (end_time is short in case the estimate misses and the case runs).
+    python3 - "$dam3d" "$work/wide_kernel.json" "$clpart" <<'PY'
+import json, re, subprocess, sys
+src, dst, clpart = sys.argv[1:]
+d = json.loads(subprocess.run([clpart, "devices", "--json"], capture_output=True, text=True).stdout)
+d = d["devices"][d["selected"]]
+target = 1.3 * d["max_alloc_bytes"] / (4 * 3570)
+case = json.load(open(src))
+case["sph"]["h_over_dp"] = 4
+case["end_time"] = 1e-5
+for _ in range(4):
+    json.dump(case, open(dst, "w"))
+    source = subprocess.run([clpart, "source", dst], capture_output=True, text=True).stdout
+    n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
+    case["sph"]["dp"] *= (n / target) ** (1 / 3)
+PY
+    expect 1 "the neighbour list of [0-9]+ particles with room for [0-9]+ neighbours each needs [0-9.]+ GiB; device '.*' allows [0-9.]+ GiB in one allocation" -- \
+        "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache
 }
 [ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
 
@@ -303,6 +330,19 @@ import sys
 pressure = float(open(sys.argv[1]).read().splitlines()[1].split(",")[6])
 assert abs(pressure - -5.02108) <= 1e-5, pressure
 PY
+# HOOMD-blue's benchmark state, density 1.0 with rc 2.5, in list mode and no neighbors.max:
+# the list is sized from the counts (a fixed 128 overflowed at 134), and the energy holds.
+variant "$(cat "$CLPART_DATA_DIR/cases/lj_liquid_small.json")" "$work/lj_dense.json" \
+    lj/density=1.0 steps=300
+expect 0 "done:" -- "$clpart" run "$work/lj_dense.json" --out "$work/lj_dense"
+python3 - "$work/lj_dense/diagnostics.csv" <<'PY' || fail "lj at density 1.0: the energy drifts"
+import sys
+rows = [[float(x) for x in line.split(",")] for line in open(sys.argv[1]).read().splitlines()[1:]]
+assert rows[-1][0] == 300, rows[-1]
+assert max(abs(r[4] - rows[0][4]) for r in rows) / 864 < 2e-3, [r[4] for r in rows]
+PY
+expect 1 "neighbour list overflow: .*largest count 1[0-9][0-9], capacity 64\); raise neighbors.max" -- \
+    "$clpart" run "$work/lj_dense.json" --out "$work/lj_dense_fixed" -s neighbors.max=64
 # A random start: cells_per_side cutoffs and a hair wide, particles_per_cell * d^3 atoms; the
 # last chunk is shorter than output_every.
 ljcase "$work/lj_random.json" \

@@ -99,7 +99,7 @@ static void check_define(const char *path, int line_no, const char *name, const 
                          const clp_schema *schema) {
     for (size_t i = 0; i < clp_schema_count(schema); i++) {
         const clp__option_def *def = clp__schema_option(schema, i);
-        if (strcmp(def->define, name) != 0)
+        if (!def->define || strcmp(def->define, name) != 0)
             continue;
         char value[512], expected[64];
         value_text(rest, value, sizeof value);
