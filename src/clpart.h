@@ -8,6 +8,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +49,8 @@ extern "C" {
     X(CHECK, "result check failed")                                                                \
     X(DOMAIN, "particle outside the domain")                                                       \
     X(NEIGHBORS, "neighbour list overflow")                                                        \
-    X(CHECKPOINT, "checkpoint does not match this run")
+    X(CHECKPOINT, "checkpoint does not match this run")                                            \
+    X(INTERRUPTED, "run stopped on request")
 
 typedef enum clp_status {
 #define CLP_STATUS_ENUM(name, msg) CLP_##name,
@@ -669,8 +671,13 @@ typedef struct clp_run_config {
     FILE *progress;
     const char *restart; /* a checkpoint to continue from, or NULL */
     clp_cache *cache;    /* the program binary cache, or NULL to build from source */
-    /* Set (for example by a signal handler) to ask for a checkpoint at the next step. */
-    volatile int *checkpoint_requested;
+    /* Set (for example by a signal handler) to ask for an SPH checkpoint at the next step. */
+    volatile sig_atomic_t *checkpoint_requested;
+    /* Set (for example by the handler of SIGINT or SIGTERM) to stop the run after its current
+     * step (LJ, PSO, repulsive: within about 0.1 s of device work): an SPH run writes a
+     * checkpoint, the others their outputs so far with the summary marked as interrupted.
+     * The run then returns CLP_INTERRUPTED, saying where it stopped and what it wrote. */
+    volatile sig_atomic_t *stop_requested;
     /* When not NULL: kernels run with profiling events (each waits for the last, so the run
      * is slower) and their device seconds per phase are summed here. */
     clp_run_timing *timing;

@@ -3,19 +3,50 @@
  * repulsive particles the start and optimised designs, the energies and a summary), and for
  * SPH snapshots and checkpoints, to --out DIR (default: out/<case name>); --restart FILE
  * continues an SPH run from a checkpoint; --timing prints the device time of each SPH phase
- * per step; SIGUSR1 asks for an SPH checkpoint at the next step. */
+ * per step. SIGUSR1 asks for an SPH checkpoint at the next step. The first SIGINT or SIGTERM
+ * stops the run after its current step with a checkpoint (SPH) or the outputs so far, and
+ * the exit status is 128 + the signal's number; a second one ends the process at once. */
 #include "cli_case.h"
 
 #include <libgen.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 /* SIGUSR1 asks the run for a checkpoint at its next step. */
-static volatile int checkpoint_requested;
+static volatile sig_atomic_t checkpoint_requested;
 
 static void request_checkpoint(int signal) {
     (void)signal;
     checkpoint_requested = 1;
+}
+
+/* The first SIGINT or SIGTERM asks the run to stop, as a batch scheduler's time limit or a
+ * Ctrl-C expects; the second, sent when even that takes too long, ends the process as the
+ * signal would have without a handler. */
+static volatile sig_atomic_t stop_signal;
+
+static void request_stop(int signal) {
+    if (stop_signal) {
+        static const char note[] = "\nclpart: second signal: stopping at once\n";
+        if (write(STDERR_FILENO, note, sizeof note - 1) < 0) {
+            /* nothing more can be said from a handler */
+        }
+        sigaction(signal, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
+        raise(signal);
+        return;
+    }
+    stop_signal = signal;
+}
+
+static void handle_signals(void) {
+    struct sigaction stop = {.sa_handler = request_stop, .sa_flags = SA_RESTART};
+    struct sigaction checkpoint = {.sa_handler = request_checkpoint, .sa_flags = SA_RESTART};
+    sigemptyset(&stop.sa_mask);
+    sigemptyset(&checkpoint.sa_mask);
+    sigaction(SIGINT, &stop, NULL);
+    sigaction(SIGTERM, &stop, NULL);
+    sigaction(SIGUSR1, &checkpoint, NULL);
 }
 
 /* The device time of each phase per step, in milliseconds, and its share. */
@@ -107,6 +138,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         cli_case_free(&c);
         return cli_report(&err);
     }
+    handle_signals(); /* before the device is opened: a stop asked during the build counts */
     cli_session s = {0};
     clp_status st = cli_session_open(cli, &s, &err);
     char default_dir[512], name[256];
@@ -119,9 +151,13 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         out_dir = default_dir;
     }
     clp_run_timing timing = {0};
-    clp_run_config config = {
-        out_dir, stderr, restart, s.cache, &checkpoint_requested, timed ? &timing : NULL};
-    signal(SIGUSR1, request_checkpoint);
+    clp_run_config config = {.out_dir = out_dir,
+                             .progress = stderr,
+                             .restart = restart,
+                             .cache = s.cache,
+                             .checkpoint_requested = &checkpoint_requested,
+                             .stop_requested = &stop_signal,
+                             .timing = timed ? &timing : NULL};
     if (st == CLP_OK)
         st = runners[runner].run(s.worker, c.options, c.case_path, &config, &err);
     if (st == CLP_OK) {
@@ -132,6 +168,13 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     }
     if (st == CLP_OK && timed)
         print_timing(&timing);
+    if (st == CLP_INTERRUPTED) { /* not an error: what was asked, and where it stands */
+        fprintf(stderr, "clpart: interrupted by %s: %s\n",
+                stop_signal == SIGINT ? "SIGINT" : "SIGTERM", err.message);
+        cli_session_close(&s);
+        cli_case_free(&c);
+        return 128 + stop_signal;
+    }
     int rc = cli_finish(st, &err, &s, cli);
     cli_session_close(&s);
     cli_case_free(&c);

@@ -124,6 +124,100 @@ clp_status clp__csv_open_in(const char *dir, const char *name, const char *const
     return clp__csv_open(path, columns, n_columns, out, err);
 }
 
+/* The rows of an earlier run's file at `path` whose value in `column` is at most `last`,
+ * after a header that must be `columns`: n_columns numbers a row, new in *rows. The caller
+ * reads them in the C locale. */
+static clp_status read_rows(const char *path, FILE *file, const char *const *columns,
+                            size_t n_columns, size_t column, double last, double **rows,
+                            size_t *n_rows, clp_error *err) {
+    clp_status st = CLP_OK;
+    char *line = NULL, *header = NULL;
+    size_t cap = 0, used = 0, count = 0, header_len = 0;
+    FILE *expected = open_memstream(&header, &header_len);
+    CLP_REQUIRE_ALLOC(expected, err);
+    for (size_t i = 0; i < n_columns; i++) {
+        if (i > 0)
+            fputc(',', expected);
+        put_name(expected, columns[i]);
+    }
+    fclose(expected);
+    ssize_t len = getline(&line, &cap, file);
+    CLP_REQUIRE(len > 0 && (size_t)len == header_len + 1 && strncmp(line, header, header_len) == 0,
+                err, CLP_IO, "%s is not this run's: its header is not \"%s\"", path, header);
+    while ((len = getline(&line, &cap, file)) > 0) {
+        if (count == used) {
+            used = used ? 2 * used : 64;
+            double *grown = realloc(*rows, used * n_columns * sizeof *grown);
+            CLP_REQUIRE_ALLOC(grown, err);
+            *rows = grown;
+        }
+        double *row = *rows + count * n_columns;
+        char *p = line;
+        for (size_t i = 0; i < n_columns; i++) {
+            char *end;
+            row[i] = strtod(p, &end);
+            CLP_REQUIRE(end != p && *end == (i + 1 < n_columns ? ',' : '\n'), err, CLP_IO,
+                        "%s, row %zu: not %zu numbers", path, count + 1, n_columns);
+            p = end + 1;
+        }
+        if (row[column] > last)
+            break;
+        count++;
+    }
+    *n_rows = count;
+fail:
+    free(line);
+    free(header);
+    return st;
+}
+
+clp_status clp__csv_continue_in(const char *dir, const char *name, const char *const *columns,
+                                size_t n_columns, size_t column, double last, double **kept,
+                                size_t *n_kept, clp__csv **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__csv *csv = NULL;
+    char path[1024], temporary[1100];
+    *kept = NULL;
+    *n_kept = 0;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "the output folder's name is too long");
+    FILE *earlier = fopen(path, "r");
+    if (!earlier)
+        return clp__csv_open_in(dir, name, columns, n_columns, out, err);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_c_locale);
+    locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+    st = read_rows(path, earlier, columns, n_columns, column, last, kept, n_kept, err);
+    if (previous)
+        uselocale(previous);
+    fclose(earlier);
+    CLP_TRY(st);
+    /* the kept rows go to a new file that then replaces the old one, and stays open */
+    snprintf(temporary, sizeof temporary, "%s.continued", path);
+    CLP_TRY(clp__csv_open(temporary, columns, n_columns, &csv, err));
+    for (size_t i = 0; i < *n_kept; i++)
+        CLP_TRY(clp__csv_row(csv, *kept + i * n_columns, err));
+    if (rename(temporary, path) != 0) {
+        st = CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot replace %s: %s", path,
+                         strerror(errno));
+        goto fail;
+    }
+    free(csv->path);
+    csv->path = strdup(path);
+    CLP_REQUIRE_ALLOC(csv->path, err);
+    *out = csv;
+    return CLP_OK;
+fail:
+    if (csv) {
+        clp__csv_close(csv, NULL);
+        remove(temporary);
+    }
+    free(*kept);
+    *kept = NULL;
+    *n_kept = 0;
+    return st;
+}
+
 clp_status clp__csv_write_table(const char *dir, const char *name, const char *const *columns,
                                 size_t n_columns, const double *rows, size_t n_rows,
                                 clp_error *err) {

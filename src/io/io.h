@@ -42,6 +42,14 @@ clp_status clp__csv_open(const char *path, const char *const *columns, size_t n_
  * when missing. */
 clp_status clp__csv_open_in(const char *dir, const char *name, const char *const *columns,
                             size_t n_columns, clp__csv **out, clp_error *err);
+/* Continues the file `name` in `dir` that an earlier run wrote, as a restart from the state
+ * at `last` needs: keeps the header and the rows whose value in `column` is at most `last`,
+ * drops those after (the file is replaced, never truncated in place) and appends from there.
+ * The header must be `columns`, else CLP_IO. *kept gets the kept rows (n_columns values each;
+ * new, NULL when none) and *n_kept their count. A missing file is opened new. */
+clp_status clp__csv_continue_in(const char *dir, const char *name, const char *const *columns,
+                                size_t n_columns, size_t column, double last, double **kept,
+                                size_t *n_kept, clp__csv **out, clp_error *err);
 /* Writes the whole file `name` in `dir` (created as by clp__csv_open_in): `n_rows` rows of
  * `n_columns` values each, row after row in `rows`, then closes it. */
 clp_status clp__csv_write_table(const char *dir, const char *name, const char *const *columns,

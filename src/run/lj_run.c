@@ -2,10 +2,12 @@
  * chunks of output_every, and after each chunk the energies, temperature, pressure and total
  * momentum in diagnostics.csv. Reduced units, mass 1. */
 #include "io/io.h"
-#include "run/run_flags.h"
 #include "models/lj.h"
 #include "run/lj_case.h"
+#include "run/pacer.h"
+#include "run/run_flags.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -91,6 +93,22 @@ static clp_status measure(clp__lj_system *sys, const clp__lj_case *c, uint64_t s
     return st != CLP_OK ? st : clp__lj_diagnostics(s, c, step, row, err);
 }
 
+/* summary.json: the atoms, the steps done and the time reached, the last row's energies, and
+ * whether a stop request ended the run before its last step. */
+static clp_status write_summary(const char *dir, size_t atoms, const double row[8],
+                                bool interrupted, double seconds, clp_error *err) {
+    json_t *root = json_object();
+    json_object_set_new(root, "atoms", json_integer((json_int_t)atoms));
+    json_object_set_new(root, "steps", json_integer((json_int_t)row[0]));
+    json_object_set_new(root, "time", json_real(row[1]));
+    json_object_set_new(root, "total", json_real(row[4]));
+    json_object_set_new(root, "temperature", json_real(row[5]));
+    json_object_set_new(root, "pressure", json_real(row[6]));
+    json_object_set_new(root, "interrupted", json_boolean(interrupted));
+    json_object_set_new(root, "seconds", json_real(seconds));
+    return clp__summary_write(dir, "summary.json", root, err);
+}
+
 static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
     static const char *const columns[] = {"step",  "time",        "kinetic",  "potential",
                                           "total", "temperature", "pressure", "momentum"};
@@ -128,8 +146,12 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
         clp__progress_init(&progress, config->progress, 0.0, end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     double row[8], outputs = 0;
+    clp__pacer pacer;
+    clp__pacer_init(&pacer, worker, config->stop_requested);
+    bool stopped = false;
     const double start = clp__now();
-    for (uint64_t done = 0;;) {
+    uint64_t done = 0;
+    for (;;) {
         const double outputs_start = clp__now();
         CLP_TRY(measure(sys, &c, done, &b, row, err));
         if (csv)
@@ -140,19 +162,35 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
         const double rate = done && stepping > 0 ? (double)s.n * (double)done / stepping : 0.0;
         if (config->progress)
             clp__progress_update(&progress, done, (double)done * c.dt, rate);
-        if (done == c.steps) {
+        if (done == c.steps || stopped) {
             if (config->progress)
                 clp__progress_finish(&progress, done, (double)done * c.dt, rate);
             break;
         }
+        /* a chunk to the next row, in slices after which a stop request is honoured */
         const uint64_t chunk = c.steps - done < c.output_every ? c.steps - done : c.output_every;
-        CLP_TRY(clp__lj_system_run(sys, chunk, err));
-        done += chunk;
+        for (uint64_t ran = 0; ran < chunk && !stopped;) {
+            const uint64_t slice = clp__pacer_slice(&pacer, chunk - ran);
+            CLP_TRY(clp__lj_system_run(sys, slice, err));
+            CLP_TRY(clp__pacer_wait(&pacer, &stopped, err));
+            ran += slice;
+            done += slice;
+        }
     }
+    const double seconds = clp__now() - start - outputs;
     if (csv) {
         st = clp__csv_close(csv, err);
         csv = NULL;
+        CLP_TRY(st);
     }
+    if (config->out_dir)
+        CLP_TRY(write_summary(config->out_dir, s.n, row, stopped, seconds, err));
+    if (stopped)
+        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of %llu%s",
+                      (unsigned long long)done, (unsigned long long)c.steps,
+                      config->out_dir ? "; diagnostics.csv ends with that step's row, and "
+                                        "summary.json marks the run as interrupted"
+                                      : "");
 fail:
     clp__csv_close(csv, NULL);
     clp__lj_system_close(sys);

@@ -2,8 +2,9 @@
  * output_every, and the outputs: the best value after every iteration (convergence.csv), the
  * best position (best.csv) and a one-line summary (summary.json). */
 #include "io/io.h"
-#include "run/run_flags.h"
+#include "run/pacer.h"
 #include "run/pso_case.h"
+#include "run/run_flags.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -42,14 +43,19 @@ static clp_status write_best(const char *dir, const double *x, int dim, clp_erro
     return st;
 }
 
-/* summary.json: {"best": ..., "particle": ..., "iterations": ..., "seconds": ...} on one line.
- * JSON has no infinities: a best of -inf is written as the string "-inf". */
+/* summary.json: {"best": ..., "particle": ..., "iterations": ..., "interrupted": ...,
+ * "seconds": ...} on one line, "iterations" those done. JSON has no infinities: a best of
+ * -inf is written as the string "-inf" (and +inf, from a run stopped before any finite
+ * value, as "inf"). */
 static clp_status write_summary(const char *dir, double best, uint32_t particle,
-                                uint64_t iterations, double seconds, clp_error *err) {
+                                uint64_t iterations, bool interrupted, double seconds,
+                                clp_error *err) {
     json_t *root = json_object();
-    json_object_set_new(root, "best", isfinite(best) ? json_real(best) : json_string("-inf"));
+    json_object_set_new(root, "best",
+                        isfinite(best) ? json_real(best) : json_string(best > 0 ? "inf" : "-inf"));
     json_object_set_new(root, "particle", json_integer(particle));
     json_object_set_new(root, "iterations", json_integer((json_int_t)iterations));
+    json_object_set_new(root, "interrupted", json_boolean(interrupted));
     json_object_set_new(root, "seconds", json_real(seconds));
     return clp__summary_write(dir, "summary.json", root, err);
 }
@@ -85,8 +91,12 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
     size_t rows = 0, n = 0;
     uint32_t particle = 0;
     double outputs = 0;
+    clp__pacer pacer;
+    clp__pacer_init(&pacer, worker, config->stop_requested);
+    bool stopped = false;
+    uint64_t done = 0;
     const double start = clp__now();
-    for (uint64_t done = 0;;) {
+    for (;;) {
         /* the device keeps every iteration's best: read the new ones, write them as rows */
         CLP_TRY(clp__pso_system_read(sys, rows, history, &n, best_position, &particle, err));
         CLP_REQUIRE(n == done + 1, err, CLP_CHECK,
@@ -103,17 +113,23 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
             done && seconds > 0 ? (double)p->particles * (double)done / seconds : 0.0;
         if (config->progress) {
             snprintf(progress.note, sizeof progress.note, "best %.6g", history[n - 1]);
-            if (done == c.iterations)
+            if (done == c.iterations || stopped)
                 clp__progress_finish(&progress, done, (double)done, rate);
             else
                 clp__progress_update(&progress, done, (double)done, rate);
         }
-        if (done == c.iterations)
+        if (done == c.iterations || stopped)
             break;
+        /* a chunk to the next read, in slices after which a stop request is honoured */
         const uint64_t left = c.iterations - done;
         const uint64_t chunk = left < c.output_every ? left : c.output_every;
-        CLP_TRY(clp__pso_system_run(sys, (size_t)chunk, err));
-        done += chunk;
+        for (uint64_t ran = 0; ran < chunk && !stopped;) {
+            const uint64_t slice = clp__pacer_slice(&pacer, chunk - ran);
+            CLP_TRY(clp__pso_system_run(sys, (size_t)slice, err));
+            CLP_TRY(clp__pacer_wait(&pacer, &stopped, err));
+            ran += slice;
+            done += slice;
+        }
     }
     /* the iterations and the reads of the history, without the file writes */
     const double seconds = clp__now() - start - outputs;
@@ -122,17 +138,23 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
         csv = NULL;
         CLP_TRY(st);
     }
-    const double best = history[c.iterations];
-    CLP_REQUIRE(best != INFINITY, err, CLP_CHECK,
+    const double best = history[done];
+    CLP_REQUIRE(best != INFINITY || stopped, err, CLP_CHECK,
                 "no particle found a finite value of the objective in %llu iterations: it was "
                 "+inf or NaN at every point evaluated (%zu particles in [%g, %g]^%d)",
                 (unsigned long long)c.iterations, p->particles, p->lower, p->upper, p->dim);
     CLP_INFO(CLP_LOG_RUN, "best %.9g at particle %u after %llu iterations in %.3f s", best,
-             particle, (unsigned long long)c.iterations, seconds);
+             particle, (unsigned long long)done, seconds);
     if (config->out_dir) {
         CLP_TRY(write_best(config->out_dir, best_position, p->dim, err));
-        CLP_TRY(write_summary(config->out_dir, best, particle, c.iterations, seconds, err));
+        CLP_TRY(write_summary(config->out_dir, best, particle, done, stopped, seconds, err));
     }
+    if (stopped)
+        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped after iteration %llu of %llu%s",
+                      (unsigned long long)done, (unsigned long long)c.iterations,
+                      config->out_dir ? "; convergence.csv, best.csv and summary.json hold the "
+                                        "swarm's best so far, marked as interrupted"
+                                      : "");
 fail:
     clp__csv_close(csv, NULL);
     clp__pso_system_close(sys);

@@ -3,8 +3,9 @@
  * is reached, and the outputs: the start and the optimised design (start.csv, design.csv), the
  * energies and criteria after every chunk (energy.csv) and a one-line summary (summary.json). */
 #include "io/io.h"
-#include "run/run_flags.h"
+#include "run/pacer.h"
 #include "run/repulsive_case.h"
+#include "run/run_flags.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -98,7 +99,7 @@ typedef struct summary {
     int dim, q;
     double dt;
     uint64_t steps;
-    bool by_tolerance;
+    bool by_tolerance, interrupted;
     double kinetic, ae_start, maximin_start, ae_end, maximin_end, seconds;
 } summary;
 
@@ -109,7 +110,11 @@ static clp_status write_summary(const char *dir, const summary *s, clp_error *er
     json_object_set_new(root, "q", json_integer(s->q));
     json_object_set_new(root, "dt", json_real(s->dt));
     json_object_set_new(root, "steps", json_integer((json_int_t)s->steps));
-    json_object_set_new(root, "stopped_by", json_string(s->by_tolerance ? "tolerance" : "steps"));
+    json_object_set_new(root, "stopped_by",
+                        json_string(s->interrupted    ? "request"
+                                    : s->by_tolerance ? "tolerance"
+                                                      : "steps"));
+    json_object_set_new(root, "interrupted", json_boolean(s->interrupted));
     json_object_set_new(root, "kinetic", json_real(s->kinetic));
     json_object_set_new(root, "ae_start", json_real(s->ae_start));
     json_object_set_new(root, "ae", json_real(s->ae_end));
@@ -189,6 +194,8 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     }
     summary s = {.points = c.points, .dim = c.dim, .q = p->q, .dt = p->dt};
     double row[6], outputs = 0;
+    clp__pacer pacer;
+    clp__pacer_init(&pacer, worker, config->stop_requested);
     const double begin = clp__now();
     for (uint64_t done = 0;;) {
         CLP_TRY(measure(sys, done, energy, c.points, row, err));
@@ -201,7 +208,7 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
             CLP_TRY(clp__csv_row(csv, row, err));
         outputs += clp__now() - outputs_start;
         s.by_tolerance = row[1] < c.tolerance && done > 0;
-        const bool last = s.by_tolerance || done == c.steps;
+        const bool last = s.by_tolerance || done == c.steps || s.interrupted;
         const double seconds = clp__now() - begin - outputs;
         const double rate = done && seconds > 0 ? (double)c.points * (double)done / seconds : 0.0;
         if (config->progress) {
@@ -218,10 +225,16 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
         }
         const uint64_t left = c.steps - done;
         const uint64_t chunk = left < c.check_every ? left : c.check_every;
-        /* no check inside the chunk: measure() reads the kinetic energy at its end */
-        uint64_t got = 0;
-        CLP_TRY(clp__rep_system_run(sys, chunk, 0, 0.0, &got, err));
-        done += got;
+        /* no check inside the chunk: measure() reads the kinetic energy at its end; the
+         * chunk runs in slices after which a stop request is honoured */
+        for (uint64_t ran = 0; ran < chunk && !s.interrupted;) {
+            uint64_t got = 0;
+            const uint64_t slice = clp__pacer_slice(&pacer, chunk - ran);
+            CLP_TRY(clp__rep_system_run(sys, slice, 0, 0.0, &got, err));
+            CLP_TRY(clp__pacer_wait(&pacer, &s.interrupted, err));
+            ran += got;
+            done += got;
+        }
     }
     /* the steps and the reads of energies and criteria, without the file writes */
     s.seconds = clp__now() - begin - outputs;
@@ -242,6 +255,12 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
         CLP_TRY(write_design(config->out_dir, "design.csv", x, c.points, c.dim, err));
         CLP_TRY(write_summary(config->out_dir, &s, err));
     }
+    if (s.interrupted)
+        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of at most %llu%s",
+                      (unsigned long long)s.steps, (unsigned long long)c.steps,
+                      config->out_dir ? "; design.csv holds the design at that step, and "
+                                        "summary.json marks the run as interrupted"
+                                      : "");
 fail:
     clp__csv_close(csv, NULL);
     clp__rep_system_close(sys);

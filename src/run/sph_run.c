@@ -248,20 +248,49 @@ typedef struct outputs {
     double *times;
     char **files;
     size_t count, capacity;
+    int64_t last_step; /* of the last row written, -1 before any */
 } outputs;
 
+static const char *const diagnostics_columns[] = {"time", "step",         "dt",   "kinetic_energy",
+                                                  "mass", "max_velocity", "front"};
+enum { DIAGNOSTICS_COLUMNS = 7 };
+
 static clp_status outputs_open(outputs *o, const char *dir, clp_error *err) {
-    static const char *const columns[] = {"time", "step",         "dt",   "kinetic_energy",
-                                          "mass", "max_velocity", "front"};
     snprintf(o->dir, sizeof o->dir, "%s", dir);
-    return clp__csv_open_in(dir, "diagnostics.csv", columns, 7, &o->csv, err);
+    o->last_step = -1;
+    return clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
+                            &o->csv, err);
 }
 
-static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double time, uint64_t step,
-                                double dt, clp_error *err) {
+static clp_status outputs_remember(outputs *o, double time, clp_error *err);
+
+/* A restart into the folder of the run it continues: the diagnostics up to the checkpoint's
+ * step stay, those after it go (that part is run again), and the snapshots go on from the
+ * last one kept, each row having had its snapshot. Into a new folder: a new start. */
+static clp_status outputs_continue(outputs *o, const char *dir, uint64_t step, clp_error *err) {
     clp_status st = CLP_OK;
-    const double row[] = {time, (double)step, dt, s->kinetic, s->mass, s->vmax, s->front};
-    CLP_TRY(clp__csv_row(o->csv, row, err));
+    double *kept = NULL;
+    size_t n_kept = 0;
+    snprintf(o->dir, sizeof o->dir, "%s", dir);
+    o->last_step = -1;
+    CLP_TRY(clp__csv_continue_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
+                                 1, (double)step, &kept, &n_kept, &o->csv, err));
+    for (size_t i = 0; i < n_kept; i++)
+        CLP_TRY(outputs_remember(o, kept[i * DIAGNOSTICS_COLUMNS], err));
+    if (n_kept > 0) {
+        o->last_step = (int64_t)kept[(n_kept - 1) * DIAGNOSTICS_COLUMNS + 1];
+        char path[1024];
+        snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
+        CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
+    }
+fail:
+    free(kept);
+    return st;
+}
+
+/* Adds the next snapshot's file name and time to the index. */
+static clp_status outputs_remember(outputs *o, double time, clp_error *err) {
+    clp_status st = CLP_OK;
     if (o->count == o->capacity) {
         size_t cap = o->capacity ? 2 * o->capacity : 64;
         double *times = realloc(o->times, cap * sizeof *times);
@@ -274,11 +303,23 @@ static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double 
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/particles_%05zu.vtp", o->dir, o->count);
-    clp__vtp_fields f = {n, s->xyz, s->vel, s->rho, s->pressure, s->type, time};
-    CLP_TRY(clp__vtp_write(path, &f, err));
     o->files[o->count] = strdup(path);
     CLP_REQUIRE_ALLOC(o->files[o->count], err);
     o->times[o->count++] = time;
+fail:
+    return st;
+}
+
+static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double time, uint64_t step,
+                                double dt, clp_error *err) {
+    clp_status st = CLP_OK;
+    const double row[] = {time, (double)step, dt, s->kinetic, s->mass, s->vmax, s->front};
+    CLP_TRY(clp__csv_row(o->csv, row, err));
+    o->last_step = (int64_t)step;
+    CLP_TRY(outputs_remember(o, time, err));
+    clp__vtp_fields f = {n, s->xyz, s->vel, s->rho, s->pressure, s->type, time};
+    CLP_TRY(clp__vtp_write(o->files[o->count - 1], &f, err));
+    char path[1024];
     snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
     CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
 fail:
@@ -382,7 +423,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
                        const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
     sph_run r = {.w = w, .opts = opts, .timed = config->timing != NULL};
-    outputs out = {0};
+    outputs out = {.last_step = -1};
     snapshot snap = {0};
     clp__progress progress;
     char *identity = NULL, ckpt[1024];
@@ -398,7 +439,10 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     }
     const uint64_t first = clock.step;
     if (config->out_dir) {
-        CLP_TRY(outputs_open(&out, config->out_dir, err));
+        if (config->restart)
+            CLP_TRY(outputs_continue(&out, config->out_dir, clock.step, err));
+        else
+            CLP_TRY(outputs_open(&out, config->out_dir, err));
         checkpoint_path(config, ckpt, sizeof ckpt);
     }
     if (config->progress)
@@ -410,7 +454,8 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         const double slack = 1e-9 * clock.dt;
         const bool last = clock.time >= r.c.end_time - slack;
         const double outputs_start = clp__now();
-        if (clock.time >= clock.next_output - slack || last) {
+        const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
+        if ((clock.time >= clock.next_output - slack || last) && !written) {
             snapshot_free(&snap);
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
             if (config->out_dir)
@@ -418,9 +463,10 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
             while (clock.next_output <= clock.time + slack)
                 clock.next_output += r.c.output_interval;
         }
-        bool requested = config->checkpoint_requested && *config->checkpoint_requested;
-        bool due = clock.time >= clock.next_checkpoint - slack;
-        if (config->out_dir && clock.step > first && (due || requested || last)) {
+        const bool requested = config->checkpoint_requested && *config->checkpoint_requested;
+        const bool due = clock.time >= clock.next_checkpoint - slack;
+        const bool stopping = config->stop_requested && *config->stop_requested;
+        if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
             while (clock.next_checkpoint <= clock.time + slack)
                 clock.next_checkpoint += interval;
             CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
@@ -432,7 +478,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         double rate = (double)r.n * (clock.step - first) / (clp__now() - start - r.timing.outputs);
         if (config->progress)
             clp__progress_update(&progress, clock.step, clock.time, rate);
-        if (last)
+        if (last || stopping)
             break;
         CLP_TRY(step(&r, clock.step, &clock.dt, err));
         clock.time += clock.dt;
@@ -446,6 +492,16 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
                                  (r.timing.wall - r.timing.outputs));
     if (config->timing)
         *config->timing = r.timing;
+    if (clock.time < r.c.end_time - 1e-9 * clock.dt) { /* stopped on request */
+        if (config->out_dir)
+            st = CLP_FAIL(err, CLP_INTERRUPTED,
+                          "stopped at step %llu, t = %.9g s of %g; checkpoint written to %s: "
+                          "continue with --restart %s",
+                          (unsigned long long)clock.step, clock.time, r.c.end_time, ckpt, ckpt);
+        else
+            st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu, t = %.9g s of %g",
+                          (unsigned long long)clock.step, clock.time, r.c.end_time);
+    }
 fail:
     free(identity);
     snapshot_free(&snap);

@@ -112,6 +112,56 @@ static void check_errors(const char *folder) {
     CLP_ASSERT_OK(clp__csv_close(NULL, &err), &err);
 }
 
+/* A restart continues the file of the run it resumes: rows up to the checkpoint's step stay,
+ * byte for byte (German locale too), later ones go, new rows follow; another file is refused,
+ * and a missing one is begun anew. */
+static void check_continue(const char *folder) {
+    clp_error err = CLP_ERROR_INIT;
+    static const char *const columns[] = {"time", "step"};
+    clp__csv *csv = NULL;
+    const double rows[4][2] = {{0, 0}, {0.1, 10}, {0.30000000000000004, 20}, {0.5, 30}};
+    CLP_ASSERT_OK(clp__csv_write_table(folder, "run.csv", columns, 2, &rows[0][0], 4, &err), &err);
+    double *kept = NULL;
+    size_t n_kept = 0;
+    setlocale(LC_ALL, "de_DE.UTF-8");
+    CLP_ASSERT_OK(
+        clp__csv_continue_in(folder, "run.csv", columns, 2, 1, 25, &kept, &n_kept, &csv, &err),
+        &err);
+    CLP_ASSERT_EQ(n_kept, 3);
+    CLP_ASSERT(kept[4] == 0.30000000000000004 && kept[5] == 20);
+    const double next[2] = {0.4, 25};
+    CLP_ASSERT_OK(clp__csv_row(csv, next, &err), &err);
+    CLP_ASSERT_OK(clp__csv_close(csv, &err), &err);
+    setlocale(LC_ALL, "C");
+    free(kept);
+    char path[160];
+    snprintf(path, sizeof path, "%s/run.csv", folder);
+    CLP_ASSERT_STR_EQ(read_text(path), "time,step\n0,0\n0.10000000000000001,10\n"
+                                       "0.30000000000000004,20\n0.40000000000000002,25\n");
+    snprintf(path, sizeof path, "%s/run.csv.continued", folder);
+    CLP_ASSERT(access(path, F_OK) != 0);
+
+    static const char *const other[] = {"time", "energy"};
+    CLP_ASSERT_STATUS(
+        clp__csv_continue_in(folder, "run.csv", other, 2, 1, 25, &kept, &n_kept, &csv, &err),
+        CLP_IO, &err);
+    CLP_ASSERT_CONTAINS(err.message,
+                        "run.csv is not this run's: its header is not \"time,energy\"");
+    CLP_ASSERT(kept == NULL);
+
+    clp_error_clear(&err);
+    CLP_ASSERT_OK(
+        clp__csv_continue_in(folder, "new.csv", columns, 2, 1, 25, &kept, &n_kept, &csv, &err),
+        &err);
+    CLP_ASSERT(n_kept == 0 && kept == NULL);
+    CLP_ASSERT_OK(clp__csv_close(csv, &err), &err);
+    snprintf(path, sizeof path, "%s/new.csv", folder);
+    CLP_ASSERT_STR_EQ(read_text(path), "time,step\n");
+    CLP_ASSERT(unlink(path) == 0);
+    snprintf(path, sizeof path, "%s/run.csv", folder);
+    CLP_ASSERT(unlink(path) == 0);
+}
+
 int main(void) {
     char folder[64] = "/tmp/clpart-test-csv-XXXXXX";
     CLP_ASSERT(mkdtemp(folder) != NULL);
@@ -121,6 +171,7 @@ int main(void) {
     write_rows(path);
     check_german_locale(path);
     check_errors(folder);
+    check_continue(folder);
     CLP_ASSERT(unlink(path) == 0);
     CLP_ASSERT(rmdir(folder) == 0);
     printf("csv: all checks passed\n");
