@@ -639,6 +639,9 @@ CLP_API bool clp_grid_rebuilds_at(const clp_grid *grid, uint64_t step);
  * in the current (sorted) order. Either may be NULL. */
 CLP_API clp_status clp_grid_read_particles(clp_grid *grid, double *xyz, uint32_t *ids,
                                            clp_error *err);
+/* The capacity a list sized from the counts (neighbors.max 0) takes for a largest count:
+ * a quarter more, and 4. For estimates of the memory a case will need. */
+CLP_API uint32_t clp_grid_list_room(uint32_t largest);
 /* The largest neighbour count seen by the last list build (list mode; 0 otherwise). */
 CLP_API uint32_t clp_grid_max_neighbors_seen(const clp_grid *grid);
 /* The neighbours the list holds per particle now (list mode; 0 otherwise, and before the

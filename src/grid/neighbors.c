@@ -11,7 +11,7 @@ static size_t slots_for(const clp_grid *g, uint32_t capacity) {
 
 /* Room for a quarter more than the largest count, so that a list sized at the start seldom
  * has to grow as particles crowd together; a growth costs an allocation and a list build. */
-static uint32_t fitted_capacity(uint32_t largest) {
+uint32_t clp_grid_list_room(uint32_t largest) {
     return largest + largest / 4 + 4;
 }
 
@@ -55,7 +55,7 @@ clp_status clp__grid_fit_list(clp_grid *g, cl_uint status[8], clp_error *err) {
     if (g->geo.max_neighbors > 0 || (g->fitted && !over))
         return CLP_OK;
     /* the first build sizes the list either way; later ones only grow it */
-    const uint32_t capacity = fitted_capacity(status[2]);
+    const uint32_t capacity = clp_grid_list_room(status[2]);
     if (g->fitted)
         CLP_INFO(CLP_LOG_RUN,
                  "neighbour list grown from %u to %u neighbours a particle (a "

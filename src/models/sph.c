@@ -82,6 +82,17 @@ clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp
     return CLP_OK;
 }
 
+uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius) {
+    const long reach = (long)floor(radius / c->dp);
+    const double r2 = (radius / c->dp) * (radius / c->dp);
+    uint32_t count = 0;
+    for (long k = c->dim == 3 ? -reach : 0; k <= (c->dim == 3 ? reach : 0); k++)
+        for (long j = -reach; j <= reach; j++)
+            for (long i = -reach; i <= reach; i++)
+                count += (double)(i * i + j * j + k * k) <= r2;
+    return count - 1;
+}
+
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
                               clp_error *err) {
     *xyz = malloc(3 * n * sizeof(double));

@@ -18,6 +18,9 @@ size_t clp__sph_dt_groups(size_t particles);
 /* How many particles the case has: the fluid boxes' lattice points, then the tank walls'. */
 clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err);
 /* Those n particles: fluid (type 0) then walls (type 1). New arrays. */
+/* The particles within `radius` of one inside the lattice the case starts on (itself not
+ * counted): the neighbour count a list must hold at the start, before any list is built. */
+uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius);
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
                               clp_error *err);
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);

@@ -124,13 +124,18 @@ static clp_buffer_counts model_counts(const sph_run *r, cl_float arguments[64]) 
 }
 
 /* Refuses a case whose buffers do not fit the device, in all or one by one, before anything
- * is allocated. */
+ * is allocated. A list sized from the counts is counted as the first build will size it,
+ * from the lattice the particles start on. */
 static clp_status check_device_memory(const sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *d = clp_worker_device(r->w);
     cl_float arguments[64];
     const clp_buffer_counts counts = model_counts(r, arguments);
-    const clp_memory_need grid = clp_grid_memory_need(&r->geo, r->opts, r->n);
+    clp_grid_geometry sized = r->geo;
+    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0 && !sized.max_neighbors)
+        sized.max_neighbors =
+            clp_grid_list_room(clp__sph_lattice_neighbours(&r->c, r->geo.search_radius));
+    const clp_memory_need grid = clp_grid_memory_need(&sized, r->opts, r->n);
     const clp_memory_need model = clp_buffers_need(MODEL_BUFFERS, r->opts, &counts);
     const clp_memory_need largest = grid.largest >= model.largest ? grid : model;
     const double gib = 1024.0 * 1024.0 * 1024.0, total = (grid.total + model.total) / gib;

@@ -52,27 +52,23 @@ done
 [ "$(ls "$work/a" | wc -l)" -eq "$(ls "$work/b" | wc -l)" ] || fail "the folders hold different files"
 echo "SPH: SIGTERM at step $stopped, restarted: $(ls "$work/a" | wc -l) files identical to the uninterrupted run's"
 
-# A second signal ends the process at once, with the signal's status.
+# SIGINT alone: status 130. A second signal ends the process at once, before the current
+# step and its checkpoint: SIGTERM and SIGINT back to back, which the kernel cannot merge
+# into one as it would two of a kind (the lower number may come first: either status).
 signal_when_rows INT "$work/c/diagnostics.csv" 2 -- run "$cases/dam_break_2d.json" --out "$work/c"
 [ "$status" -eq 130 ] || fail "SIGINT: exit status $status, expected 130: $(cat "$log")"
 grep -q "interrupted by SIGINT" "$log" || fail "SIGINT: no message: $(cat "$log")"
-# The signals come during the build (seconds on PoCL with every cache off), which the first
-# cannot cut short.
-POCL_KERNEL_CACHE=0 "$clpart" run "$cases/dam_break_2d.json" --out "$work/d" --no-cache \
-    2>"$work/d.log" >/dev/null &
+"$clpart" run "$cases/dam_break_2d.json" --out "$work/d" 2>"$work/d.log" >/dev/null &
 pid=$!
-sleep 0.4
+until [ -s "$work/d/diagnostics.csv" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+kill -TERM "$pid"
 kill -INT "$pid"
-sleep 0.1
-kill -INT "$pid"
-start=$(date +%s%N)
 wait "$pid"
 status=$?
-took=$((($(date +%s%N) - start) / 1000000))
-[ "$status" -eq 130 ] || fail "two SIGINTs: exit status $status, expected 130"
-grep -q "second signal: stopping at once" "$work/d.log" || fail "two SIGINTs: $(cat "$work/d.log")"
-[ ! -e "$work/d/checkpoint.ckpt" ] || fail "two SIGINTs: the run went on to a checkpoint"
-echo "SPH: SIGINT exits 130; a second SIGINT during the build ends it in $took ms"
+[ "$status" -eq 130 ] || [ "$status" -eq 143 ] || fail "two signals: exit status $status"
+grep -q "second signal: stopping at once" "$work/d.log" || fail "two signals: $(cat "$work/d.log")"
+[ ! -e "$work/d/checkpoint.ckpt" ] || fail "two signals: the run went on to a checkpoint"
+echo "SPH: SIGINT exits 130; a second signal ends the run at once (status $status)"
 
 # LJ: diagnostics up to the step reached, and a summary marked as interrupted.
 signal_when_rows INT "$work/lj/diagnostics.csv" 3 -- run "$cases/lj_liquid_small.json" --out "$work/lj"
