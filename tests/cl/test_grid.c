@@ -400,6 +400,29 @@ static void check_list_sizing(test_env *t, const scene *s0, bool split) {
     close_run(&r);
 }
 
+/* A list sized from the counts that the device cannot hold is refused at the build that
+ * measures it, with the figures: every particle in one small ball, so each has all the
+ * others as neighbours, in numbers that need 1.3 times the device's largest allocation. */
+static void check_list_too_large(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    const double bytes = 1.3 * (double)t->device->max_mem_alloc_size;
+    scene s = make_scene(3, (size_t)sqrt(bytes / (4 * 1.25)), RANDOM, false, 8);
+    for (size_t i = 0; i < s.n; i++)
+        for (int a = 0; a < 3; a++)
+            s.xyz[3 * i + a] = s.origin[a] + 0.5 * s.size[a] + 0.1 * s.radius * (uniform() - 0.5);
+    const char *opts[] = {"neighbors.max=0", NULL};
+    run r = open_run(t, &s, opts);
+    CLP_ASSERT_STATUS(clp_grid_update(r.grid, &err), CLP_DEVICE_MEMORY, &err);
+    char expected[96];
+    snprintf(expected, sizeof expected, "the neighbour list of %zu particles with room for %u", s.n,
+             clp_grid_list_room((uint32_t)s.n - 1));
+    CLP_ASSERT_CONTAINS(err.message, expected);
+    CLP_ASSERT_CONTAINS(err.message, "allows");
+    close_run(&r);
+    free_scene(&s);
+    printf("ok a list too large for the device refused: %s\n", err.message);
+}
+
 static void check_errors(test_env *t, const scene *s) {
     clp_error err = CLP_ERROR_INIT;
     /* Overflow: reported with the largest count, never silently cut. */
@@ -538,8 +561,10 @@ int main(int argc, char **argv) {
     scene walled = make_scene(3, small ? 100 : 600, RANDOM, false, neighbours);
     check_errors(&t, &walled);
     free_scene(&walled);
-    if (!small) /* 50000 cells: too many for Oclgrind, which --small is for */
+    if (!small) { /* too many cells or particles for Oclgrind, which --small is for */
         check_local_precision(&t);
+        check_list_too_large(&t);
+    }
     test_env_close(&t);
     return 0;
 }
