@@ -147,11 +147,14 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
     neib_list[(top - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
 #else
     const uint capacity = slots - 1;
+    uint front = 0;
     (void)type;
-    while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r))
-        if (found++ < capacity)
-            neib_list[(found - 1) * CLP_GRID_PARTICLES + i] = j;
-    neib_list[min(found, capacity) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
+        found++;
+        if (front < capacity)
+            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
+    }
+    neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
 #endif
     atomic_max(&status[2], found);
     if (found > capacity)
