@@ -93,6 +93,10 @@ static clp_status measure(clp__lj_system *sys, const clp__lj_case *c, uint64_t s
     return st != CLP_OK ? st : clp__lj_diagnostics(s, c, step, row, err);
 }
 
+static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
+    return clp__lj_system_run(sys, steps, err);
+}
+
 /* summary.json: the atoms, the steps done and the time reached, the last row's energies, and
  * whether a stop request ended the run before its last step. */
 static clp_status write_summary(const char *dir, size_t atoms, const double row[8],
@@ -169,13 +173,9 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
         }
         /* a chunk to the next row, in slices after which a stop request is honoured */
         const uint64_t chunk = c.steps - done < c.output_every ? c.steps - done : c.output_every;
-        for (uint64_t ran = 0; ran < chunk && !stopped;) {
-            const uint64_t slice = clp__pacer_slice(&pacer, chunk - ran);
-            CLP_TRY(clp__lj_system_run(sys, slice, err));
-            CLP_TRY(clp__pacer_wait(&pacer, &stopped, err));
-            ran += slice;
-            done += slice;
-        }
+        uint64_t ran;
+        CLP_TRY(clp__pacer_run(&pacer, run_steps, sys, chunk, &ran, &stopped, err));
+        done += ran;
     }
     const double seconds = clp__now() - start - outputs;
     if (csv) {

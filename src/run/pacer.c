@@ -6,12 +6,14 @@ void clp__pacer_init(clp__pacer *p, clp_worker *worker, volatile sig_atomic_t *s
     *p = (clp__pacer){.worker = worker, .stop = stop, .slice = 1};
 }
 
-uint64_t clp__pacer_slice(clp__pacer *p, uint64_t left) {
+/* Steps to queue next, at most `left`: the whole of it when nothing can ask for a stop. */
+static uint64_t next_slice(clp__pacer *p, uint64_t left) {
     p->started = clp__now();
     return !p->stop || p->slice > left ? left : p->slice;
 }
 
-clp_status clp__pacer_wait(clp__pacer *p, bool *stop, clp_error *err) {
+/* After a slice: waits for the device, sizes the next slice, says whether a stop was asked. */
+static clp_status wait_slice(clp__pacer *p, bool *stop, clp_error *err) {
     clp_status st = CLP_OK;
     *stop = false;
     if (!p->stop)
@@ -23,11 +25,22 @@ clp_status clp__pacer_wait(clp__pacer *p, bool *stop, clp_error *err) {
         p->slice *= 2;
     else if (took > 0.2 && p->slice > 1)
         p->slice /= 2;
-    *stop = clp__pacer_stopped(p);
+    *stop = *p->stop != 0;
 fail:
     return st;
 }
 
-bool clp__pacer_stopped(const clp__pacer *p) {
-    return p->stop && *p->stop;
+clp_status clp__pacer_run(clp__pacer *p, clp__pacer_steps run, void *system, uint64_t steps,
+                          uint64_t *done, bool *stopped, clp_error *err) {
+    clp_status st = CLP_OK;
+    *done = 0;
+    *stopped = false;
+    while (*done < steps && !*stopped) {
+        const uint64_t slice = next_slice(p, steps - *done);
+        CLP_TRY(run(system, slice, err));
+        CLP_TRY(wait_slice(p, stopped, err));
+        *done += slice;
+    }
+fail:
+    return st;
 }

@@ -15,12 +15,14 @@ typedef struct clp__pacer {
 } clp__pacer;
 
 void clp__pacer_init(clp__pacer *p, clp_worker *worker, volatile sig_atomic_t *stop);
-/* Steps to queue next, at most `left`: the whole of it when nothing can ask for a stop. */
-uint64_t clp__pacer_slice(clp__pacer *p, uint64_t left);
-/* After the slice was queued: waits for the device, sizes the next slice from how long this
- * one took (twice as long below 0.05 s, half above 0.2 s) and says whether a stop was asked. */
-clp_status clp__pacer_wait(clp__pacer *p, bool *stop, clp_error *err);
-/* Whether a stop was asked. */
-bool clp__pacer_stopped(const clp__pacer *p);
+
+/* Queues `steps` steps of a model's system on the device. */
+typedef clp_status (*clp__pacer_steps)(void *system, uint64_t steps, clp_error *err);
+/* Runs `steps` steps through `run` in slices, waiting for the device after each, until they
+ * are done or a stop is asked: *done gets the steps run, *stopped whether a stop was asked.
+ * Each slice is sized from how long the last one took: twice as long below 0.05 s, half
+ * above 0.2 s. Without a stop pointer it is one slice and no wait. */
+clp_status clp__pacer_run(clp__pacer *p, clp__pacer_steps run, void *system, uint64_t steps,
+                          uint64_t *done, bool *stopped, clp_error *err);
 
 #endif

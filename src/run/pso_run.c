@@ -43,6 +43,10 @@ static clp_status write_best(const char *dir, const double *x, int dim, clp_erro
     return st;
 }
 
+static clp_status run_iterations(void *sys, uint64_t iterations, clp_error *err) {
+    return clp__pso_system_run(sys, (size_t)iterations, err);
+}
+
 /* summary.json: {"best": ..., "particle": ..., "iterations": ..., "interrupted": ...,
  * "seconds": ...} on one line, "iterations" those done. JSON has no infinities: a best of
  * -inf is written as the string "-inf" (and +inf, from a run stopped before any finite
@@ -123,13 +127,9 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
         /* a chunk to the next read, in slices after which a stop request is honoured */
         const uint64_t left = c.iterations - done;
         const uint64_t chunk = left < c.output_every ? left : c.output_every;
-        for (uint64_t ran = 0; ran < chunk && !stopped;) {
-            const uint64_t slice = clp__pacer_slice(&pacer, chunk - ran);
-            CLP_TRY(clp__pso_system_run(sys, (size_t)slice, err));
-            CLP_TRY(clp__pacer_wait(&pacer, &stopped, err));
-            ran += slice;
-            done += slice;
-        }
+        uint64_t ran;
+        CLP_TRY(clp__pacer_run(&pacer, run_iterations, sys, chunk, &ran, &stopped, err));
+        done += ran;
     }
     /* the iterations and the reads of the history, without the file writes */
     const double seconds = clp__now() - start - outputs;

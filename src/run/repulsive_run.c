@@ -93,6 +93,12 @@ fail:
     return st;
 }
 
+/* Steps with no check of the kinetic energy: the run reads it after each chunk. */
+static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
+    uint64_t done;
+    return clp__rep_system_run(sys, steps, 0, 0.0, &done, err);
+}
+
 /* What summary.json holds. */
 typedef struct summary {
     size_t points;
@@ -227,14 +233,9 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
         const uint64_t chunk = left < c.check_every ? left : c.check_every;
         /* no check inside the chunk: measure() reads the kinetic energy at its end; the
          * chunk runs in slices after which a stop request is honoured */
-        for (uint64_t ran = 0; ran < chunk && !s.interrupted;) {
-            uint64_t got = 0;
-            const uint64_t slice = clp__pacer_slice(&pacer, chunk - ran);
-            CLP_TRY(clp__rep_system_run(sys, slice, 0, 0.0, &got, err));
-            CLP_TRY(clp__pacer_wait(&pacer, &s.interrupted, err));
-            ran += got;
-            done += got;
-        }
+        uint64_t ran;
+        CLP_TRY(clp__pacer_run(&pacer, run_steps, sys, chunk, &ran, &s.interrupted, err));
+        done += ran;
     }
     /* the steps and the reads of energies and criteria, without the file writes */
     s.seconds = clp__now() - begin - outputs;

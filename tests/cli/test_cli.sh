@@ -159,39 +159,32 @@ expect 1 "gives [0-9]+ particles; clpart handles fewer than 2\^31" -- "$clpart" 
 import json, sys
 d = json.load(sys.stdin); d = d["devices"][d["selected"]]
 sys.exit(0 if d["max_alloc_bytes"] < 0.6 * d["global_mem_bytes"] else 1)' && {
-    python3 - "$dam3d" "$work/over_alloc.json" "$clpart" <<'PY'
+    # over_alloc SLOTS H_OVER_DP FILE: the 3D dam break with h = H_OVER_DP dp and as many
+    # particles as make a list of SLOTS uints each 1.3 times the largest allocation
+    over_alloc() {
+        python3 - "$dam3d" "$3" "$clpart" "$1" "$2" <<'PY'
 import json, re, subprocess, sys
-src, dst, clpart = sys.argv[1:]
+src, dst, clpart, slots, h_over_dp = sys.argv[1:]
 d = json.loads(subprocess.run([clpart, "devices", "--json"], capture_output=True, text=True).stdout)
 d = d["devices"][d["selected"]]
-target = 1.3 * d["max_alloc_bytes"] / (4 * 129)  # neighbors.max 128, and an end marker
+target = 1.3 * d["max_alloc_bytes"] / (4 * int(slots))
 case = json.load(open(src))
+case["sph"]["h_over_dp"] = float(h_over_dp)
+case["end_time"] = 1e-5  # in case it is not refused
 for _ in range(4):
     json.dump(case, open(dst, "w"))
     source = subprocess.run([clpart, "source", dst], capture_output=True, text=True).stdout
     n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
     case["sph"]["dp"] *= (n / target) ** (1 / 3)
 PY
+    }
+    over_alloc 129 1.3 "$work/over_alloc.json" # neighbors.max 128, and an end marker
     expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
         "$clpart" run "$work/over_alloc.json" --out "$work/huge_out" -s neighbors.max=128
     # A list sized from the counts (neighbors.max 0) is counted as its first build will size
     # it, from the start lattice: with h = 4 dp a particle has about 2850 neighbours within
-    # 2.2 h, and the list holds 25 % more (end_time is short in case the case runs).
-    python3 - "$dam3d" "$work/wide_kernel.json" "$clpart" <<'PY'
-import json, re, subprocess, sys
-src, dst, clpart = sys.argv[1:]
-d = json.loads(subprocess.run([clpart, "devices", "--json"], capture_output=True, text=True).stdout)
-d = d["devices"][d["selected"]]
-target = 1.3 * d["max_alloc_bytes"] / (4 * 3570)
-case = json.load(open(src))
-case["sph"]["h_over_dp"] = 4
-case["end_time"] = 1e-5
-for _ in range(4):
-    json.dump(case, open(dst, "w"))
-    source = subprocess.run([clpart, "source", dst], capture_output=True, text=True).stdout
-    n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
-    case["sph"]["dp"] *= (n / target) ** (1 / 3)
-PY
+    # 2.2 h, and the list holds 25 % more.
+    over_alloc 3570 4 "$work/wide_kernel.json"
     expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
         "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache
 }
