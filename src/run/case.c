@@ -2,6 +2,7 @@
  * tank and wall boxes of boundary particles, constants, end time and output interval. The JSON
  * stays in this file; errors name the file and the key. Options are read by options.c. */
 #include "run/case.h"
+#include "run/case_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -43,6 +44,30 @@ static bool read_number(json_t *parent, const char *key, double min, double max,
     *out = json_number_value(v);
     return true;
 }
+
+/* Every key of `object` (when it is one) is among `names`: a misspelt key is refused with the
+ * closest name, as in the other models' cases, rather than silently left at its default. */
+#define KNOWN(object, section, names, path, err)                                                   \
+    (!json_is_object(object) ||                                                                    \
+     clp__case_known_keys((object), (section), (names), sizeof(names) / sizeof((names)[0]),        \
+                          (path), (err)) == CLP_OK)
+
+static const char *const top_keys[] = {"model",
+                                       "options",
+                                       "presets",
+                                       "domain",
+                                       "sph",
+                                       "fluid",
+                                       "walls",
+                                       "tank",
+                                       "end_time",
+                                       "output_interval",
+                                       "checkpoint_interval"};
+static const char *const domain_keys[] = {"origin", "size"};
+static const char *const sph_keys[] = {"dp",    "h_over_dp", "rho0", "c0",
+                                       "alpha", "nu",        "cfl",  "gravity"};
+static const char *const tank_keys[] = {"min", "max", "layers", "open_top"};
+static const char *const box_keys[] = {"min", "max"};
 
 static bool read_box(json_t *box, int dim, clp_box *out, const char *what, const char *path,
                      clp_error *err) {
@@ -96,10 +121,12 @@ static bool read_boxes(json_t *list, const char *key, size_t min_count, int dim,
                     key, min_count, CLP_CASE_MAX_BOXES);
         return false;
     }
-    char what[64];
+    char what[64], section[64];
     for (size_t i = 0; i < count; i++) {
         snprintf(what, sizeof what, "'%s'[%zu]", key, i);
-        if (!read_box(json_array_get(list, i), dim, &boxes[i], what, path, err))
+        snprintf(section, sizeof section, "%s[%zu].", key, i);
+        if (!KNOWN(json_array_get(list, i), section, box_keys, path, err) ||
+            !read_box(json_array_get(list, i), dim, &boxes[i], what, path, err))
             return false;
     }
     *n = count;
@@ -203,9 +230,13 @@ clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_
                            jerr.text);
     clp_sph_case c = {.dim = dim, .end_time = 1.0, .output_interval = 0.05};
     json_t *domain = json_object_get(root, "domain");
-    bool ok = json_is_object(domain) &&
-              read_vector(domain, "origin", dim, c.origin, true, path, err) &&
-              read_vector(domain, "size", dim, c.size, true, path, err);
+    bool ok = KNOWN(root, "", top_keys, path, err) &&
+              KNOWN(domain, "domain.", domain_keys, path, err) &&
+              KNOWN(json_object_get(root, "sph"), "sph.", sph_keys, path, err) &&
+              KNOWN(json_object_get(root, "tank"), "tank.", tank_keys, path, err);
+    ok = ok && json_is_object(domain) &&
+         read_vector(domain, "origin", dim, c.origin, true, path, err) &&
+         read_vector(domain, "size", dim, c.size, true, path, err);
     if (!ok && err->status == CLP_OK)
         CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
                     "%s: 'domain' must be an object with origin and size", path);

@@ -117,8 +117,8 @@ count() { "$clpart" source "$1" | sed -n 's/^#define CLP_GRID_PARTICLES \([0-9]*
     fail "a 5 x 3 wall box did not add 15 particles"
 expect 1 "'max' must be an array of 2 numbers" -- "$clpart" source "$work/bad_walls.json"
 
-# Boxes out of place are refused before anything runs, naming the box and the bound it
-# crosses; nothing is written. The dam break's tank is [0, 0.5] x [0, 0.16], open at the top,
+# Boxes out of place and unknown keys are refused before anything runs, naming the box and
+# the bound it crosses, or the key; nothing is written. The dam break's tank is [0, 0.5] x [0, 0.16], open at the top,
 # with 3 layers of 0.002286 outside it; its domain is [-0.02, 0.52] x [-0.02, 0.18].
 geometry_refused() {
     local pattern=$1
@@ -139,6 +139,11 @@ geometry_refused "'walls'\[1\] reaches y = 0.3, beyond the domain, which ends at
     'walls=[{"min": [0.3, 0], "max": [0.32, 0.02]}, {"min": [0.4, 0], "max": [0.42, 0.3]}]'
 geometry_refused "'fluid'\[0\] and 'walls'\[0\] share space" \
     'walls=[{"min": [0.04, 0], "max": [0.06, 0.02]}]'
+# Misspelt keys are refused with the closest name, at the top, in sections and in boxes.
+geometry_refused "unknown key 'end_tme'; did you mean 'end_time'" end_tme=0.1
+geometry_refused "unknown key 'sph.alpah'; did you mean 'alpha'" sph/alpah=0.1
+geometry_refused "unknown key 'fluid\[0\].mx'; did you mean 'max'" \
+    'fluid=[{"min": [0, 0], "mx": [0.05, 0.1]}]'
 # Fluid above an open tank's rim is allowed (it falls in), as is a wall box touching the fluid.
 variant "$(cat "$dam2d")" "$work/rim.json" 'fluid=[{"min": [0, 0], "max": [0.05, 0.17]}]' \
     'walls=[{"min": [0.05, 0], "max": [0.07, 0.02]}]'
