@@ -109,20 +109,32 @@ fail:
     return st;
 }
 
+/* Passes buffer `i` as the next argument when the step takes it and it is allocated. */
+static clp_status set_buffer_arg(clp_worker *w, const clp_step *step, cl_kernel kernel, int i,
+                                 cl_uint *arg, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (!(step->buffers & (1ull << i)) || !w->buffers[i][0])
+        return CLP_OK;
+    CLP_CL_CHECK(clSetKernelArg(kernel, *arg, sizeof(cl_mem), &w->buffers[i][0]), err,
+                 "kernel '%s' argument %u (buffer \"%s\"): clSetKernelArg", step->kernel, *arg,
+                 clp_buffer_traits_of(1ull << i)->name);
+    ++*arg;
+fail:
+    return st;
+}
+
 clp_status clp_worker_run_step(clp_worker *w, const clp_step *step, double *seconds,
                                clp_error *err) {
     clp_status st = CLP_OK;
     cl_kernel kernel;
     CLP_TRY(clp_worker_kernel(w, step->kernel, &kernel, err));
+    /* Buffers in bit order, the constants last, where CLP_CONSTANTS_PARAM puts them. */
+    const int constants = clp__buffer_index(CLP_BUF_CONSTANTS);
     cl_uint arg = 0;
-    for (int i = 0; i < CLP_BUF_COUNT; i++) {
-        if (!(step->buffers & (1ull << i)) || !w->buffers[i][0])
-            continue;
-        CLP_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_mem), &w->buffers[i][0]), err,
-                     "kernel '%s' argument %u (buffer \"%s\"): clSetKernelArg", step->kernel, arg,
-                     clp_buffer_traits_of(1ull << i)->name);
-        arg++;
-    }
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        if (i != constants)
+            CLP_TRY(set_buffer_arg(w, step, kernel, i, &arg, err));
+    CLP_TRY(set_buffer_arg(w, step, kernel, constants, &arg, err));
     CLP_TRY(enqueue(w, step->kernel, kernel, step->global, step->local, seconds, err));
 fail:
     return st;
