@@ -58,6 +58,9 @@
 
 /* Derived values. */
 #define CLP_GRID_OUTSIDE CLP_GRID_KEY_COUNT /* the key of a particle outside the domain */
+/* The type of a particle a model has taken out of the computation: the next sort gives it the
+ * key CLP_GRID_OUTSIDE, so no search finds it and it searches nothing. */
+#define CLP_GRID_EXCLUDED 255u
 #define CLP_GRID_CELLS ((int4)(CLP_GRID_CELLS_X, CLP_GRID_CELLS_Y, CLP_GRID_CELLS_Z, 1))
 #define CLP_GRID_CELL ((float4)(CLP_GRID_CELL_X, CLP_GRID_CELL_Y, CLP_GRID_CELL_Z, 1.0f))
 #define CLP_GRID_ORIGIN ((float4)(CLP_GRID_ORIGIN_X, CLP_GRID_ORIGIN_Y, CLP_GRID_ORIGIN_Z, 0.0f))
@@ -194,6 +197,27 @@ float4 particle_delta(float4 pos_i, float4 pos_j, int4 dc) {
 #endif
     d.w = 0.0f;
     return d;
+}
+
+/* The global position of a particle from its pos[] entry and its key: with local positions,
+ * the centre of its cell plus the offset. */
+float4 particle_position(float4 p, uint key) {
+#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
+    p += CLP_GRID_ORIGIN + (convert_float4(key_cell(key)) + 0.5f) * CLP_GRID_CELL;
+#else
+    (void)key;
+#endif
+    p.w = 0.0f;
+    return p;
+}
+
+/* Whether a global position lies in the domain along every walled axis (NaN does not). */
+bool position_in_domain(float4 x) {
+    const float4 low = CLP_GRID_ORIGIN, high = CLP_GRID_ORIGIN + CLP_GRID_SIZE;
+    const bool x_in = CLP_GRID_PERIODIC_X || (x.x >= low.x && x.x <= high.x);
+    const bool y_in = CLP_GRID_PERIODIC_Y || (x.y >= low.y && x.y <= high.y);
+    const bool z_in = CLP_CORE_DIM == 2 || CLP_GRID_PERIODIC_Z || (x.z >= low.z && x.z <= high.z);
+    return x_in && y_in && z_in;
 }
 
 /* The cell step from cell a to neighbouring cell b, through the periodic boundary where that

@@ -29,9 +29,9 @@ int4 position_cell(float4 p) {
 
 /* Cell keys for every particle. Global positions wrap on periodic axes; local offsets that
  * left their cell move to the cell they are in now. A particle outside a walled axis gets
- * the key CLP_GRID_OUTSIDE and is counted. */
+ * the key CLP_GRID_OUTSIDE and is counted; an excluded one gets it too, uncounted. */
 __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict key,
-                        __global const uint *restrict id,
+                        __global const uint *restrict type, __global const uint *restrict id,
 #if CLP_GRID_SORT == CLP_GRID_SORT_COUNTING
                         __global uint *restrict cell_count,
 #endif
@@ -63,9 +63,10 @@ __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict k
 #endif
     pos[i] = p;
     inside = inside && cell_inside(c);
-    uint k = inside ? cell_key(c) : CLP_GRID_OUTSIDE;
+    const bool excluded = type[i] == CLP_GRID_EXCLUDED;
+    uint k = inside && !excluded ? cell_key(c) : CLP_GRID_OUTSIDE;
     key[i] = k;
-    if (!inside) {
+    if (!inside && !excluded) {
         atomic_inc(&status[0]);
         atomic_min(&status[1], id[i]);
     }

@@ -55,6 +55,7 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     for (int a = 0; a < 3; a++)
         g->axis_order[a] = order[a] - 'x';
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
+    g->check_displacement = true;
     g->buffers = clp_buffers_needed(grid_buffers, opts);
     const clp_buffer_counts counts = grid_counts(geometry, particles);
     CLP_TRY(clp_worker_alloc(worker, grid_buffers & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
@@ -77,6 +78,10 @@ void clp_grid_destroy(clp_grid *g) {
     clp__scan_destroy(&g->scan);
     clp__radix_destroy(&g->sorter);
     free(g);
+}
+
+void clp_grid_set_displacement_check(clp_grid *g, bool on) {
+    g->check_displacement = on;
 }
 
 bool clp_grid_rebuilds_at(const clp_grid *g, uint64_t step) {
@@ -293,7 +298,7 @@ clp_status clp_grid_update(clp_grid *g, clp_error *err) {
     g->timing = (clp_grid_timing){0};
     CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
     const bool reference = g->buffers & CLP_BUF_POS_REBUILT;
-    if (reference && g->has_reference) {
+    if (reference && g->has_reference && g->check_displacement) {
         const clp_step moved = {"grid_displacement",
                                 CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT,
                                 g->particles, 0};
@@ -302,8 +307,8 @@ clp_status clp_grid_update(clp_grid *g, clp_error *err) {
     if (!g->radix)
         CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_COUNT, 0, err));
     const clp_step keys = {"grid_keys",
-                           CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_ID | CLP_BUF_CELL_COUNT |
-                               CLP_BUF_GRID_STATUS,
+                           CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID |
+                               CLP_BUF_CELL_COUNT | CLP_BUF_GRID_STATUS,
                            g->particles, 0};
     CLP_TRY(clp_worker_run_step(g->worker, &keys, NULL, err));
     CLP_TRY(phase_end(g, &g->timing.keys, &start, err));

@@ -48,14 +48,15 @@ struct clp_grid {
     clp_worker *worker;
     clp_grid_geometry geo;
     size_t particles;
-    bool local;         /* grid.positions=local */
-    bool list;          /* neighbors.mode=list */
-    bool split;         /* neighbors.split */
-    bool radix;         /* grid.sort=radix */
-    bool morton;        /* grid.key=morton */
-    int axis_order[3];  /* linear keys: axes from the fastest-varying one */
-    uint64_t every;     /* neighbors.every */
-    bool has_reference; /* pos_rebuilt holds the positions of the last rebuild */
+    bool local;              /* grid.positions=local */
+    bool list;               /* neighbors.mode=list */
+    bool split;              /* neighbors.split */
+    bool radix;              /* grid.sort=radix */
+    bool morton;             /* grid.key=morton */
+    int axis_order[3];       /* linear keys: axes from the fastest-varying one */
+    uint64_t every;          /* neighbors.every */
+    bool has_reference;      /* pos_rebuilt holds the positions of the last rebuild */
+    bool check_displacement; /* a rebuild fails after a move of more than half the skin */
     clp_buffer_set buffers;
     clp__scan scan;    /* counting sort: the scan of the cell counts */
     clp__radix sorter; /* radix sort */
