@@ -448,8 +448,8 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_DRHO CLP_BUF_BIT(22)
 /* float2 per group: largest |a| and |v| of its fluid */
 #define CLP_BUF_DT_PARTIAL CLP_BUF_BIT(23)
-/* float: the time step the device chose */
-#define CLP_BUF_DT CLP_BUF_BIT(24)
+/* uint[5]: the step the device chose, and what its integration saw (cl/sph/sph.cl) */
+#define CLP_BUF_SPH_STEP CLP_BUF_BIT(24)
 /* float4: XSPH velocity correction, m/s */
 #define CLP_BUF_XSPH CLP_BUF_BIT(25)
 /* float4: positions at the start of a step */
@@ -494,7 +494,10 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_REP_PARTIAL CLP_BUF_BIT(47)
 /* float2 per point: the distance to its nearest neighbour, and its sum of 1 / L^2 */
 #define CLP_BUF_REP_MEASURE CLP_BUF_BIT(48)
-enum { CLP_BUF_COUNT = 49 };
+/* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
+ * position w */
+#define CLP_BUF_SHIFT CLP_BUF_BIT(49)
+enum { CLP_BUF_COUNT = 50 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -547,7 +550,7 @@ CLP_API clp_status clp_worker_read(clp_worker *worker, clp_buffer_set bit, void 
                                    clp_error *err);
 
 /* One step of a model, as data: a kernel whose arguments are the allocated buffers of
- * `buffers` in bit order (a kernel fences an optional argument with the same #if as the
+ * `buffers` in bit order, CLP_BUF_CONSTANTS last (a kernel fences an optional argument with the same #if as the
  * buffer's needs), run over `global` work-items with work-group size `local` (0: chosen). */
 typedef struct clp_step {
     const char *kernel;
@@ -633,6 +636,10 @@ CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
  * keys and cell ranges, without a sort, so the neighbours come in the order of the run that
  * wrote the checkpoint. */
 CLP_API clp_status clp_grid_relist(clp_grid *grid, clp_error *err);
+/* Whether a rebuild fails when a particle moved more than half the skin since the last one,
+ * as pairs may then have been missed (on by default). A model that measures the displacement
+ * every step and rebuilds as soon as it passes half the skin, as SPH does, turns it off. */
+CLP_API void clp_grid_set_displacement_check(clp_grid *grid, bool on);
 /* Whether step `step` (0, 1, ...) rebuilds: every neighbors.every steps. */
 CLP_API bool clp_grid_rebuilds_at(const clp_grid *grid, uint64_t step);
 /* Positions in double (rebuilt from cell and offset with local positions) and original IDs,
@@ -663,6 +670,8 @@ typedef struct clp_run_timing {
     double wall;                       /* seconds of the whole time loop, outputs included */
     double outputs;                    /* of which snapshots, output files and checkpoints */
     uint64_t steps, rebuilds, particles;
+    uint64_t forced_rebuilds; /* of the rebuilds, those a particle forced by moving more than
+                                 half the skin (SPH) */
 } clp_run_timing;
 
 /* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the

@@ -67,9 +67,10 @@ static void print_timing(const clp_run_timing *t) {
     for (size_t i = 0; i < n; i++)
         device += phases[i].seconds;
     const double steps = t->steps ? (double)t->steps : 1.0;
-    printf("timing: %llu steps of %llu particles, %llu rebuilds; device ms per step:\n",
+    printf("timing: %llu steps of %llu particles, %llu rebuilds (%llu early); device ms per "
+           "step:\n",
            (unsigned long long)t->steps, (unsigned long long)t->particles,
-           (unsigned long long)t->rebuilds);
+           (unsigned long long)t->rebuilds, (unsigned long long)t->forced_rebuilds);
     for (size_t i = 0; i < n; i++)
         printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
                1e3 * phases[i].seconds / steps,

@@ -1,13 +1,16 @@
 /* Weakly-compressible SPH (seed particle-systems-gpusph-design.txt 5.1-5.5): smoothing
  * kernels by Horner's method, Tait equation of state, density by continuity with delta-SPH
- * diffusion or by summation, stored as rho or as the centred relative density rho/rho0 - 1,
- * symmetric pressure gradient, artificial or laminar viscosity, XSPH, gravity, dynamic
- * boundary particles (type 1: they carry density and pressure, never move), a time step
- * chosen on the device from the CFL, force and viscous conditions, and a symplectic Euler or
- * predictor-corrector step. Layouts: vel[i] float4 (xyz, w unused), rho[i] float (stored
+ * diffusion (Molteni's or Fourtakas') or by summation, stored as rho or as the centred
+ * relative density rho/rho0 - 1, symmetric pressure gradient, artificial or laminar viscosity,
+ * XSPH, particle shifting, gravity, dynamic boundary particles (type 1: they carry density and
+ * pressure, never move), a time step chosen on the device from the CFL, force and viscous
+ * conditions, and a symplectic Euler or predictor-corrector step that takes out of the
+ * computation any fluid particle that leaves the domain, the speed limit or the density range
+ * (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz, w unused), rho[i] float (stored
  * density), acc[i] float4 (m/s^2), drho[i] float (stored density per second), xsph[i] float4
- * (m/s), dt_partial[group] float2 (largest |a|, largest |v| of the group's fluid), dt[0] the
- * step (s). SI units throughout. */
+ * (m/s), shift[i] float4 (sum_j V_j grad_i W_ij in xyz, the divergence of position
+ * -sum_j V_j x_ij . grad_i W_ij in w), dt_partial[group] float2 (largest |a|, largest |v| of
+ * the group's fluid), step[] the step record (SPH_STEP_* below). SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL 1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -21,6 +24,23 @@
 #endif
 #ifndef CLP_SPH_DELTA
 #define CLP_SPH_DELTA 0x1.99999ap-4f /* delta-SPH coefficient (0.1); 0 turns it off */
+#endif
+#ifndef CLP_SPH_DIFFUSION
+#define CLP_SPH_DIFFUSION 1 /* delta-SPH term: 0 Molteni, 1 Fourtakas (dynamic density only) */
+#define CLP_SPH_DIFFUSION_MOLTENI 0
+#define CLP_SPH_DIFFUSION_FOURTAKAS 1
+#endif
+#ifndef CLP_SPH_SHIFTING
+#define CLP_SPH_SHIFTING 1   /* 1: particle shifting */
+#define CLP_SPH_SHIFT_A 2.0f /* its coefficient A */
+#endif
+#ifndef CLP_SPH_PRESSURE_FLOOR
+#define CLP_SPH_PRESSURE_FLOOR -1.0f /* lowest pressure in the momentum equation, over B */
+#endif
+#ifndef CLP_SPH_DENSITY_MIN
+#define CLP_SPH_DENSITY_MIN 0.7f /* fluid density range over rho0, and speed limit over c0 */
+#define CLP_SPH_DENSITY_MAX 1.3f
+#define CLP_SPH_SPEED_LIMIT 1.0f
 #endif
 #ifndef CLP_SPH_VISCOSITY
 #define CLP_SPH_VISCOSITY 0 /* 0 artificial (alpha), 1 laminar (nu) */
@@ -58,6 +78,8 @@
 #define CLP_SPH_TAIT_B 57142.9f  /* Tait's B = c0^2 rho0 / 7, Pa */
 #define CLP_SPH_ETA2 1e-6f       /* 0.01 h^2: keeps 1/r^2 terms finite */
 #define CLP_SPH_SUPPORT2 4e-4f   /* (2h)^2: pairs from a list with skin beyond it are skipped */
+#define CLP_SPH_DP 7.7e-3f       /* lattice spacing, m */
+#define CLP_SPH_SHIFT_SURFACE 1.5f /* shifting: the divergence of position at the free surface */
 #endif
 #ifndef CLP_SPH_DT_GROUP
 #define CLP_SPH_DT_GROUP 64  /* work-items of the time-step reduction */
@@ -126,6 +148,27 @@ float tait_term(float s) {
 
 #endif
 
+/* SPH_DENSITY_UNIT: a density difference over the stored density's difference. */
+#if CLP_SPH_CENTRED_DENSITY
+#define SPH_DENSITY_UNIT CLP_SPH_RHO0
+#else
+#define SPH_DENSITY_UNIT 1.0f
+#endif
+
+/* The step record, uint step[SPH_STEP_WORDS], set by sph_dt_final and filled in by the
+ * integration: the step (bits of a float, s), the largest distance a particle has moved since
+ * the last rebuild (bits of a float: non-negative floats order as their bits), the fluid
+ * particles excluded in this step, an OR of their reasons, and the smallest ID among them. */
+#define SPH_STEP_DT 0
+#define SPH_STEP_MOVED 1
+#define SPH_STEP_EXCLUDED 2
+#define SPH_STEP_REASONS 3
+#define SPH_STEP_FIRST_ID 4
+#define SPH_STEP_WORDS 5
+#define SPH_OUT_DOMAIN 1u
+#define SPH_OUT_SPEED 2u
+#define SPH_OUT_DENSITY 4u
+
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
 /* rho_i = m sum_j W_ij, the particle itself included. Boundary particles keep theirs. */
 __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONSTANTS_PARAM) {
@@ -138,33 +181,65 @@ __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONS
     acc_add(&sum, kernel_w(0.0f));
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
         const float r2 = dot(r_ij, r_ij);
-        if (r2 < CLP_SPH_SUPPORT2)
+        if (r2 < CLP_SPH_SUPPORT2 && type[j] != CLP_GRID_EXCLUDED)
             acc_add(&sum, kernel_w(sqrt(r2) / CLP_SPH_H));
     }
     rho[i] = SPH_STORED_FROM_SUM(acc_result(sum));
 }
 #endif
 
-/* The rate of change of velocity and density of every particle, and its XSPH correction. */
+/* The hydrostatic part of rho_j - rho_i in stored units, subtracted by Fourtakas' diffusion:
+ * rho0 ((1 + rho0 g . r_ij / B)^(1/7) - 1) with B = c0^2 rho0 / 7, by its series to second
+ * order (the argument is below 1e-2 within the kernel's support). */
+float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
+#if CLP_SPH_DIFFUSION == CLP_SPH_DIFFUSION_FOURTAKAS
+    const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
+    const float x = 7.0f * dot(gravity, r_ij) / (CLP_SPH_C0 * CLP_SPH_C0);
+    return CLP_SPH_RHO0 / SPH_DENSITY_UNIT * x * (1.0f / 7.0f - 3.0f / 49.0f * x);
+#else
+    (void)r_ij;
+    return 0.0f;
+#endif
+}
+
+/* The pressure the momentum equation uses: Tait's, kept at least sph.pressure_floor B (at 0,
+ * fluid under tension no longer pulls particles into clumps). */
+float momentum_pressure(float stored_rho CLP_CONSTANTS_FN_PARAM) {
+    return fmax(SPH_PRESSURE(stored_rho), CLP_SPH_PRESSURE_FLOOR * CLP_SPH_TAIT_B);
+}
+
+#if CLP_SPH_XSPH
+#define SPH_XSPH_PARAM , __global float4 *restrict xsph
+#else
+#define SPH_XSPH_PARAM
+#endif
+#if CLP_SPH_SHIFTING
+#define SPH_SHIFT_PARAM(qualifier) , __global qualifier float4 *restrict shift
+#else
+#define SPH_SHIFT_PARAM(qualifier)
+#endif
+
+/* The rate of change of velocity and density of every particle, its XSPH correction and its
+ * shifting sums. Excluded neighbours, which stay in a list until the next rebuild, are
+ * skipped. */
 __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
                          __global const float *restrict rho, __global float4 *restrict acc,
-                         __global float *restrict drho
-#if CLP_SPH_XSPH
-                         ,
-                         __global float4 *restrict xsph
-#endif
+                         __global float *restrict drho SPH_XSPH_PARAM SPH_SHIFT_PARAM()
                              CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
     const bool fluid_i = type[i] == 0;
     const float4 v_i = vel[i];
-    const float s_i = rho[i], rho_i = SPH_RHO(s_i), p_i = SPH_PRESSURE(s_i);
+    const float s_i = rho[i], rho_i = SPH_RHO(s_i), p_i = momentum_pressure(s_i CLP_CONSTANTS_ARG);
     acc4_t a_sum = acc4_zero(); /* one float4 sum, not three: Oclgrind 21.10's uninitialised-
                                    value check crashes on per-component sums */
     acc_t dr = acc_zero();
 #if CLP_SPH_XSPH
     acc4_t blend = acc4_zero(); /* sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij */
+#endif
+#if CLP_SPH_SHIFTING
+    acc4_t concentration = acc4_zero(); /* sum_j V_j (grad_i W_ij, -x_ij . grad_i W_ij) */
 #endif
     uint j;
     float4 r_ij; /* x_j - x_i */
@@ -172,7 +247,8 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         const float r2 = dot(r_ij, r_ij);
         /* Skipped, not added as zeros: a restart's list, built from later positions, then
          * gives the same sums bit for bit even where compensation would see the zeros. */
-        if (r2 >= CLP_SPH_SUPPORT2)
+        const uint type_j = type[j];
+        if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
             continue;
         const float q = sqrt(r2) / CLP_SPH_H;
         const float f = CLP_SPH_GRAD_SCALE * kernel_f(q);
@@ -181,15 +257,16 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         const float4 v_ij = v_i - vel[j];
         float d = SPH_DRHO_SCALE * dot(v_ij, grad);
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_CONTINUITY
-        /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i) (x_ij . grad W)/(r^2 + eta^2) */
-        if (fluid_i && type[j] == 0)
+        /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i - hydrostatic) (x_ji . grad W) /
+         * (r^2 + eta^2), between fluid particles */
+        if (fluid_i && type_j == 0)
             d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * (CLP_SPH_MASS / rho_j) *
-                 (s_j - s_i) * (-r2 * f) / (r2 + CLP_SPH_ETA2);
+                 (s_j - s_i - hydrostatic_difference(r_ij CLP_CONSTANTS_ARG)) * (-r2 * f) / (r2 + CLP_SPH_ETA2);
 #endif
         acc_add(&dr, d);
         if (!fluid_i)
             continue;
-        float s = -CLP_SPH_MASS * (p_i + SPH_PRESSURE(s_j)) / (rho_i * rho_j);
+        float s = -CLP_SPH_MASS * (p_i + momentum_pressure(s_j CLP_CONSTANTS_ARG)) / (rho_i * rho_j);
         const float vx = -dot(v_ij, r_ij); /* v_ij . x_ij */
 #if CLP_SPH_VISCOSITY == CLP_SPH_VISCOSITY_ARTIFICIAL
         if (vx < 0.0f) {
@@ -204,16 +281,22 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
 #endif
         acc4_add(&a_sum, a);
 #if CLP_SPH_XSPH
-        if (type[j] == 0)
+        if (type_j == 0)
             acc4_add(&blend, -v_ij * (2.0f * CLP_SPH_MASS * CLP_SPH_SIGMA * kernel_w(q) /
                                       (rho_i + rho_j)));
+#endif
+#if CLP_SPH_SHIFTING
+        acc4_add(&concentration, (CLP_SPH_MASS / rho_j) * (float4)(grad.xyz, -r2 * f));
 #endif
     }
     const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
     acc[i] = fluid_i ? acc4_result(a_sum) + gravity : (float4)(0.0f);
-    drho[i] = acc_result(dr);
+    drho[i] = type[i] == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr);
 #if CLP_SPH_XSPH
     xsph[i] = fluid_i ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f);
+#endif
+#if CLP_SPH_SHIFTING
+    shift[i] = fluid_i ? acc4_result(concentration) : (float4)(0.0f);
 #endif
 }
 
@@ -246,10 +329,10 @@ sph_dt_partial(__global const uint *restrict type, __global const float4 *restri
 }
 
 /* The step (Monaghan): cfl h / (c0 + |v|max), 0.25 sqrt(h / |a|max), and the largest step
- * (the CFL step at rest and the viscous bound). One work-group. */
+ * (the CFL step at rest and the viscous bound), into a new step record. One work-group. */
 __kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
 sph_dt_final(__global const float2 *restrict dt_partial,
-             __global float *restrict dt CLP_CONSTANTS_PARAM) {
+             __global uint *restrict step CLP_CONSTANTS_PARAM) {
     __local float2 largest[CLP_SPH_DT_GROUP];
     const uint lid = get_local_id(0);
     float2 m = (float2)(0.0f);
@@ -257,10 +340,14 @@ sph_dt_final(__global const float2 *restrict dt_partial,
         m = fmax(m, dt_partial[g]);
     group_max(m, largest);
     if (lid == 0) {
-        float step = fmin(CLP_SPH_DT, CLP_SPH_CFL * CLP_SPH_H / (CLP_SPH_C0 + largest[0].y));
+        float dt = fmin(CLP_SPH_DT, CLP_SPH_CFL * CLP_SPH_H / (CLP_SPH_C0 + largest[0].y));
         if (largest[0].x > 0.0f)
-            step = fmin(step, 0.25f * sqrt(CLP_SPH_H / largest[0].x));
-        dt[0] = step;
+            dt = fmin(dt, 0.25f * sqrt(CLP_SPH_H / largest[0].x));
+        step[SPH_STEP_DT] = as_uint(dt);
+        step[SPH_STEP_MOVED] = 0;
+        step[SPH_STEP_EXCLUDED] = 0;
+        step[SPH_STEP_REASONS] = 0;
+        step[SPH_STEP_FIRST_ID] = 0xffffffffu;
     }
 }
 
@@ -271,45 +358,103 @@ sph_dt_final(__global const float2 *restrict dt_partial,
 #define SPH_ADVANCE_RHO(r0, k, dr) ((r0) + (k) * (dr))
 #endif
 
-/* Particle i after k seconds from state (x0, v0, r0) with rates a and dr, moving with
- * velocity u. Boundary particles stay and keep at least the rest density `rest`. */
-void advance(__global float4 *pos, __global float4 *vel, __global float *rho, uint i, bool fluid,
-             float k, float4 x0, float4 v0, float r0, float4 a, float dr, float4 u, float rest) {
-    const float r = SPH_ADVANCE_RHO(r0, k, dr);
-    if (!fluid) {
-        rho[i] = fmax(r, rest);
-        return;
-    }
-    rho[i] = r;
-    vel[i] = v0 + k * a;
-    pos[i] = x0 + k * (float4)(u.xyz, 0.0f);
+/* The displacement particle shifting adds in a step of `dt` for velocity v and shifting sums
+ * s: -A h |v| dt grad C, at most a tenth of the spacing. It is off where the divergence of
+ * position marks the free surface and ramps up to full strength at the interior's value, the
+ * dimension. */
+float4 shifting(float4 s, float4 v, float dt CLP_CONSTANTS_FN_PARAM) {
+    const float ramp =
+        clamp((s.w - CLP_SPH_SHIFT_SURFACE) / (CLP_CORE_DIM - CLP_SPH_SHIFT_SURFACE), 0.0f, 1.0f);
+    float4 d = (-CLP_SPH_SHIFT_A * CLP_SPH_H * length(v.xyz) * dt * ramp) * (float4)(s.xyz, 0.0f);
+    const float size = length(d), most = 0.1f * CLP_SPH_DP;
+    return size > most ? d * (most / size) : d;
 }
 
-/* The velocity correction that XSPH adds to the moving velocity. */
+/* Why a fluid particle must leave the computation: SPH_OUT_* bits, 0 when it stays. */
+uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM) {
+    const float ratio = SPH_RHO(stored_rho) / CLP_SPH_RHO0;
+    const float limit = CLP_SPH_SPEED_LIMIT * CLP_SPH_C0;
+    return (position_in_domain(x) ? 0u : SPH_OUT_DOMAIN) |
+           (dot(v, v) <= limit * limit ? 0u : SPH_OUT_SPEED) |
+           (ratio >= CLP_SPH_DENSITY_MIN && ratio <= CLP_SPH_DENSITY_MAX ? 0u : SPH_OUT_DENSITY);
+}
+
+/* After fluid particle i's step: takes it out of the computation when it is an outlier, and
+ * records the distance it has moved since the last rebuild (pos_rebuilt, when lists last
+ * more than a step). */
+void step_end(uint i, __global const float4 *pos, __global const uint *key,
+              __global uint *type, __global const uint *id, __global float4 *vel,
+              __global const float *rho, __global uint *step,
+              __global const float4 *pos_rebuilt CLP_CONSTANTS_FN_PARAM) {
+    const uint why =
+        outlier_reasons(particle_position(pos[i], key[i]), vel[i], rho[i] CLP_CONSTANTS_ARG);
+    if (why) {
+        type[i] = CLP_GRID_EXCLUDED;
+        vel[i] = (float4)(0.0f);
+        atomic_inc(&step[SPH_STEP_EXCLUDED]);
+        atomic_or(&step[SPH_STEP_REASONS], why);
+        atomic_min(&step[SPH_STEP_FIRST_ID], id[i]);
+    }
+    if (pos_rebuilt)
+        atomic_max(&step[SPH_STEP_MOVED], as_uint(length((pos[i] - pos_rebuilt[i]).xyz)));
+}
+
+#if CLP_NEIGHBORS_EVERY > 1
+#define SPH_REBUILT_PARAM , __global const float4 *restrict pos_rebuilt
+#define SPH_REBUILT pos_rebuilt
+#else
+#define SPH_REBUILT_PARAM
+#define SPH_REBUILT 0
+#endif
+#if CLP_SPH_SHIFTING
+#define SPH_SHIFT_OF(i, v, dt) shifting(shift[i], (v), (dt)CLP_CONSTANTS_ARG)
+#else
+#define SPH_SHIFT_OF(i, v, dt) ((float4)(0.0f))
+#endif
 #if CLP_SPH_XSPH
 #define SPH_XSPH_OF(i) xsph[i]
-#define SPH_XSPH_PARAM , __global const float4 *restrict xsph
 #else
 #define SPH_XSPH_OF(i) ((float4)(0.0f))
-#define SPH_XSPH_PARAM
 #endif
+/* The integration kernels' buffers: the state, then (predictor-corrector) the state at the
+ * start of the step, then what the end of a step checks. */
 #define SPH_STATE_PARAMS                                                                           \
-    __global float4 *restrict pos, __global const uint *restrict type,                             \
+    __global float4 *restrict pos, __global const uint *restrict key,                              \
+        __global uint *restrict type, __global const uint *restrict id,                            \
         __global float4 *restrict vel, __global float *restrict rho,                               \
         __global const float4 *restrict acc, __global const float *restrict drho,                  \
-        __global const float *restrict dt SPH_XSPH_PARAM
+        __global uint *restrict step SPH_XSPH_PARAM
+#define SPH_END_PARAMS SPH_REBUILT_PARAM SPH_SHIFT_PARAM(const)
+
+/* Boundary particles keep at least the rest density; density, velocity and position of fluid
+ * particle i after k seconds from state (x0, v0, r0) with rates a and dr, moving by `move`. */
+void advance(__global float4 *pos, __global float4 *vel, __global float *rho, uint i, uint t,
+             float k, float4 x0, float4 v0, float r0, float4 a, float dr,
+             float4 move CLP_CONSTANTS_FN_PARAM) {
+    const float r = SPH_ADVANCE_RHO(r0, k, dr);
+    if (t == 0) {
+        rho[i] = r;
+        vel[i] = v0 + k * a;
+        pos[i] = x0 + (float4)(move.xyz, 0.0f);
+    } else if (t != CLP_GRID_EXCLUDED) {
+        rho[i] = fmax(r, SPH_REST);
+    }
+}
 
 #if CLP_SPH_INTEGRATOR == CLP_SPH_INTEGRATOR_SYMPLECTIC
 
 /* Symplectic Euler: density and velocity first, then positions with the new velocity. */
-__kernel void sph_integrate(SPH_STATE_PARAMS CLP_CONSTANTS_PARAM) {
+__kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
-    const float step = dt[0];
-    const float4 v = vel[i] + step * acc[i];
-    advance(pos, vel, rho, i, type[i] == 0, step, pos[i], vel[i], rho[i], acc[i], drho[i],
-            v + SPH_XSPH_OF(i), SPH_REST);
+    const float dt = as_float(step[SPH_STEP_DT]);
+    const uint t = type[i];
+    const float4 v = vel[i] + dt * acc[i];
+    advance(pos, vel, rho, i, t, dt, pos[i], vel[i], rho[i], acc[i], drho[i],
+            dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt) CLP_CONSTANTS_ARG);
+    if (t == 0)
+        step_end(i, pos, key, type, id, vel, rho, step, SPH_REBUILT CLP_CONSTANTS_ARG);
 }
 
 #else
@@ -324,26 +469,30 @@ __kernel void sph_predict(SPH_STATE_PARAMS, SPH_OLD_PARAMS CLP_CONSTANTS_PARAM) 
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
+    const float half_dt = 0.5f * as_float(step[SPH_STEP_DT]);
     const float4 x0 = pos[i], v0 = vel[i];
     const float r0 = rho[i];
     pos_old[i] = x0;
     vel_old[i] = v0;
     rho_old[i] = r0;
-    advance(pos, vel, rho, i, type[i] == 0, 0.5f * dt[0], x0, v0, r0, acc[i], drho[i],
-            v0 + SPH_XSPH_OF(i), SPH_REST);
+    advance(pos, vel, rho, i, type[i], half_dt, x0, v0, r0, acc[i], drho[i],
+            half_dt * (v0 + SPH_XSPH_OF(i)) CLP_CONSTANTS_ARG);
 }
 
 /* Second half: with the rates of time n + 1/2, the corrected half-step state is
  * y_half = y_n + dt/2 rate_half, and y_n+1 = 2 y_half - y_n = y_n + dt rate_half; positions
- * move with the corrected half-step velocity. */
-__kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS CLP_CONSTANTS_PARAM) {
+ * move with the corrected half-step velocity, and shifting with the rates of the half step. */
+__kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
-    const float step = dt[0];
-    const float4 v0 = vel_old[i], a = acc[i];
-    advance(pos, vel, rho, i, type[i] == 0, step, pos_old[i], v0, rho_old[i], a, drho[i],
-            v0 + 0.5f * step * a + SPH_XSPH_OF(i), SPH_REST);
+    const float dt = as_float(step[SPH_STEP_DT]);
+    const uint t = type[i];
+    const float4 v0 = vel_old[i], a = acc[i], v = v0 + 0.5f * dt * a;
+    advance(pos, vel, rho, i, t, dt, pos_old[i], v0, rho_old[i], a, drho[i],
+            dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt) CLP_CONSTANTS_ARG);
+    if (t == 0)
+        step_end(i, pos, key, type, id, vel, rho, step, SPH_REBUILT CLP_CONSTANTS_ARG);
 }
 
 #endif

@@ -68,7 +68,7 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_ACC, "acc", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
     ROW(CLP_BUF_DRHO, "drho", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
     ROW(CLP_BUF_DT_PARTIAL, "dt_partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_DT, "dt", "float", sizeof(cl_float), 1, CLP_SINGLE),
+    ROW(CLP_BUF_SPH_STEP, "sph_step", "uint", sizeof(cl_uint), 5, CLP_SINGLE),
     {.bit = CLP_BUF_XSPH,
      .name = "xsph",
      .element_type = "float",
@@ -121,6 +121,13 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_REP_STRESS, "repulsive.stress", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
     ROW(CLP_BUF_REP_PARTIAL, "repulsive.partial", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_REP_MEASURE, "repulsive.measure", "float", sizeof(cl_float), 2, CLP_PER_PARTICLE),
+    {.bit = CLP_BUF_SHIFT,
+     .name = "shift",
+     .element_type = "float",
+     .element_size = sizeof(cl_float),
+     .components = 4,
+     .kind = CLP_PER_PARTICLE,
+     NEEDS("sph.shifting", "true")},
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -165,6 +165,9 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
         {"CLP_SPH_TAIT_B", p->c0 * p->c0 * c->rho0 / 7.0},
         {"CLP_SPH_ETA2", 0.01 * p->h * p->h},
         {"CLP_SPH_SUPPORT2", 4.0 * p->h * p->h},
+        {"CLP_SPH_DP", c->dp},
+        /* DualSPHysics' free-surface thresholds of the divergence of position */
+        {"CLP_SPH_SHIFT_SURFACE", c->dim == 3 ? 2.75 : 1.5},
     };
     size_t n = 0;
     for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)
@@ -173,6 +176,28 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
     out[n++] = (clp_constant){"CLP_SPH_DT_GROUPS", CLP_CONST_INT, 0,
                               (long long)clp__sph_dt_groups(particles), false};
     return n;
+}
+
+void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
+                              const clp__sph_physics_values *p, unsigned reasons, char *out,
+                              size_t size) {
+    const char *sep = "";
+    size_t at = 0;
+    out[0] = '\0';
+    if (reasons & CLP_SPH_OUT_DOMAIN) {
+        at += (size_t)snprintf(out + at, size - at, "left the domain");
+        sep = ", ";
+    }
+    if ((reasons & CLP_SPH_OUT_SPEED) && at < size) {
+        at += (size_t)snprintf(out + at, size - at, "%smoved faster than %g m/s (sph.speed_limit)",
+                               sep, clp_options_float(opts, "sph.speed_limit") * p->c0);
+        sep = ", ";
+    }
+    if ((reasons & CLP_SPH_OUT_DENSITY) && at < size)
+        snprintf(out + at, size - at,
+                 "%shad a density outside [%g, %g] kg/m^3 (sph.density_min, sph.density_max)", sep,
+                 clp_options_float(opts, "sph.density_min") * c->rho0,
+                 clp_options_float(opts, "sph.density_max") * c->rho0);
 }
 
 double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho) {

@@ -15,6 +15,18 @@ typedef struct clp__sph_physics_values {
 enum { CLP_SPH_DT_GROUP = 64, CLP_SPH_DT_MAX_GROUPS = 1024 };
 size_t clp__sph_dt_groups(size_t particles);
 
+/* The step record the device fills each step (CLP_BUF_SPH_STEP, SPH_STEP_* in cl/sph/sph.cl). */
+typedef struct clp__sph_step_record {
+    cl_float dt;      /* the step taken, s */
+    cl_float moved;   /* the largest distance a particle moved since the last rebuild */
+    cl_uint excluded; /* fluid particles taken out of the computation in this step */
+    cl_uint reasons;  /* why: an OR of CLP_SPH_OUT_* */
+    cl_uint first_id; /* the smallest ID among them */
+} clp__sph_step_record;
+enum { CLP_SPH_OUT_DOMAIN = 1, CLP_SPH_OUT_SPEED = 2, CLP_SPH_OUT_DENSITY = 4 };
+/* The type of an excluded particle: CLP_GRID_EXCLUDED in cl/grid/grid.cl. */
+enum { CLP_SPH_EXCLUDED = 255 };
+
 /* How many particles the case has: the fluid boxes' lattice points, then the tank walls'. */
 clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err);
 /* Those n particles: fluid (type 0) then walls (type 1). New arrays. */
@@ -26,10 +38,14 @@ clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uin
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);
 /* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS): the physical ones, computed in
  * double, may be kernel arguments (core.inline_constants). */
-enum { CLP_SPH_MAX_CONSTANTS = 24 };
+enum { CLP_SPH_MAX_CONSTANTS = 26 };
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
                           const clp__sph_physics_values *p, size_t particles, clp_constant *out);
 const char *const *clp__sph_modules(size_t *count);
+/* What the CLP_SPH_OUT_* bits of `reasons` say, as a phrase ("left the domain, ..."). */
+void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
+                              const clp__sph_physics_values *p, unsigned reasons, char *out,
+                              size_t size);
 /* Between density and what rho[] stores: rho itself, or rho/rho0 - 1 when `centred`. */
 double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho);
 double clp__sph_density(const clp_sph_case *c, bool centred, double stored);

@@ -9,14 +9,21 @@
 #include <stdlib.h>
 
 /* The buffers a step needs from the one before; the rest are recomputed. The cell ranges
- * of the last rebuild let a restart rebuild the neighbour list without a sort. */
+ * of the last rebuild let a restart rebuild the neighbour list without a sort, and the
+ * positions at that rebuild (when lists last more than a step) tell when the next one is
+ * forced. A buffer the options leave out is left out here too. */
 static const struct {
     clp_buffer_set bit;
     const char *name;
-} state[] = {{CLP_BUF_POS, "pos"},           {CLP_BUF_KEY, "key"},
-             {CLP_BUF_TYPE, "type"},         {CLP_BUF_CELL_START, "cell_start"},
-             {CLP_BUF_CELL_END, "cell_end"}, {CLP_BUF_ID, "id"},
-             {CLP_BUF_VEL, "vel"},           {CLP_BUF_RHO, "rho"}};
+} state[] = {{CLP_BUF_POS, "pos"},
+             {CLP_BUF_KEY, "key"},
+             {CLP_BUF_TYPE, "type"},
+             {CLP_BUF_CELL_START, "cell_start"},
+             {CLP_BUF_CELL_END, "cell_end"},
+             {CLP_BUF_ID, "id"},
+             {CLP_BUF_VEL, "vel"},
+             {CLP_BUF_RHO, "rho"},
+             {CLP_BUF_POS_REBUILT, "pos_rebuilt"}};
 enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
 static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {
@@ -67,7 +74,10 @@ clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char
     CLP_TRY(clp__checkpoint_create(identity, clock->step, clock->time, clock->dt, &cp, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_output", clock->next_output, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_checkpoint", clock->next_checkpoint, err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "rebuild_due", clock->rebuild_due, err));
     for (size_t i = 0; i < STATE_COUNT; i++) {
+        if (!(clp_worker_buffers(w) & state[i].bit))
+            continue;
         size_t bytes = clp_worker_buffer_bytes(w, state[i].bit);
         const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
         size_t element = t->element_size * t->components;
@@ -91,6 +101,8 @@ clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const ch
     clp__checkpoint *cp = NULL;
     CLP_TRY(clp__checkpoint_read(path, identity, &cp, err));
     for (size_t i = 0; i < STATE_COUNT; i++) {
+        if (!(clp_worker_buffers(w) & state[i].bit))
+            continue;
         const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
         size_t element = t->element_size * t->components;
         const void *data;
@@ -104,6 +116,9 @@ clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const ch
     clock->dt = clp__checkpoint_dt(cp);
     CLP_TRY(clp__checkpoint_scalar(cp, "next_output", &clock->next_output, err));
     CLP_TRY(clp__checkpoint_scalar(cp, "next_checkpoint", &clock->next_checkpoint, err));
+    double rebuild_due;
+    CLP_TRY(clp__checkpoint_scalar(cp, "rebuild_due", &rebuild_due, err));
+    clock->rebuild_due = rebuild_due != 0;
 fail:
     clp__checkpoint_destroy(cp);
     return st;

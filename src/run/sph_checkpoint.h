@@ -13,6 +13,7 @@ typedef struct clp__sph_clock {
     uint64_t step;
     double time, dt;
     double next_output, next_checkpoint; /* simulated times */
+    bool rebuild_due; /* a particle moved more than half the skin: rebuild before the next step */
 } clp__sph_clock;
 
 clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char *identity,

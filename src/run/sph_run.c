@@ -16,9 +16,11 @@ typedef struct sph_run {
     clp_grid_geometry geo;
     clp_grid *grid;
     size_t n, n_fluid;
-    bool centred; /* rho[] holds rho/rho0 - 1 */
-    bool timed;   /* profiling on: device time per phase goes into `timing` */
-    bool listed;  /* the grid was just rebuilt: the first step need not rebuild it again */
+    bool centred;          /* rho[] holds rho/rho0 - 1 */
+    bool timed;            /* profiling on: device time per phase goes into `timing` */
+    bool listed;           /* the grid was just rebuilt: the first step need not rebuild it again */
+    bool stop_on_outliers; /* sph.outliers=stop */
+    double half_skin;      /* a particle that moved farther since the last rebuild forces one */
     clp_run_timing timing;
 } sph_run;
 
@@ -34,6 +36,8 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     memcpy(desc.origin, r->c.origin, sizeof desc.origin);
     memcpy(desc.size, r->c.size, sizeof desc.size);
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
+    r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
+    r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
 fail:
     return st;
 }
@@ -82,7 +86,31 @@ fail:
     return st;
 }
 
-/* Fluid starts at hydrostatic density, rho0 (1 + rho0 |g| depth / B)^(1/7), at rest. */
+/* The distance from point x to box b (0 inside). */
+static double box_distance(const clp_box *b, const double *x, int dim) {
+    double d2 = 0;
+    for (int a = 0; a < dim; a++) {
+        const double out = fmax(b->min[a] - x[a], fmax(0.0, x[a] - b->max[a]));
+        d2 += out * out;
+    }
+    return sqrt(d2);
+}
+
+/* The water level over particle i at the start: the fluid's highest top for fluid, the
+ * highest top of the fluid boxes within the kernel's reach for a boundary particle; -inf for
+ * a boundary particle no fluid reaches, which starts at rest density. */
+static double start_level(const sph_run *r, const double *x, uint32_t type) {
+    const int up = r->c.dim - 1;
+    double level = -INFINITY;
+    for (size_t b = 0; b < r->c.n_fluid; b++)
+        if (type == 0 || box_distance(&r->c.fluid[b], x, r->c.dim) <= 2.0 * r->phys.h)
+            level = fmax(level, r->c.fluid[b].max[up]);
+    return level;
+}
+
+/* Particles start at rest at hydrostatic density, rho0 (1 + rho0 |g| depth / B)^(1/7): the
+ * fluid, and the boundary particles beside it, whose pressure then holds the fluid up from
+ * the first step instead of sending a pressure wave through it. */
 static clp_status initial_state(sph_run *r, const double *xyz, const uint32_t *types,
                                 clp_error *err) {
     clp_status st = CLP_OK;
@@ -90,13 +118,10 @@ static clp_status initial_state(sph_run *r, const double *xyz, const uint32_t *t
     cl_float *rho = malloc(r->n * sizeof *rho);
     CLP_REQUIRE(vel && rho, err, CLP_NOMEM, "out of host memory");
     const int up = r->c.dim - 1;
-    double top = -INFINITY, g = fabs(r->c.gravity[up]);
-    for (size_t b = 0; b < r->c.n_fluid; b++)
-        top = fmax(top, r->c.fluid[b].max[up]);
-    double tait_b = r->phys.c0 * r->phys.c0 * r->c.rho0 / 7.0;
+    const double g = fabs(r->c.gravity[up]), tait_b = r->phys.c0 * r->phys.c0 * r->c.rho0 / 7.0;
     for (size_t i = 0; i < r->n; i++) {
-        double depth = types[i] == 0 ? fmax(0.0, top - xyz[3 * i + up]) : 0.0;
-        double density = r->c.rho0 * pow(1.0 + r->c.rho0 * g * depth / tait_b, 1.0 / 7.0);
+        const double depth = fmax(0.0, start_level(r, xyz + 3 * i, types[i]) - xyz[3 * i + up]);
+        const double density = r->c.rho0 * pow(1.0 + r->c.rho0 * g * depth / tait_b, 1.0 / 7.0);
         rho[i] = (float)clp__sph_stored_density(&r->c, r->centred, density);
     }
     CLP_TRY(clp_worker_write(r->w, CLP_BUF_VEL, vel, err));
@@ -109,8 +134,9 @@ fail:
 
 /* The model's buffers beyond the grid's; the options leave out those they do not need. */
 #define MODEL_BUFFERS                                                                              \
-    (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_DT_PARTIAL | CLP_BUF_DT |    \
-     CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS)
+    (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_DT_PARTIAL |                 \
+     CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |       \
+     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
 
 /* The model buffers' sizes; `arguments` gets the constants passed as a kernel argument. */
 static clp_buffer_counts model_counts(const sph_run *r, cl_float arguments[64]) {
@@ -164,6 +190,7 @@ static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp
     CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
+    clp_grid_set_displacement_check(r->grid, false); /* each step checks it (step_end) */
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     cl_float arguments[64];
     const clp_buffer_counts counts = model_counts(r, arguments);
@@ -189,6 +216,7 @@ typedef struct snapshot {
     float *vel, *rho, *pressure; /* vel: n x 3 */
     cl_float4 *vel4;
     double kinetic, mass, vmax, front;
+    size_t excluded; /* fluid particles taken out of the computation so far */
 } snapshot;
 
 static void snapshot_free(snapshot *s) {
@@ -231,10 +259,12 @@ static clp_status take_snapshot(sph_run *r, uint64_t step, snapshot *s, clp_erro
                           : !isfinite(s->xyz[3 * i] + s->xyz[3 * i + 1] + s->xyz[3 * i + 2])
                               ? "position"
                               : NULL;
-        CLP_REQUIRE(!bad, err, CLP_CHECK, "step %llu: particle %u has a non-finite %s",
-                    (unsigned long long)step, s->id[i], bad);
         s->rho[i] = (float)density;
         s->pressure[i] = (float)(tait_b * (pow(density / r->c.rho0, 7) - 1));
+        s->excluded += s->type[i] == CLP_SPH_EXCLUDED; /* kept as it was when it left */
+        CLP_REQUIRE(!bad || s->type[i] == CLP_SPH_EXCLUDED, err, CLP_CHECK,
+                    "step %llu: particle %u has a non-finite %s", (unsigned long long)step,
+                    s->id[i], bad);
         if (s->type[i] != 0)
             continue;
         s->kinetic += 0.5 * r->phys.mass * v2;
@@ -256,9 +286,9 @@ typedef struct outputs {
     int64_t last_step; /* of the last row written, -1 before any */
 } outputs;
 
-static const char *const diagnostics_columns[] = {"time", "step",         "dt",   "kinetic_energy",
-                                                  "mass", "max_velocity", "front"};
-enum { DIAGNOSTICS_COLUMNS = 7 };
+static const char *const diagnostics_columns[] = {"time", "step",         "dt",    "kinetic_energy",
+                                                  "mass", "max_velocity", "front", "excluded"};
+enum { DIAGNOSTICS_COLUMNS = 8 };
 
 static clp_status outputs_open(outputs *o, const char *dir, clp_error *err) {
     snprintf(o->dir, sizeof o->dir, "%s", dir);
@@ -318,7 +348,8 @@ fail:
 static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double time, uint64_t step,
                                 double dt, clp_error *err) {
     clp_status st = CLP_OK;
-    const double row[] = {time, (double)step, dt, s->kinetic, s->mass, s->vmax, s->front};
+    const double row[] = {time,    (double)step, dt,       s->kinetic,
+                          s->mass, s->vmax,      s->front, (double)s->excluded};
     CLP_TRY(clp__csv_row(o->csv, row, err));
     o->last_step = (int64_t)step;
     CLP_TRY(outputs_remember(o, time, err));
@@ -359,37 +390,69 @@ static clp_status rates(sph_run *r, clp_error *err) {
                            &r->timing.density, err));
     CLP_TRY(run_kernel(r, "sph_forces",
                        grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                           CLP_BUF_XSPH | CLP_BUF_CONSTANTS,
+                           CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
                        r->n, 0, &r->timing.forces, err));
 fail:
     return st;
 }
 
-/* The device's choice of step from the rates just computed, into CLP_BUF_DT. */
+/* The device's choice of step from the rates just computed, into a new step record. */
 static clp_status choose_step(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t groups = clp__sph_dt_groups(r->n);
     CLP_TRY(run_kernel(r, "sph_dt_partial",
                        CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_ACC | CLP_BUF_DT_PARTIAL,
                        groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
-    CLP_TRY(run_kernel(r, "sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_DT | CLP_BUF_CONSTANTS,
+    CLP_TRY(run_kernel(r, "sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS,
                        CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
 fail:
     return st;
 }
 
-/* The buffers of the integration kernels, in their parameter order. */
-#define INTEGRATION_BUFFERS                                                                        \
-    (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |         \
-     CLP_BUF_DT | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |             \
-     CLP_BUF_CONSTANTS)
+/* The buffers of the integration kernels: the state every one takes, the state at the start
+ * of a step (predictor-corrector), and those the end of a step checks. */
+#define STATE_BUFFERS                                                                              \
+    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
+     CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_CONSTANTS)
+#define OLD_BUFFERS (CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD)
+#define END_BUFFERS (CLP_BUF_POS_REBUILT | CLP_BUF_SHIFT)
 
-/* One step: rebuild when due, rates, the device's step, then the integrator: symplectic
- * Euler, or a predictor half step, rates again and the corrector. *dt gets the step taken. */
-static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
+/* What the step record says beyond the step: particles the integration excluded (an error
+ * with sph.outliers=stop, else a warning), and a particle that moved so far since the last
+ * rebuild that the list must be rebuilt before the next force evaluation. */
+static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__sph_step_record rec;
+    _Static_assert(sizeof rec == 5 * sizeof(cl_uint), "the step record is five words");
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_SPH_STEP, &rec, err)); /* the host keeps the clock */
+    clock->dt = rec.dt;
+    clock->rebuild_due = rec.moved > r->half_skin;
+    if (rec.excluded == 0)
+        return CLP_OK;
+    char why[160];
+    clp__sph_outlier_reasons(&r->c, r->opts, &r->phys, rec.reasons, why, sizeof why);
+    CLP_REQUIRE(!r->stop_on_outliers, err, CLP_CHECK,
+                "step %llu, t = %.6g s: %u fluid particle%s (first: particle %u) %s; "
+                "sph.outliers=exclude takes such particles out and goes on",
+                (unsigned long long)clock->step, clock->time, rec.excluded,
+                rec.excluded == 1 ? "" : "s", rec.first_id, why);
+    CLP_WARN(CLP_LOG_RUN,
+             "step %llu, t = %.6g s: excluded %u fluid particle%s (first: particle %u) "
+             "that %s",
+             (unsigned long long)clock->step, clock->time, rec.excluded,
+             rec.excluded == 1 ? "" : "s", rec.first_id, why);
+fail:
+    return st;
+}
+
+/* One step from the clock's step and time: rebuild when due or forced, rates, the device's
+ * step, then the integrator: symplectic Euler, or a predictor half step, rates again and the
+ * corrector. The clock gets the step taken and whether the next one must rebuild first. */
+static clp_status step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
     const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
-    if (clp_grid_rebuilds_at(r->grid, n) && !r->listed) {
+    const bool scheduled = clp_grid_rebuilds_at(r->grid, clock->step);
+    if ((scheduled || clock->rebuild_due) && !r->listed) {
         CLP_TRY(clp_grid_update(r->grid, err));
         const clp_grid_timing g = clp_grid_last_timing(r->grid);
         r->timing.keys += g.keys;
@@ -397,26 +460,38 @@ static clp_status step(sph_run *r, uint64_t n, double *dt, clp_error *err) {
         r->timing.reorder += g.reorder;
         r->timing.list += g.list;
         r->timing.rebuilds++;
+        r->timing.forced_rebuilds += !scheduled;
     }
     r->listed = false;
     CLP_TRY(rates(r, err));
     CLP_TRY(choose_step(r, err));
     if (symplectic) {
-        CLP_TRY(run_kernel(r, "sph_integrate", INTEGRATION_BUFFERS, r->n, 0, &r->timing.integration,
-                           err));
+        CLP_TRY(run_kernel(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS, r->n, 0,
+                           &r->timing.integration, err));
     } else {
-        CLP_TRY(run_kernel(r, "sph_predict", INTEGRATION_BUFFERS, r->n, 0, &r->timing.integration,
-                           err));
+        CLP_TRY(run_kernel(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS, r->n, 0,
+                           &r->timing.integration, err));
         CLP_TRY(rates(r, err));
-        CLP_TRY(run_kernel(r, "sph_correct", INTEGRATION_BUFFERS, r->n, 0, &r->timing.integration,
-                           err));
+        CLP_TRY(run_kernel(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS, r->n, 0,
+                           &r->timing.integration, err));
     }
-    cl_float chosen;
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_DT, &chosen, err)); /* the host keeps the clock */
-    *dt = chosen;
+    CLP_TRY(read_step_record(r, clock, err));
     r->timing.steps++;
 fail:
     return st;
+}
+
+/* How often a particle forced an early rebuild: a run where most rebuilds come early would
+ * go faster with a wider skin. */
+static void report_rebuilds(const sph_run *r) {
+    const clp_run_timing *t = &r->timing;
+    if (t->forced_rebuilds == 0)
+        return;
+    CLP_LOG(2 * t->forced_rebuilds > t->rebuilds ? CLP_LOG_WARN : CLP_LOG_INFO, CLP_LOG_RUN,
+            "%llu of the %llu neighbour-list rebuilds came early, when a particle had moved more "
+            "than half the skin (%g m) since the last; a wider neighbors.skin or a smaller "
+            "neighbors.every rebuilds on schedule",
+            (unsigned long long)t->forced_rebuilds, (unsigned long long)t->rebuilds, r->half_skin);
 }
 
 /* The checkpoint file of a run's output folder. */
@@ -436,7 +511,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     clp_worker_set_profiling(w, r.timed);
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
-    clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval};
+    clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval, false};
     if (config->restart) {
         CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &clock, err));
         CLP_TRY(clp_grid_relist(r.grid, err));
@@ -485,12 +560,13 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
             clp__progress_update(&progress, clock.step, clock.time, rate);
         if (last || stopping)
             break;
-        CLP_TRY(step(&r, clock.step, &clock.dt, err));
+        CLP_TRY(step(&r, &clock, err));
         clock.time += clock.dt;
         clock.step++;
     }
     r.timing.wall = clp__now() - start;
     r.timing.particles = r.n;
+    report_rebuilds(&r);
     if (config->progress)
         clp__progress_finish(&progress, clock.step, clock.time,
                              (double)r.n * (clock.step - first) /
