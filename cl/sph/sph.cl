@@ -7,10 +7,12 @@
  * conditions, and a symplectic Euler or predictor-corrector step that takes out of the
  * computation any fluid particle that leaves the domain, the speed limit or the density range
  * (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz, w unused), rho[i] float (stored
- * density), acc[i] float4 (m/s^2), drho[i] float (stored density per second), xsph[i] float4
- * (m/s), shift[i] float4 (sum_j V_j grad_i W_ij in xyz, the divergence of position
- * -sum_j V_j x_ij . grad_i W_ij in w), dt_partial[group] float2 (largest |a|, largest |v| of
- * the group's fluid), step[] the step record (SPH_STEP_* below). SI units throughout. */
+ * density), acc[i] float4 (m/s^2 in xyz; in w the divergence of position
+ * -sum_j V_j x_ij . grad_i W_ij, about the dimension inside the fluid and lower at its free
+ * surface), drho[i] float (stored density per second), xsph[i] float4 (m/s), shift[i] float4
+ * (the concentration gradient sum_j V_j grad_i W_ij, w unused), dt_partial[group] float2
+ * (largest |a|, largest |v| of the group's fluid), step[] the step record (SPH_STEP_* below).
+ * SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL 1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -34,8 +36,8 @@
 #define CLP_SPH_SHIFTING 1   /* 1: particle shifting */
 #define CLP_SPH_SHIFT_A 2.0f /* its coefficient A */
 #endif
-#ifndef CLP_SPH_PRESSURE_FLOOR
-#define CLP_SPH_PRESSURE_FLOOR -1.0f /* lowest pressure in the momentum equation, over B */
+#ifndef CLP_SPH_SURFACE_FLOOR
+#define CLP_SPH_SURFACE_FLOOR 1 /* 1: fluid at the free surface keeps at least rho0 */
 #endif
 #ifndef CLP_SPH_DENSITY_MIN
 #define CLP_SPH_DENSITY_MIN 0.7f /* fluid density range over rho0, and speed limit over c0 */
@@ -79,7 +81,7 @@
 #define CLP_SPH_ETA2 1e-6f       /* 0.01 h^2: keeps 1/r^2 terms finite */
 #define CLP_SPH_SUPPORT2 4e-4f   /* (2h)^2: pairs from a list with skin beyond it are skipped */
 #define CLP_SPH_DP 7.7e-3f       /* lattice spacing, m */
-#define CLP_SPH_SHIFT_SURFACE 1.5f /* shifting: the divergence of position at the free surface */
+#define CLP_SPH_SURFACE_DIVERGENCE 1.5f /* the divergence of position at the free surface */
 #endif
 #ifndef CLP_SPH_DT_GROUP
 #define CLP_SPH_DT_GROUP 64  /* work-items of the time-step reduction */
@@ -202,12 +204,6 @@ float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #endif
 }
 
-/* The pressure the momentum equation uses: Tait's, kept at least sph.pressure_floor B (at 0,
- * fluid under tension no longer pulls particles into clumps). */
-float momentum_pressure(float stored_rho CLP_CONSTANTS_FN_PARAM) {
-    return fmax(SPH_PRESSURE(stored_rho), CLP_SPH_PRESSURE_FLOOR * CLP_SPH_TAIT_B);
-}
-
 #if CLP_SPH_XSPH
 #define SPH_XSPH_PARAM , __global float4 *restrict xsph
 #else
@@ -231,15 +227,16 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         return;
     const bool fluid_i = type[i] == 0;
     const float4 v_i = vel[i];
-    const float s_i = rho[i], rho_i = SPH_RHO(s_i), p_i = momentum_pressure(s_i CLP_CONSTANTS_ARG);
+    const float s_i = rho[i], rho_i = SPH_RHO(s_i), p_i = SPH_PRESSURE(s_i);
     acc4_t a_sum = acc4_zero(); /* one float4 sum, not three: Oclgrind 21.10's uninitialised-
                                    value check crashes on per-component sums */
     acc_t dr = acc_zero();
+    acc_t divergence = acc_zero(); /* of position: -sum_j V_j x_ij . grad_i W_ij */
 #if CLP_SPH_XSPH
     acc4_t blend = acc4_zero(); /* sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij */
 #endif
 #if CLP_SPH_SHIFTING
-    acc4_t concentration = acc4_zero(); /* sum_j V_j (grad_i W_ij, -x_ij . grad_i W_ij) */
+    acc4_t concentration = acc4_zero(); /* sum_j V_j grad_i W_ij */
 #endif
     uint j;
     float4 r_ij; /* x_j - x_i */
@@ -266,7 +263,7 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         acc_add(&dr, d);
         if (!fluid_i)
             continue;
-        float s = -CLP_SPH_MASS * (p_i + momentum_pressure(s_j CLP_CONSTANTS_ARG)) / (rho_i * rho_j);
+        float s = -CLP_SPH_MASS * (p_i + SPH_PRESSURE(s_j)) / (rho_i * rho_j);
         const float vx = -dot(v_ij, r_ij); /* v_ij . x_ij */
 #if CLP_SPH_VISCOSITY == CLP_SPH_VISCOSITY_ARTIFICIAL
         if (vx < 0.0f) {
@@ -285,12 +282,15 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
             acc4_add(&blend, -v_ij * (2.0f * CLP_SPH_MASS * CLP_SPH_SIGMA * kernel_w(q) /
                                       (rho_i + rho_j)));
 #endif
+        const float volume_j = CLP_SPH_MASS / rho_j;
+        acc_add(&divergence, volume_j * -r2 * f);
 #if CLP_SPH_SHIFTING
-        acc4_add(&concentration, (CLP_SPH_MASS / rho_j) * (float4)(grad.xyz, -r2 * f));
+        acc4_add(&concentration, volume_j * grad);
 #endif
     }
     const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
-    acc[i] = fluid_i ? acc4_result(a_sum) + gravity : (float4)(0.0f);
+    acc[i] = fluid_i ? (float4)(acc4_result(a_sum).xyz + gravity.xyz, acc_result(divergence))
+                     : (float4)(0.0f);
     drho[i] = type[i] == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr);
 #if CLP_SPH_XSPH
     xsph[i] = fluid_i ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f);
@@ -322,7 +322,7 @@ sph_dt_partial(__global const uint *restrict type, __global const float4 *restri
     float2 m = (float2)(0.0f);
     for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
         if (type[i] == 0)
-            m = fmax(m, (float2)(length(acc[i]), length(vel[i])));
+            m = fmax(m, (float2)(length(acc[i].xyz), length(vel[i].xyz)));
     group_max(m, largest);
     if (lid == 0)
         dt_partial[get_group_id(0)] = largest[0];
@@ -358,14 +358,16 @@ sph_dt_final(__global const float2 *restrict dt_partial,
 #define SPH_ADVANCE_RHO(r0, k, dr) ((r0) + (k) * (dr))
 #endif
 
-/* The displacement particle shifting adds in a step of `dt` for velocity v and shifting sums
- * s: -A h |v| dt grad C, at most a tenth of the spacing. It is off where the divergence of
- * position marks the free surface and ramps up to full strength at the interior's value, the
- * dimension. */
-float4 shifting(float4 s, float4 v, float dt CLP_CONSTANTS_FN_PARAM) {
-    const float ramp =
-        clamp((s.w - CLP_SPH_SHIFT_SURFACE) / (CLP_CORE_DIM - CLP_SPH_SHIFT_SURFACE), 0.0f, 1.0f);
-    float4 d = (-CLP_SPH_SHIFT_A * CLP_SPH_H * length(v.xyz) * dt * ramp) * (float4)(s.xyz, 0.0f);
+/* The displacement particle shifting adds in a step of `dt` for velocity v, concentration
+ * gradient grad_c and divergence of position div: -A h |v| dt grad C, at most a tenth of the
+ * spacing. It is off where the divergence marks the free surface and ramps up to full
+ * strength at the interior's value, the dimension. */
+float4 shifting(float4 grad_c, float div, float4 v, float dt CLP_CONSTANTS_FN_PARAM) {
+    const float ramp = clamp((div - CLP_SPH_SURFACE_DIVERGENCE) /
+                                 (CLP_CORE_DIM - CLP_SPH_SURFACE_DIVERGENCE),
+                             0.0f, 1.0f);
+    float4 d = (-CLP_SPH_SHIFT_A * CLP_SPH_H * length(v.xyz) * dt * ramp) *
+               (float4)(grad_c.xyz, 0.0f);
     const float size = length(d), most = 0.1f * CLP_SPH_DP;
     return size > most ? d * (most / size) : d;
 }
@@ -407,7 +409,7 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key,
 #define SPH_REBUILT 0
 #endif
 #if CLP_SPH_SHIFTING
-#define SPH_SHIFT_OF(i, v, dt) shifting(shift[i], (v), (dt)CLP_CONSTANTS_ARG)
+#define SPH_SHIFT_OF(i, v, dt) shifting(shift[i], acc[i].w, (v), (dt)CLP_CONSTANTS_ARG)
 #else
 #define SPH_SHIFT_OF(i, v, dt) ((float4)(0.0f))
 #endif
@@ -426,15 +428,26 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key,
         __global uint *restrict step SPH_XSPH_PARAM
 #define SPH_END_PARAMS SPH_REBUILT_PARAM SPH_SHIFT_PARAM(const)
 
+/* A fluid particle's new stored density r, with divergence of position div: at the free
+ * surface, where the pressure is zero, not below the rest density when sph.surface_floor is
+ * on, so that surface particles neither pull each other into clumps nor drift to the low
+ * densities of kernel-deficient splashes. */
+#if CLP_SPH_DENSITY == CLP_SPH_DENSITY_CONTINUITY && CLP_SPH_SURFACE_FLOOR
+#define SPH_SURFACE_FLOORED(r, div) ((div) < CLP_SPH_SURFACE_DIVERGENCE ? fmax((r), SPH_REST) : (r))
+#else
+#define SPH_SURFACE_FLOORED(r, div) (r)
+#endif
+
 /* Boundary particles keep at least the rest density; density, velocity and position of fluid
- * particle i after k seconds from state (x0, v0, r0) with rates a and dr, moving by `move`. */
+ * particle i after k seconds from state (x0, v0, r0) with rates a (divergence of position in
+ * w) and dr, moving by `move`. */
 void advance(__global float4 *pos, __global float4 *vel, __global float *rho, uint i, uint t,
              float k, float4 x0, float4 v0, float r0, float4 a, float dr,
              float4 move CLP_CONSTANTS_FN_PARAM) {
     const float r = SPH_ADVANCE_RHO(r0, k, dr);
     if (t == 0) {
-        rho[i] = r;
-        vel[i] = v0 + k * a;
+        rho[i] = SPH_SURFACE_FLOORED(r, a.w);
+        vel[i] = v0 + k * (float4)(a.xyz, 0.0f);
         pos[i] = x0 + (float4)(move.xyz, 0.0f);
     } else if (t != CLP_GRID_EXCLUDED) {
         rho[i] = fmax(r, SPH_REST);

@@ -167,7 +167,7 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
         {"CLP_SPH_SUPPORT2", 4.0 * p->h * p->h},
         {"CLP_SPH_DP", c->dp},
         /* DualSPHysics' free-surface thresholds of the divergence of position */
-        {"CLP_SPH_SHIFT_SURFACE", c->dim == 3 ? 2.75 : 1.5},
+        {"CLP_SPH_SURFACE_DIVERGENCE", c->dim == 3 ? 2.75 : 1.5},
     };
     size_t n = 0;
     for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)

@@ -33,8 +33,8 @@ restart_matches "default options"
 # integrator with XSPH and shifting: the checkpoint carries what decides the next rebuild.
 restart_matches "forced rebuilds, predictor-corrector" -s neighbors.skin=0.005 \
     -s sph.integrator=predictor_corrector -s sph.xsph=true
-restart_matches "Molteni's diffusion, no shifting, no tension" -s sph.diffusion=molteni \
-    -s sph.shifting=false -s sph.pressure_floor=0
+restart_matches "Molteni's diffusion, no shifting, no surface floor" -s sph.diffusion=molteni \
+    -s sph.shifting=false -s sph.surface_floor=false
 
 if out=$("$clpart" run "$work/a.json" --out "$work/d" --restart "$work/b/checkpoint.ckpt" \
     -s sph.kernel=cubic 2>&1); then

@@ -19,8 +19,8 @@ combos=(
     "sph.kernel=cubic sph.density=summation sph.viscosity=artificial core.summation=kbn grid.positions=global neighbors.mode=jit sph.integrator=predictor_corrector sph.centred_density=true"
     "sph.kernel=wendland sph.delta=0 sph.viscosity=artificial core.summation=naive grid.sort=radix grid.key=morton sph.xsph=true sph.xsph_epsilon=0.3 core.inline_constants=false"
     "sph.kernel=cubic sph.density=continuity core.summation=kbn core.kbn_form=select neighbors.split=true sph.integrator=predictor_corrector sph.centred_density=true"
-    "sph.diffusion=molteni sph.shifting=false sph.pressure_floor=0 sph.outliers=stop grid.positions=local"
-    "sph.shifting_coefficient=6 sph.pressure_floor=-0.5 sph.density_min=0.5 sph.density_max=2 sph.speed_limit=0.5 sph.centred_density=true core.inline_constants=false sph.integrator=predictor_corrector"
+    "sph.diffusion=molteni sph.shifting=false sph.surface_floor=false sph.outliers=stop grid.positions=local"
+    "sph.shifting_coefficient=6 sph.density_min=0.5 sph.density_max=2 sph.speed_limit=0.5 sph.centred_density=true core.inline_constants=false sph.integrator=predictor_corrector"
 )
 for combo in "${combos[@]}"; do
     args=()
