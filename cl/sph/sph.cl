@@ -291,6 +291,8 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
     acc[i] = fluid_i ? (float4)(acc4_result(a_sum).xyz + gravity.xyz, acc_result(divergence))
                      : (float4)(0.0f);
+    /* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
+       uninitialised-value check from crashing on the kernel) */
     drho[i] = type[i] == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr);
 #if CLP_SPH_XSPH
     xsph[i] = fluid_i ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f);
