@@ -550,8 +550,9 @@ CLP_API clp_status clp_worker_read(clp_worker *worker, clp_buffer_set bit, void 
                                    clp_error *err);
 
 /* One step of a model, as data: a kernel whose arguments are the allocated buffers of
- * `buffers` in bit order, CLP_BUF_CONSTANTS last (a kernel fences an optional argument with the same #if as the
- * buffer's needs), run over `global` work-items with work-group size `local` (0: chosen). */
+ * `buffers` in bit order, CLP_BUF_CONSTANTS last (a kernel fences an optional argument with the
+ * same #if as the buffer's needs), run over `global` work-items with work-group size `local` (0:
+ * chosen). */
 typedef struct clp_step {
     const char *kernel;
     clp_buffer_set buffers;
@@ -640,6 +641,9 @@ CLP_API clp_status clp_grid_relist(clp_grid *grid, clp_error *err);
  * as pairs may then have been missed (on by default). A model that measures the displacement
  * every step and rebuilds as soon as it passes half the skin, as SPH does, turns it off. */
 CLP_API void clp_grid_set_displacement_check(clp_grid *grid, bool on);
+/* The particle type a model gives a particle it takes out of the computation: the next sort
+ * moves it outside the grid, where no search finds it (CLP_GRID_EXCLUDED in cl/grid/grid.cl). */
+enum { CLP_GRID_EXCLUDED = 255 };
 /* Whether step `step` (0, 1, ...) rebuilds: every neighbors.every steps. */
 CLP_API bool clp_grid_rebuilds_at(const clp_grid *grid, uint64_t step);
 /* Positions in double (rebuilt from cell and offset with local positions) and original IDs,

@@ -24,8 +24,6 @@ typedef struct clp__sph_step_record {
     cl_uint first_id; /* the smallest ID among them */
 } clp__sph_step_record;
 enum { CLP_SPH_OUT_DOMAIN = 1, CLP_SPH_OUT_SPEED = 2, CLP_SPH_OUT_DENSITY = 4 };
-/* The type of an excluded particle: CLP_GRID_EXCLUDED in cl/grid/grid.cl. */
-enum { CLP_SPH_EXCLUDED = 255 };
 
 /* How many particles the case has: the fluid boxes' lattice points, then the tank walls'. */
 clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err);

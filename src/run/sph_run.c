@@ -261,8 +261,8 @@ static clp_status take_snapshot(sph_run *r, uint64_t step, snapshot *s, clp_erro
                               : NULL;
         s->rho[i] = (float)density;
         s->pressure[i] = (float)(tait_b * (pow(density / r->c.rho0, 7) - 1));
-        s->excluded += s->type[i] == CLP_SPH_EXCLUDED; /* kept as it was when it left */
-        CLP_REQUIRE(!bad || s->type[i] == CLP_SPH_EXCLUDED, err, CLP_CHECK,
+        s->excluded += s->type[i] == CLP_GRID_EXCLUDED; /* kept as it was when it left */
+        CLP_REQUIRE(!bad || s->type[i] == CLP_GRID_EXCLUDED, err, CLP_CHECK,
                     "step %llu: particle %u has a non-finite %s", (unsigned long long)step,
                     s->id[i], bad);
         if (s->type[i] != 0)
