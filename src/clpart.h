@@ -497,7 +497,16 @@ typedef enum clp_buffer_kind {
 /* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
  * position w */
 #define CLP_BUF_SHIFT CLP_BUF_BIT(49)
-enum { CLP_BUF_COUNT = 50 };
+/* float4: SPH mDBC, from a boundary particle to its ghost node in xyz, w 1 where it has one
+ * (0 for fluid); follows the sort */
+#define CLP_BUF_GHOST CLP_BUF_BIT(50)
+/* float4 per point an SPH case's gauges sample: its position */
+#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(51)
+/* float4 pairs per gauge point: the fluid's kernel sums there (cl/sph/gauges.cl) */
+#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(52)
+/* float4: the pressure force of the fluid on each boundary particle */
+#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(53)
+enum { CLP_BUF_COUNT = 54 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -669,6 +678,7 @@ CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 /* Device seconds of a run's phases, summed over its steps. */
 typedef struct clp_run_timing {
     double keys, sort, reorder, list;  /* neighbour-search rebuilds (clp_grid_timing) */
+    double boundary;                   /* boundary conditions (SPH mDBC) */
     double density, forces, time_step; /* density sum, forces, time-step reduction */
     double integration;                /* the integrator's kernels */
     double wall;                       /* seconds of the whole time loop, outputs included */

@@ -57,6 +57,7 @@ static void print_timing(const clp_run_timing *t) {
     } phases[] = {
         {"sort (keys, sort, reorder)", t->keys + t->sort + t->reorder},
         {"neighbour list", t->list},
+        {"boundary (mDBC)", t->boundary},
         {"density", t->density},
         {"forces", t->forces},
         {"time step", t->time_step},

@@ -61,15 +61,41 @@ typedef struct {
     uint j, j_end;
 } cell_search;
 
-void cell_search_begin(cell_search *s, uint i, __global const float4 *pos,
-                       __global const uint *key) {
+/* A search from pos_i (a pos[] entry: global, or the offset from the centre of cell_i),
+ * skipping particle i; done at once when `nothing`. */
+void cell_search_start(cell_search *s, uint i, float4 pos_i, int4 cell_i, bool nothing) {
     s->i = i;
-    s->pos_i = pos[i];
-    s->cell_i = key_cell(key[i]);
+    s->pos_i = pos_i;
+    s->cell_i = cell_i;
     s->step = (int4)(-1, -1, CLP_CORE_DIM == 3 ? -1 : 0, 0);
     s->started = false;
-    s->done = key[i] == CLP_GRID_OUTSIDE; /* an outside particle searches nothing */
+    s->done = nothing;
     s->j = s->j_end = 0;
+}
+
+void cell_search_begin(cell_search *s, uint i, __global const float4 *pos,
+                       __global const uint *key) {
+    /* an outside particle searches nothing */
+    cell_search_start(s, i, pos[i], key_cell(key[i]), key[i] == CLP_GRID_OUTSIDE);
+}
+
+/* A search around a point x (a global position) that is no particle, such as a ghost node or
+ * a gauge: from the cell holding x, with x as a pos[] entry would give it. A point outside
+ * the domain finds nothing. */
+void cell_search_begin_at(cell_search *s, float4 x) {
+    int4 cell = convert_int4(floor((x - CLP_GRID_ORIGIN) / CLP_GRID_CELL));
+    cell.w = 0;
+#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
+    float4 p = x - (CLP_GRID_ORIGIN + (convert_float4(cell) + 0.5f) * CLP_GRID_CELL);
+#else
+    float4 p = x;
+#endif
+    p.w = 0.0f;
+    if (CLP_CORE_DIM == 2) { /* as every particle's in 2D */
+        cell.z = 0;
+        p.z = 0.0f;
+    }
+    cell_search_start(s, CLP_NEIB_END, p, cell, !position_in_domain(x));
 }
 
 /* Moves the odometer to the next neighbouring cell; false after the last. */

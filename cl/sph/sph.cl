@@ -2,8 +2,8 @@
  * kernels by Horner's method, Tait equation of state, density by continuity with delta-SPH
  * diffusion (Molteni's or Fourtakas') or by summation, stored as rho or as the centred
  * relative density rho/rho0 - 1, symmetric pressure gradient, artificial or laminar viscosity,
- * XSPH, particle shifting, gravity, dynamic boundary particles (type 1: they carry density and
- * pressure, never move), a time step chosen on the device from the CFL, force and viscous
+ * XSPH, particle shifting, gravity, boundary particles (type 1: they carry density and
+ * pressure, never move; dynamic, or with mDBC in cl/sph/mdbc.cl), a time step chosen on the device from the CFL, force and viscous
  * conditions, and a symplectic Euler or predictor-corrector step that takes out of the
  * computation any fluid particle that leaves the domain, the speed limit or the density range
  * (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz, w unused), rho[i] float (stored
@@ -43,6 +43,11 @@
 #define CLP_SPH_DENSITY_MIN 0.7f /* fluid density range over rho0, and speed limit over c0 */
 #define CLP_SPH_DENSITY_MAX 1.3f
 #define CLP_SPH_SPEED_LIMIT 1.0f
+#endif
+#ifndef CLP_SPH_BOUNDARY
+#define CLP_SPH_BOUNDARY 1 /* boundary particles: 0 dynamic, 1 mDBC (cl/sph/mdbc.cl) */
+#define CLP_SPH_BOUNDARY_DYNAMIC 0
+#define CLP_SPH_BOUNDARY_MDBC 1
 #endif
 #ifndef CLP_SPH_VISCOSITY
 #define CLP_SPH_VISCOSITY 0 /* 0 artificial (alpha), 1 laminar (nu) */
@@ -204,6 +209,14 @@ float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #endif
 }
 
+/* Whether boundary particles have a density rate: not under mDBC, which sets their density
+ * from the fluid around their ghost nodes (cl/sph/mdbc.cl) before every force evaluation. */
+#if CLP_SPH_BOUNDARY == CLP_SPH_BOUNDARY_MDBC
+#define SPH_BOUNDARY_RATES 0
+#else
+#define SPH_BOUNDARY_RATES 1
+#endif
+
 #if CLP_SPH_XSPH
 #define SPH_XSPH_PARAM , __global float4 *restrict xsph
 #else
@@ -241,6 +254,12 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     uint j;
     float4 r_ij; /* x_j - x_i */
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
+        /* under mDBC a boundary particle has no sums (a break, not an if around the loop:
+           that crashes Oclgrind 21.10's uninitialised-value check) */
+#if !SPH_BOUNDARY_RATES
+        if (!fluid_i)
+            break;
+#endif
         const float r2 = dot(r_ij, r_ij);
         /* Skipped, not added as zeros: a restart's list, built from later positions, then
          * gives the same sums bit for bit even where compensation would see the zeros. */

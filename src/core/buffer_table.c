@@ -128,6 +128,19 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .components = 4,
      .kind = CLP_PER_PARTICLE,
      NEEDS("sph.shifting", "true")},
+    {.bit = CLP_BUF_GHOST,
+     .name = "ghost",
+     .element_type = "float",
+     .element_size = sizeof(cl_float),
+     .components = 4,
+     .kind = CLP_PER_PARTICLE,
+     .double_buffered = true,
+     .resorted = true,
+     NEEDS("sph.boundary", "mdbc")},
+    /* Gauges: allocated only for a case that declares them. */
+    ROW(CLP_BUF_GAUGE_POINTS, "gauge_points", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_GAUGE_SAMPLES, "gauge_samples", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_WALL_FORCE, "wall_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

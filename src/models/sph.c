@@ -1,6 +1,7 @@
 /* The SPH model: particles from the case's fluid boxes and tank walls on a lattice, the
  * inlined constants, and the step list (rebuild, density, forces, integration). */
 #include "models/sph.h"
+#include "run/sph_gauges.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -82,6 +83,18 @@ clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp
     return CLP_OK;
 }
 
+void clp__sph_wall_ids(const clp_sph_case *c, size_t first[], size_t end[]) {
+    size_t at = 0;
+    for (size_t b = 0; b < c->n_fluid; b++)
+        at = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, NULL, NULL, at);
+    if (c->has_tank)
+        at = fill_tank(c, NULL, NULL, at);
+    for (size_t b = 0; b < c->n_walls; b++) {
+        first[b] = at;
+        at = end[b] = fill_box(c->walls[b].min, c->walls[b].max, c->dim, c->dp, 1, NULL, NULL, at);
+    }
+}
+
 uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius) {
     const long reach = (long)floor(radius / c->dp);
     const double r2 = (radius / c->dp) * (radius / c->dp);
@@ -107,6 +120,54 @@ clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uin
         at = fill_box(c->fluid[b].min, c->fluid[b].max, c->dim, c->dp, 0, *xyz, *types, at);
     fill_walls(c, *xyz, *types, at);
     return CLP_OK;
+}
+
+/* Whether box b holds point x on the first dim axes: its faces included when `closed`. */
+static bool box_holds(const clp_box *b, const double *x, int dim, bool closed) {
+    for (int a = 0; a < dim; a++)
+        if (closed ? x[a] < b->min[a] || x[a] > b->max[a] : x[a] <= b->min[a] || x[a] >= b->max[a])
+            return false;
+    return true;
+}
+
+/* Whether a ghost node at x lies in the fluid's space: in the tank, outside every wall box. */
+static bool in_fluid_space(const clp_sph_case *c, const double *x) {
+    if (c->has_tank && !box_holds(&c->tank, x, c->dim, true))
+        return false;
+    for (size_t b = 0; b < c->n_walls; b++)
+        if (box_holds(&c->walls[b], x, c->dim, false))
+            return false;
+    return true;
+}
+
+bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]) {
+    to_ghost[0] = to_ghost[1] = to_ghost[2] = 0;
+    if (c->has_tank && !box_holds(&c->tank, x, c->dim, true)) {
+        /* through the closest point of the tank's inside: a corner's ghost is diagonal */
+        for (int a = 0; a < c->dim; a++)
+            to_ghost[a] = 2 * (fmin(fmax(x[a], c->tank.min[a]), c->tank.max[a]) - x[a]);
+        return true;
+    }
+    for (size_t b = 0; b < c->n_walls; b++) {
+        const clp_box *w = &c->walls[b];
+        if (!box_holds(w, x, c->dim, true))
+            continue;
+        /* across the nearest face that has fluid space behind it */
+        double nearest = INFINITY;
+        for (int a = 0; a < c->dim; a++)
+            for (int side = 0; side < 2; side++) {
+                const double face = side ? w->max[a] : w->min[a], distance = fabs(face - x[a]);
+                double mirror[3] = {x[0], x[1], x[2]};
+                mirror[a] = 2 * face - x[a];
+                if (distance < nearest && in_fluid_space(c, mirror)) {
+                    nearest = distance;
+                    to_ghost[0] = to_ghost[1] = to_ghost[2] = 0;
+                    to_ghost[a] = mirror[a] - x[a];
+                }
+            }
+        return nearest < INFINITY;
+    }
+    return false;
 }
 
 /* The highest fluid column above the lowest fluid point, for the speed of sound. */
@@ -173,6 +234,8 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
     for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)
         out[n++] = (clp_constant){physical[k].name, CLP_CONST_FLOAT, physical[k].value, 0, true};
     out[n++] = (clp_constant){"CLP_SPH_DT_GROUP", CLP_CONST_INT, 0, CLP_SPH_DT_GROUP, false};
+    out[n++] = (clp_constant){"CLP_SPH_GAUGE_POINTS", CLP_CONST_INT, 0,
+                              (long long)clp__sph_gauge_points(c, NULL), false};
     out[n++] = (clp_constant){"CLP_SPH_DT_GROUPS", CLP_CONST_INT, 0,
                               (long long)clp__sph_dt_groups(particles), false};
     return n;

@@ -28,12 +28,18 @@ enum { CLP_SPH_OUT_DOMAIN = 1, CLP_SPH_OUT_SPEED = 2, CLP_SPH_OUT_DENSITY = 4 };
 /* How many particles the case has: the fluid boxes' lattice points, then the tank walls'. */
 clp_status clp__sph_count(const clp_sph_case *c, size_t *n, size_t *n_fluid, clp_error *err);
 /* Those n particles: fluid (type 0) then walls (type 1). New arrays. */
+/* The particle IDs of each wall box's particles: [first[b], end[b]) for box b of c->walls. */
+void clp__sph_wall_ids(const clp_sph_case *c, size_t first[], size_t end[]);
 /* The particles within `radius` of one inside the lattice the case starts on (itself not
  * counted): the neighbour count a list must hold at the start, before any list is built. */
 uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius);
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
                               clp_error *err);
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);
+/* mDBC: the vector from boundary particle x to its ghost node, its mirror image across the
+ * wall into the fluid: through the closest point of the tank's inside for a tank particle,
+ * across the nearest face with fluid space behind it for a wall box's. False when x has none. */
+bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]);
 /* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS): the physical ones, computed in
  * double, may be kernel arguments (core.inline_constants). */
 enum { CLP_SPH_MAX_CONSTANTS = 26 };

@@ -62,12 +62,14 @@ static const char *const top_keys[] = {"model",
                                        "tank",
                                        "end_time",
                                        "output_interval",
-                                       "checkpoint_interval"};
+                                       "checkpoint_interval",
+                                       "gauges"};
 static const char *const domain_keys[] = {"origin", "size"};
 static const char *const sph_keys[] = {"dp",    "h_over_dp", "rho0", "c0",
                                        "alpha", "nu",        "cfl",  "gravity"};
 static const char *const tank_keys[] = {"min", "max", "layers", "open_top"};
 static const char *const box_keys[] = {"min", "max"};
+static const char *const gauge_keys[] = {"interval", "heights", "points", "walls"};
 
 static bool read_box(json_t *box, int dim, clp_box *out, const char *what, const char *path,
                      clp_error *err) {
@@ -148,6 +150,77 @@ static bool read_tank(json_t *tank, clp_sph_case *c, const char *path, clp_error
     c->has_tank = true;
     c->layers = (int)layers;
     c->open_top = !open_top || json_is_true(open_top);
+    return true;
+}
+
+/* A list at `key` of `gauges` of up to CLP_CASE_MAX_GAUGES positions of `n` numbers each,
+ * every one inside the domain on its axes. */
+static bool read_positions(json_t *gauges, const char *key, int n, const clp_sph_case *c,
+                           double (*out)[3], size_t *count, const char *path, clp_error *err) {
+    json_t *list = json_object_get(gauges, key);
+    if (!list)
+        return true;
+    if (!json_is_array(list) || json_array_size(list) > CLP_CASE_MAX_GAUGES) {
+        CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                    "%s: 'gauges.%s' must be a list of at most %d "
+                    "positions",
+                    path, key, CLP_CASE_MAX_GAUGES);
+        return false;
+    }
+    for (size_t g = 0; g < json_array_size(list); g++) {
+        json_t *entry = json_array_get(list, g);
+        for (int a = 0; a < n; a++) {
+            json_t *x = json_array_get(entry, (size_t)a);
+            const double lo = c->origin[a], hi = c->origin[a] + c->size[a];
+            if (!json_is_array(entry) || json_array_size(entry) != (size_t)n ||
+                !json_is_number(x) || json_number_value(x) < lo || json_number_value(x) > hi) {
+                CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                            "%s: 'gauges.%s'[%zu] must be %d numbers inside the domain "
+                            "(axis %d from %g to %g)",
+                            path, key, g, n, a, lo, hi);
+                return false;
+            }
+            out[g][a] = json_number_value(x);
+        }
+    }
+    *count = json_array_size(list);
+    return true;
+}
+
+/* The gauges: an interval, water heights at x (2D) or (x, y) (3D), pressure and velocity at
+ * points, and the force on wall boxes given by their index in 'walls'. */
+static bool read_gauges(json_t *gauges, clp_sph_case *c, const char *path, clp_error *err) {
+    clp_sph_gauges *g = &c->gauges;
+    if (!gauges)
+        return true;
+    if (!KNOWN(gauges, "gauges.", gauge_keys, path, err) ||
+        !read_number(gauges, "interval", 1e-12, 1e9, true, &g->interval, path, err) ||
+        !read_positions(gauges, "heights", c->dim - 1, c, g->heights, &g->n_heights, path, err) ||
+        !read_positions(gauges, "points", c->dim, c, g->points, &g->n_points, path, err))
+        return false;
+    json_t *walls = json_object_get(gauges, "walls");
+    if (!walls)
+        return true;
+    for (size_t k = 0; k < json_array_size(walls); k++) {
+        json_t *index = json_array_get(walls, k);
+        if (!json_is_integer(index) || json_integer_value(index) < 0 ||
+            (size_t)json_integer_value(index) >= c->n_walls) {
+            CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                        "%s: 'gauges.walls'[%zu] must be the index of a box of 'walls' (0 to "
+                        "%zu)",
+                        path, k, c->n_walls ? c->n_walls - 1 : 0);
+            return false;
+        }
+        g->walls[k] = (size_t)json_integer_value(index);
+    }
+    if (!json_is_array(walls) || json_array_size(walls) > CLP_CASE_MAX_BOXES) {
+        CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                    "%s: 'gauges.walls' must be a list of wall "
+                    "box indices",
+                    path);
+        return false;
+    }
+    g->n_walls = json_array_size(walls);
     return true;
 }
 
@@ -250,7 +323,8 @@ clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_
          read_number(root, "output_interval", 1e-12, 1e9, false, &c.output_interval, path, err) &&
          read_number(root, "checkpoint_interval", 0, 1e9, false, &c.checkpoint_interval, path,
                      err) &&
-         check_geometry(&c, path, err);
+         check_geometry(&c, path, err) &&
+         read_gauges(json_object_get(root, "gauges"), &c, path, err);
     json_decref(root);
     if (!ok)
         return err->status;

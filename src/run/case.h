@@ -10,6 +10,19 @@ typedef struct clp_box {
     double min[3], max[3];
 } clp_box;
 
+enum { CLP_CASE_MAX_GAUGES = 32 };
+
+/* Where an SPH run measures, every `interval` seconds, into gauges.csv. */
+typedef struct clp_sph_gauges {
+    double interval;                        /* s; 0: no gauges */
+    double heights[CLP_CASE_MAX_GAUGES][3]; /* water height at x (2D) or (x, y) (3D) */
+    size_t n_heights;
+    double points[CLP_CASE_MAX_GAUGES][3]; /* pressure and velocity at a point */
+    size_t n_points;
+    size_t walls[CLP_CASE_MAX_BOXES]; /* wall boxes whose force is measured */
+    size_t n_walls;
+} clp_sph_gauges;
+
 typedef struct clp_sph_case {
     int dim;
     double origin[3], size[3]; /* the domain */
@@ -31,6 +44,7 @@ typedef struct clp_sph_case {
     bool open_top;
     double end_time, output_interval; /* s */
     double checkpoint_interval;       /* s; 0: only at the end and on request */
+    clp_sph_gauges gauges;
 } clp_sph_case;
 
 /* Reads the SPH part of a case file for a `dim`-dimensional run. */

@@ -11,7 +11,8 @@
 /* The buffers a step needs from the one before; the rest are recomputed. The cell ranges
  * of the last rebuild let a restart rebuild the neighbour list without a sort, and the
  * positions at that rebuild (when lists last more than a step) tell when the next one is
- * forced. A buffer the options leave out is left out here too. */
+ * forced; the ghost nodes follow the particles' order. A buffer the options leave out is left out
+ * here too. */
 static const struct {
     clp_buffer_set bit;
     const char *name;
@@ -23,7 +24,8 @@ static const struct {
              {CLP_BUF_ID, "id"},
              {CLP_BUF_VEL, "vel"},
              {CLP_BUF_RHO, "rho"},
-             {CLP_BUF_POS_REBUILT, "pos_rebuilt"}};
+             {CLP_BUF_POS_REBUILT, "pos_rebuilt"},
+             {CLP_BUF_GHOST, "ghost"}};
 enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
 static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {
@@ -74,6 +76,7 @@ clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char
     CLP_TRY(clp__checkpoint_create(identity, clock->step, clock->time, clock->dt, &cp, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_output", clock->next_output, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_checkpoint", clock->next_checkpoint, err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "next_gauge", clock->next_gauge, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "rebuild_due", clock->rebuild_due, err));
     for (size_t i = 0; i < STATE_COUNT; i++) {
         if (!(clp_worker_buffers(w) & state[i].bit))
@@ -116,6 +119,7 @@ clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const ch
     clock->dt = clp__checkpoint_dt(cp);
     CLP_TRY(clp__checkpoint_scalar(cp, "next_output", &clock->next_output, err));
     CLP_TRY(clp__checkpoint_scalar(cp, "next_checkpoint", &clock->next_checkpoint, err));
+    CLP_TRY(clp__checkpoint_scalar(cp, "next_gauge", &clock->next_gauge, err));
     double rebuild_due;
     CLP_TRY(clp__checkpoint_scalar(cp, "rebuild_due", &rebuild_due, err));
     clock->rebuild_due = rebuild_due != 0;

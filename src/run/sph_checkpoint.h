@@ -12,7 +12,7 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
 typedef struct clp__sph_clock {
     uint64_t step;
     double time, dt;
-    double next_output, next_checkpoint; /* simulated times */
+    double next_output, next_checkpoint, next_gauge; /* simulated times */
     bool rebuild_due; /* a particle moved more than half the skin: rebuild before the next step */
 } clp__sph_clock;
 

@@ -3,6 +3,7 @@
 #include "io/io.h"
 #include "models/sph.h"
 #include "run/sph_checkpoint.h"
+#include "run/sph_gauges.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,6 +59,8 @@ static void program_spec(const sph_run *r, program_parts *p) {
     for (const char *const *f = clp_grid_cl_files(); *f; f++)
         p->files[nf++] = *f;
     p->files[nf++] = "sph/sph.cl";
+    p->files[nf++] = "sph/mdbc.cl";
+    p->files[nf++] = "sph/gauges.cl";
     size_t n_modules;
     const char *const *modules = clp__sph_modules(&n_modules);
     p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};
@@ -132,21 +135,40 @@ fail:
     return st;
 }
 
+/* mDBC: each boundary particle's ghost node, in the order the particles start in. */
+static clp_status write_ghosts(sph_run *r, const double *xyz, const uint32_t *types,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_float4 *ghost = calloc(r->n, sizeof *ghost);
+    CLP_REQUIRE(ghost, err, CLP_NOMEM, "out of host memory");
+    for (size_t i = 0; i < r->n; i++) {
+        double to_ghost[3];
+        if (types[i] == 1 && clp__sph_ghost(&r->c, xyz + 3 * i, to_ghost))
+            ghost[i] = (cl_float4){{(float)to_ghost[0], (float)to_ghost[1], (float)to_ghost[2], 1}};
+    }
+    CLP_TRY(clp_worker_write(r->w, CLP_BUF_GHOST, ghost, err));
+fail:
+    free(ghost);
+    return st;
+}
+
 /* The model's buffers beyond the grid's; the options leave out those they do not need. */
 #define MODEL_BUFFERS                                                                              \
     (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_DT_PARTIAL |                 \
      CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |       \
-     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
+     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST)
 
-/* The model buffers' sizes; `arguments` gets the constants passed as a kernel argument. */
-static clp_buffer_counts model_counts(const sph_run *r, cl_float arguments[64]) {
+/* The model buffers (the case's gauges' too) and their sizes into *counts; `arguments` gets
+ * the constants passed as a kernel argument. */
+static clp_buffer_set model_buffers(const sph_run *r, clp_buffer_counts *counts,
+                                    cl_float arguments[64]) {
     program_parts parts;
     program_spec(r, &parts);
-    clp_buffer_counts counts = {.particles = r->n};
-    counts.custom[clp__buffer_index(CLP_BUF_DT_PARTIAL)] = clp__sph_dt_groups(r->n);
-    counts.custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
+    *counts = (clp_buffer_counts){.particles = r->n};
+    counts->custom[clp__buffer_index(CLP_BUF_DT_PARTIAL)] = clp__sph_dt_groups(r->n);
+    counts->custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
         clp_constant_arguments(r->opts, &parts.spec, arguments);
-    return counts;
+    return MODEL_BUFFERS | clp__sph_gauge_buffers(&r->c, counts);
 }
 
 /* Refuses a case whose buffers do not fit the device, in all or one by one, before anything
@@ -156,13 +178,14 @@ static clp_status check_device_memory(const sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *d = clp_worker_device(r->w);
     cl_float arguments[64];
-    const clp_buffer_counts counts = model_counts(r, arguments);
+    clp_buffer_counts counts;
+    const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
     clp_grid_geometry sized = r->geo;
     if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0 && !sized.max_neighbors)
         sized.max_neighbors =
             clp_grid_list_room(clp__sph_lattice_neighbours(&r->c, r->geo.search_radius));
     const clp_memory_need grid = clp_grid_memory_need(&sized, r->opts, r->n);
-    const clp_memory_need model = clp_buffers_need(MODEL_BUFFERS, r->opts, &counts);
+    const clp_memory_need model = clp_buffers_need(buffers, r->opts, &counts);
     const clp_memory_need largest = grid.largest >= model.largest ? grid : model;
     const double gib = 1024.0 * 1024.0 * 1024.0, total = (grid.total + model.total) / gib;
     CLP_REQUIRE(total <= d->global_mem_size / gib, err, CLP_DEVICE_MEMORY,
@@ -193,11 +216,14 @@ static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp
     clp_grid_set_displacement_check(r->grid, false); /* each step checks it (step_end) */
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     cl_float arguments[64];
-    const clp_buffer_counts counts = model_counts(r, arguments);
-    CLP_TRY(clp_worker_alloc(r->w, MODEL_BUFFERS, r->opts, &counts, err));
+    clp_buffer_counts counts;
+    const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
+    CLP_TRY(clp_worker_alloc(r->w, buffers, r->opts, &counts, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
     CLP_TRY(initial_state(r, xyz, types, err));
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
+        CLP_TRY(write_ghosts(r, xyz, types, err));
     /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused
      * before any output is written */
     CLP_TRY(clp_grid_update(r->grid, err));
@@ -381,10 +407,16 @@ static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buff
     return st;
 }
 
-/* The particles' rates at the current state: density first when it is a sum. */
+/* The particles' rates at the current state: the boundary particles' density first under
+ * mDBC, the fluid's when it is a sum. */
 static clp_status rates(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
+        CLP_TRY(run_kernel(r, "sph_mdbc",
+                           CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                               CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_GHOST | CLP_BUF_CONSTANTS,
+                           r->n, 0, &r->timing.boundary, err));
     if (strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0)
         CLP_TRY(run_kernel(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS, r->n, 0,
                            &r->timing.density, err));
@@ -506,12 +538,13 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     outputs out = {.last_step = -1};
     snapshot snap = {0};
     clp__progress progress;
+    clp__sph_gauges *gauges = NULL;
     char *identity = NULL, ckpt[1024];
     CLP_TRY(setup(&r, case_path, config->cache, err));
     clp_worker_set_profiling(w, r.timed);
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
-    clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval, false};
+    clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval, 0.0, false};
     if (config->restart) {
         CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &clock, err));
         CLP_TRY(clp_grid_relist(r.grid, err));
@@ -524,6 +557,9 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         else
             CLP_TRY(outputs_open(&out, config->out_dir, err));
         checkpoint_path(config, ckpt, sizeof ckpt);
+        if (r.c.gauges.interval > 0)
+            CLP_TRY(clp__sph_gauges_open(&r.c, w, config->out_dir, config->restart != NULL,
+                                         clock.step, &gauges, err));
     }
     if (config->progress)
         clp__progress_init(&progress, config->progress, clock.time, r.c.end_time,
@@ -535,6 +571,12 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         const bool last = clock.time >= r.c.end_time - slack;
         const double outputs_start = clp__now();
         const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
+        if (gauges && (clock.time >= clock.next_gauge - slack || last)) {
+            CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(opts), clock.time,
+                                           clock.step, err));
+            while (clock.next_gauge <= clock.time + slack)
+                clock.next_gauge += r.c.gauges.interval;
+        }
         if ((clock.time >= clock.next_output - slack || last) && !written) {
             snapshot_free(&snap);
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
@@ -586,6 +628,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
 fail:
     free(identity);
     snapshot_free(&snap);
+    clp__sph_gauges_close(gauges);
     if (config->out_dir)
         outputs_close(&out);
     clp_grid_destroy(r.grid);

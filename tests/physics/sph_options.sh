@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Every SPH option value builds and runs a tiny dam break without a non-finite value (a NaN
 # or infinity stops a run with an error), in combinations that cover each kernel, density
-# and viscosity model, density storage, XSPH, integrator, constants as #defines or kernel
-# arguments, summation mode, position mode and neighbour mode. Options that change only how
+# and viscosity model, boundary condition, density storage, XSPH, integrator, constants as
+# #defines or kernel arguments, summation mode, position mode and neighbour mode. Options that change only how
 # numbers are held (centred density, constants as arguments) end within float tolerance of
 # the default run; and the tiny case on PoCL and under Oclgrind (no errors logged) ends within
-# float tolerance of each other, for the default options and for the other kernels.
+# float tolerance of each other, for the default options and for the other kernels; so do the
+# gauges with local positions.
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -13,13 +14,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 combos=(
-    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list sph.integrator=symplectic"
+    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list sph.integrator=symplectic sph.boundary=dynamic"
     "sph.kernel=cubic sph.density=continuity sph.viscosity=laminar core.summation=naive grid.positions=local neighbors.mode=jit sph.integrator=predictor_corrector sph.xsph=true"
     "sph.kernel=wendland sph.density=summation sph.viscosity=laminar core.summation=kbn grid.positions=local neighbors.mode=list sph.centred_density=true core.inline_constants=false"
     "sph.kernel=cubic sph.density=summation sph.viscosity=artificial core.summation=kbn grid.positions=global neighbors.mode=jit sph.integrator=predictor_corrector sph.centred_density=true"
     "sph.kernel=wendland sph.delta=0 sph.viscosity=artificial core.summation=naive grid.sort=radix grid.key=morton sph.xsph=true sph.xsph_epsilon=0.3 core.inline_constants=false"
     "sph.kernel=cubic sph.density=continuity core.summation=kbn core.kbn_form=select neighbors.split=true sph.integrator=predictor_corrector sph.centred_density=true"
-    "sph.diffusion=molteni sph.shifting=false sph.surface_floor=false sph.outliers=stop grid.positions=local"
+    "sph.diffusion=molteni sph.shifting=false sph.surface_floor=false sph.outliers=stop grid.positions=local sph.boundary=dynamic"
     "sph.shifting_coefficient=6 sph.density_min=0.5 sph.density_max=2 sph.speed_limit=0.5 sph.centred_density=true core.inline_constants=false sph.integrator=predictor_corrector"
 )
 for combo in "${combos[@]}"; do
@@ -51,6 +52,19 @@ worst = max(max(abs(p[0] - q[0]), abs(p[1] - q[1])) for p, q in zip(a, b))
 bound = float(sys.argv[4])
 print(f"{sys.argv[3]}: positions differ by at most {worst:.2e} m (bound {bound:g} m)")
 sys.exit(len(a) != len(b) or worst > bound)
+PY
+}
+
+# compare_gauges DIR_A DIR_B LABEL: the last rows of two runs' gauges.csv agree to 1e-4 of
+# each value's size (sizes below 0.01, in the column's SI unit, count as 0.01).
+compare_gauges() {
+    python3 - "$1/gauges.csv" "$2/gauges.csv" "$3" <<'PY'
+import csv, sys
+a, b = (list(csv.DictReader(open(p)))[-1] for p in sys.argv[1:3])
+worst = max(abs(float(a[k]) - float(b[k])) / max(abs(float(a[k])), abs(float(b[k])), 1e-2)
+            for k in a if k not in ("time", "step"))
+print(f"{sys.argv[3]}: gauges differ by at most {worst:.2e} of their size (bound 1e-4)")
+sys.exit(worst > 1e-4)
 PY
 }
 
@@ -98,12 +112,14 @@ else
     echo "ok   sph.outliers=stop ends the run at the first outlier"
 fi
 
-# PoCL against Oclgrind on the default options; the number-format options against the default.
+# PoCL against Oclgrind on the default options; the number-format options against the default,
+# and local positions (with them, the searches around mDBC's ghost nodes and the gauges).
 "$clpart" run "$case_file" --out "$work/pocl" --device cpu >/dev/null 2>&1 </dev/null ||
     { echo "FAIL: the PoCL run"; exit 1; }
-for variant in sph.centred_density=true core.inline_constants=false; do
+for variant in sph.centred_density=true core.inline_constants=false grid.positions=local; do
     "$clpart" run "$case_file" --out "$work/$variant" --device cpu -s "$variant" >/dev/null 2>&1 \
-        </dev/null && compare "$work/pocl" "$work/$variant" "$variant against the default" ||
+        </dev/null && compare "$work/pocl" "$work/$variant" "$variant against the default" &&
+        compare_gauges "$work/pocl" "$work/$variant" "$variant against the default" ||
         { echo "FAIL: $variant"; failures=$((failures + 1)); }
 done
 if command -v oclgrind >/dev/null; then

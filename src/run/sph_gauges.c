@@ -1,0 +1,226 @@
+/* The gauges of an SPH run: the device sums the fluid's kernel-weighted values at each
+ * point (sph_gauge_sample) and the pressure force on each boundary particle (sph_wall_force);
+ * the host turns them into water heights, Shepard averages and forces per wall box. */
+#include "run/sph_gauges.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A height is where the fluid fraction sum_j V_j W falls through one half: full inside the
+ * fluid, half at its surface; a lone splash particle reaches a third. */
+#define SURFACE_FRACTION 0.5
+
+struct clp__sph_gauges {
+    const clp_sph_case *c;
+    clp_worker *w;
+    size_t n_points, column; /* points sampled; of which per height column */
+    double floor, step;      /* the columns' first point and spacing on the vertical */
+    size_t wall_first[CLP_CASE_MAX_BOXES], wall_end[CLP_CASE_MAX_BOXES];
+    cl_float4 *samples, *force; /* read back: two per point; one per particle */
+    cl_uint *ids;
+    size_t n_particles, n_columns;
+    char **names;
+    double *row;
+    clp__csv *csv;
+};
+
+/* The columns' vertical extent: from the tank's floor (else the domain's bottom) to the
+ * domain's top, every half spacing. */
+static void column_extent(const clp_sph_case *c, double *floor_, double *step, size_t *count) {
+    const int up = c->dim - 1;
+    *floor_ = c->has_tank ? c->tank.min[up] : c->origin[up];
+    *step = 0.5 * c->dp;
+    *count = (size_t)floor((c->origin[up] + c->size[up] - *floor_) / *step) + 1;
+}
+
+size_t clp__sph_gauge_points(const clp_sph_case *c, cl_float4 *out) {
+    const clp_sph_gauges *g = &c->gauges;
+    const int up = c->dim - 1;
+    double floor_, step;
+    size_t column, at = 0;
+    column_extent(c, &floor_, &step, &column);
+    for (size_t k = 0; k < g->n_heights; k++)
+        for (size_t m = 0; m < column; m++, at++)
+            if (out) {
+                double x[3] = {0, 0, 0};
+                for (int a = 0; a < up; a++)
+                    x[a] = g->heights[k][a];
+                x[up] = floor_ + (double)m * step;
+                out[at] = (cl_float4){{(float)x[0], (float)x[1], (float)x[2], 0}};
+            }
+    for (size_t k = 0; k < g->n_points; k++, at++)
+        if (out)
+            out[at] = (cl_float4){
+                {(float)g->points[k][0], (float)g->points[k][1], (float)g->points[k][2], 0}};
+    return at;
+}
+
+clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts) {
+    const size_t points = clp__sph_gauge_points(c, NULL);
+    if (c->gauges.interval <= 0)
+        return 0;
+    counts->custom[clp__buffer_index(CLP_BUF_GAUGE_POINTS)] = points ? points : 1;
+    counts->custom[clp__buffer_index(CLP_BUF_GAUGE_SAMPLES)] = points ? 2 * points : 1;
+    return CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
+           (c->gauges.n_walls ? CLP_BUF_WALL_FORCE : 0);
+}
+
+/* Adds the column name `base`_K, or `base` alone for a negative K, to g->names. */
+static bool add_name(clp__sph_gauges *g, const char *base, long k) {
+    char name[64];
+    if (k < 0)
+        snprintf(name, sizeof name, "%s", base);
+    else
+        snprintf(name, sizeof name, "%s_%ld", base, k);
+    return (g->names[g->n_columns++] = strdup(name)) != NULL;
+}
+
+/* time, step, height_K, then pressure_K vx_K vy_K [vz_K], then force_x_K force_y_K
+ * [force_z_K] for the K-th gauge of each kind. */
+static clp_status name_columns(clp__sph_gauges *g, clp_error *err) {
+    const clp_sph_gauges *s = &g->c->gauges;
+    const int dim = g->c->dim == 3 ? 3 : 2;
+    static const char *const velocity[] = {"vx", "vy", "vz"};
+    static const char *const force[] = {"force_x", "force_y", "force_z"};
+    g->names =
+        calloc(2 + s->n_heights + (1 + dim) * s->n_points + dim * s->n_walls, sizeof(char *));
+    g->row = calloc(2 + s->n_heights + (1 + dim) * s->n_points + dim * s->n_walls, sizeof(double));
+    if (!g->names || !g->row)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    bool ok = add_name(g, "time", -1) && add_name(g, "step", -1);
+    for (size_t k = 0; k < s->n_heights; k++)
+        ok = ok && add_name(g, "height", (long)k);
+    for (size_t k = 0; k < s->n_points; k++) {
+        ok = ok && add_name(g, "pressure", (long)k);
+        for (int a = 0; a < dim; a++)
+            ok = ok && add_name(g, velocity[a], (long)k);
+    }
+    for (size_t k = 0; k < s->n_walls; k++)
+        for (int a = 0; a < dim; a++)
+            ok = ok && add_name(g, force[a], (long)k);
+    return ok ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+}
+
+clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
+                                uint64_t step, clp__sph_gauges **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_float4 *points = NULL;
+    double *kept = NULL;
+    size_t n_kept = 0;
+    clp__sph_gauges *g = calloc(1, sizeof *g);
+    CLP_REQUIRE_ALLOC(g, err);
+    *g = (clp__sph_gauges){.c = c, .w = w, .n_points = clp__sph_gauge_points(c, NULL)};
+    column_extent(c, &g->floor, &g->step, &g->column);
+    clp__sph_wall_ids(c, g->wall_first, g->wall_end);
+    g->n_particles = clp_worker_buffer_bytes(w, CLP_BUF_POS) / sizeof(cl_float4);
+    g->samples = malloc((2 * g->n_points + 1) * sizeof *g->samples);
+    points = malloc((g->n_points + 1) * sizeof *points);
+    CLP_REQUIRE(g->samples && points, err, CLP_NOMEM, "out of host memory");
+    if (c->gauges.n_walls) {
+        g->force = malloc(g->n_particles * sizeof *g->force);
+        g->ids = malloc(g->n_particles * sizeof *g->ids);
+        CLP_REQUIRE(g->force && g->ids, err, CLP_NOMEM, "out of host memory");
+    }
+    clp__sph_gauge_points(c, points);
+    if (g->n_points)
+        CLP_TRY(clp_worker_write(w, CLP_BUF_GAUGE_POINTS, points, err));
+    CLP_TRY(name_columns(g, err));
+    const char *const *names = (const char *const *)g->names;
+    if (restart)
+        CLP_TRY(clp__csv_continue_in(dir, "gauges.csv", names, g->n_columns, 1, (double)step, &kept,
+                                     &n_kept, &g->csv, err));
+    else
+        CLP_TRY(clp__csv_open_in(dir, "gauges.csv", names, g->n_columns, &g->csv, err));
+    *out = g;
+    g = NULL;
+fail:
+    free(points);
+    free(kept);
+    clp__sph_gauges_close(g);
+    return st;
+}
+
+/* The water height of column k from the fluid fractions along it: the elevation above the
+ * floor where, coming down from the top, the fraction first reaches one half (linear between
+ * samples); 0 where it never does. */
+static double column_height(const clp__sph_gauges *g, size_t k) {
+    const cl_float4 *s = g->samples + 2 * k * g->column;
+    for (size_t m = g->column; m-- > 0;) {
+        const double f = s[2 * m].s[0];
+        if (f < SURFACE_FRACTION)
+            continue;
+        if (m + 1 == g->column)
+            return (double)m * g->step;
+        const double above = s[2 * (m + 1)].s[0];
+        return ((double)m + (f - SURFACE_FRACTION) / (f - above)) * g->step;
+    }
+    return 0.0;
+}
+
+clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, double time,
+                                  uint64_t step, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_sph_gauges *s = &g->c->gauges;
+    const int dim = g->c->dim;
+    size_t at = 0;
+    g->row[at++] = time;
+    g->row[at++] = (double)step;
+    if (g->n_points) {
+        const clp_step sample = {"sph_gauge_sample",
+                                 CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                                     CLP_BUF_CELL_END | CLP_BUF_VEL | CLP_BUF_RHO |
+                                     CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
+                                     CLP_BUF_CONSTANTS,
+                                 g->n_points, 0};
+        CLP_TRY(clp_worker_run_step(g->w, &sample, NULL, err));
+        CLP_TRY(clp_worker_read(g->w, CLP_BUF_GAUGE_SAMPLES, g->samples, err));
+    }
+    for (size_t k = 0; k < s->n_heights; k++)
+        g->row[at++] = column_height(g, k);
+    for (size_t k = 0; k < s->n_points; k++) {
+        /* Shepard averages; a point no fluid reaches reads 0 */
+        const cl_float4 *p = g->samples + 2 * (s->n_heights * g->column + k);
+        const double sum = p[0].s[0];
+        g->row[at++] = sum > 0 ? p[0].s[1] / sum : 0.0;
+        for (int a = 0; a < dim; a++)
+            g->row[at++] = sum > 0 ? p[1].s[a] / sum : 0.0;
+    }
+    if (s->n_walls) {
+        const clp_step force = {"sph_wall_force",
+                                grid | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS,
+                                g->n_particles, 0};
+        CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
+        CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
+        CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
+        for (size_t k = 0; k < s->n_walls; k++) {
+            const size_t b = s->walls[k];
+            double total[3] = {0, 0, 0};
+            for (size_t i = 0; i < g->n_particles; i++)
+                if (g->ids[i] >= g->wall_first[b] && g->ids[i] < g->wall_end[b])
+                    for (int a = 0; a < dim; a++)
+                        total[a] += g->force[i].s[a];
+            for (int a = 0; a < dim; a++)
+                g->row[at++] = total[a];
+        }
+    }
+    CLP_TRY(clp__csv_row(g->csv, g->row, err));
+fail:
+    return st;
+}
+
+void clp__sph_gauges_close(clp__sph_gauges *g) {
+    if (!g)
+        return;
+    clp_error ignored = CLP_ERROR_INIT;
+    clp__csv_close(g->csv, &ignored);
+    for (size_t i = 0; i < g->n_columns; i++)
+        free(g->names[i]);
+    free(g->names);
+    free(g->row);
+    free(g->samples);
+    free(g->force);
+    free(g->ids);
+    free(g);
+}

@@ -1,0 +1,28 @@
+/* The gauges of an SPH run (the case's "gauges"): water heights, pressure and velocity at
+ * points, and the pressure force on wall boxes, sampled on the device into gauges.csv. */
+#ifndef CLPART_SPH_GAUGES_H
+#define CLPART_SPH_GAUGES_H
+
+#include "io/io.h"
+#include "models/sph.h"
+
+typedef struct clp__sph_gauges clp__sph_gauges;
+
+/* The points the gauges sample (out NULL: only counted): each water-height gauge's column,
+ * from the floor (the tank's, else the domain's bottom) to the domain's top every half
+ * spacing, then the pressure points. */
+size_t clp__sph_gauge_points(const clp_sph_case *c, cl_float4 *out);
+/* The buffers the gauges need beyond the model's, and their sizes into `counts`. */
+clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts);
+/* Writes the points to the device and opens gauges.csv in `dir`: new, or continued after
+ * `step` on a restart. *out is new. */
+clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
+                                uint64_t step, clp__sph_gauges **out, clp_error *err);
+/* Samples every gauge now and appends the row of `time` and `step`. `grid` are the buffers
+ * the neighbour iteration takes. */
+clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, double time,
+                                  uint64_t step, clp_error *err);
+/* NULL does nothing. */
+void clp__sph_gauges_close(clp__sph_gauges *g);
+
+#endif
