@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Gauges in a still 2D tank (tests/data/sph/hydrostatic_gauges.json: water 0.1 m deep, a wall
-# box 0.08 m wide and 0.012 m high on the floor), checked at every sample from 0.05 s against
+# box 0.08 m wide and 0.012 m high on the floor, mDBC), checked at every sample from 0.05 s against
 # what a still tank must give: water heights within half a spacing of 0.1 m; pressures within
 # 3 % of rho0 g (H - y) at their point (2.0 % measured, while the start settles in the first
 # 0.1 s), velocities below 0.01 m/s; the force on the wall box within 2 % of the weight of the

@@ -2,7 +2,7 @@
 # The 2D hydrostatic tank: at its end time (0.5 s) the pressure of every fluid particle
 # follows rho0 g (H - y), H = 0.1 m the water depth: the RMS of the difference over all fluid
 # particles must be within 2 % of rho0 g H, and the mean of each band of 2 spacings in depth
-# within 4 %. Under mDBC (the default) the boundary particles' pressure continues the fluid's:
+# within 4 %. Under mDBC (the case's choice) the boundary particles' pressure continues the fluid's:
 # the wall layer under the middle half of the tank within 3 % of rho0 g H of rho0 g (H - y) at
 # its depth. All fluid particles stay in the tank, and the mass column of the diagnostics
 # never changes. Options after the clpart path apply to the run.

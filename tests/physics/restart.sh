@@ -30,9 +30,10 @@ restart_matches() {
 }
 restart_matches "default options"
 # Rebuilds forced by particles that moved more than half of a thin skin, and the other
-# integrator with XSPH and shifting: the checkpoint carries what decides the next rebuild.
-restart_matches "forced rebuilds, predictor-corrector" -s neighbors.skin=0.005 \
-    -s sph.integrator=predictor_corrector -s sph.xsph=true
+# integrator with XSPH and shifting, and mDBC: the checkpoint carries what decides the next
+# rebuild, and the ghost nodes in the particles' order.
+restart_matches "forced rebuilds, predictor-corrector, mDBC" -s neighbors.skin=0.005 \
+    -s sph.integrator=predictor_corrector -s sph.xsph=true -s sph.boundary=mdbc
 restart_matches "Molteni's diffusion, no shifting, no surface floor" -s sph.diffusion=molteni \
     -s sph.shifting=false -s sph.surface_floor=false
 

@@ -14,13 +14,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 combos=(
-    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list sph.integrator=symplectic sph.boundary=dynamic"
+    "sph.kernel=wendland sph.density=continuity sph.viscosity=artificial core.summation=kahan grid.positions=global neighbors.mode=list sph.integrator=symplectic sph.boundary=mdbc"
     "sph.kernel=cubic sph.density=continuity sph.viscosity=laminar core.summation=naive grid.positions=local neighbors.mode=jit sph.integrator=predictor_corrector sph.xsph=true"
     "sph.kernel=wendland sph.density=summation sph.viscosity=laminar core.summation=kbn grid.positions=local neighbors.mode=list sph.centred_density=true core.inline_constants=false"
     "sph.kernel=cubic sph.density=summation sph.viscosity=artificial core.summation=kbn grid.positions=global neighbors.mode=jit sph.integrator=predictor_corrector sph.centred_density=true"
     "sph.kernel=wendland sph.delta=0 sph.viscosity=artificial core.summation=naive grid.sort=radix grid.key=morton sph.xsph=true sph.xsph_epsilon=0.3 core.inline_constants=false"
     "sph.kernel=cubic sph.density=continuity core.summation=kbn core.kbn_form=select neighbors.split=true sph.integrator=predictor_corrector sph.centred_density=true"
-    "sph.diffusion=molteni sph.shifting=false sph.surface_floor=false sph.outliers=stop grid.positions=local sph.boundary=dynamic"
+    "sph.diffusion=molteni sph.shifting=false sph.surface_floor=false sph.outliers=stop grid.positions=local sph.boundary=mdbc"
     "sph.shifting_coefficient=6 sph.density_min=0.5 sph.density_max=2 sph.speed_limit=0.5 sph.centred_density=true core.inline_constants=false sph.integrator=predictor_corrector"
 )
 for combo in "${combos[@]}"; do
@@ -113,7 +113,7 @@ else
 fi
 
 # PoCL against Oclgrind on the default options; the number-format options against the default,
-# and local positions (with them, the searches around mDBC's ghost nodes and the gauges).
+# and local positions (with them, the gauges' searches around points).
 "$clpart" run "$case_file" --out "$work/pocl" --device cpu >/dev/null 2>&1 </dev/null ||
     { echo "FAIL: the PoCL run"; exit 1; }
 for variant in sph.centred_density=true core.inline_constants=false grid.positions=local; do
@@ -131,11 +131,12 @@ if command -v oclgrind >/dev/null; then
     fi
     # The other kernels and modes under Oclgrind too, on both devices: summation density,
     # laminar viscosity, centred density, XSPH, the predictor-corrector, constants as kernel
-    # arguments, local positions, cell search, rebuilds every 4 steps (the displacement check).
+    # arguments, local positions, cell search, rebuilds every 4 steps (the displacement check),
+    # mDBC.
     others=(-s sph.density=summation -s sph.viscosity=laminar -s sph.centred_density=true
         -s sph.xsph=true -s sph.integrator=predictor_corrector -s core.inline_constants=false
         -s grid.positions=local -s neighbors.mode=jit -s core.summation=kbn
-        -s neighbors.every=4 -s neighbors.skin=0.2)
+        -s neighbors.every=4 -s neighbors.skin=0.2 -s sph.boundary=mdbc)
     oclgrind --data-races --uninitialized --log "$work/oclgrind2.log" \
         "$clpart" run "$case_file" --out "$work/oclgrind2" --no-cache "${others[@]}" \
         >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind2.log" ] ||
