@@ -45,7 +45,7 @@
 #define CLP_SPH_SPEED_LIMIT 1.0f
 #endif
 #ifndef CLP_SPH_BOUNDARY
-#define CLP_SPH_BOUNDARY 1 /* boundary particles: 0 dynamic, 1 mDBC (cl/sph/mdbc.cl) */
+#define CLP_SPH_BOUNDARY 0 /* boundary particles: 0 dynamic, 1 mDBC (cl/sph/mdbc.cl) */
 #define CLP_SPH_BOUNDARY_DYNAMIC 0
 #define CLP_SPH_BOUNDARY_MDBC 1
 #endif
