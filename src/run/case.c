@@ -201,24 +201,23 @@ static bool read_gauges(json_t *gauges, clp_sph_case *c, const char *path, clp_e
     json_t *walls = json_object_get(gauges, "walls");
     if (!walls)
         return true;
+    if (!json_is_array(walls) || json_array_size(walls) > CLP_CASE_MAX_BOXES) {
+        CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                    "%s: 'gauges.walls' must be a list of at most %d indices into 'walls'", path,
+                    CLP_CASE_MAX_BOXES);
+        return false;
+    }
     for (size_t k = 0; k < json_array_size(walls); k++) {
         json_t *index = json_array_get(walls, k);
         if (!json_is_integer(index) || json_integer_value(index) < 0 ||
             (size_t)json_integer_value(index) >= c->n_walls) {
             CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                        "%s: 'gauges.walls'[%zu] must be the index of a box of 'walls' (0 to "
-                        "%zu)",
-                        path, k, c->n_walls ? c->n_walls - 1 : 0);
+                        "%s: 'gauges.walls'[%zu] must be the index of a box of 'walls', and the "
+                        "case has %zu",
+                        path, k, c->n_walls);
             return false;
         }
         g->walls[k] = (size_t)json_integer_value(index);
-    }
-    if (!json_is_array(walls) || json_array_size(walls) > CLP_CASE_MAX_BOXES) {
-        CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                    "%s: 'gauges.walls' must be a list of wall "
-                    "box indices",
-                    path);
-        return false;
     }
     g->n_walls = json_array_size(walls);
     return true;

@@ -110,10 +110,11 @@ cmp -s "$work/inline_a.cl" "$work/inline_b.cl" && fail "inlined constants: the s
 
 # Wall boxes add boundary particles on the lattice: 0.05 x 0.03 m at dp 0.01 is 5 x 3.
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["walls"]=[{"min":[0.2,0],"max":[0.25,0.03]}]; json.dump(c,open(sys.argv[2],"w")); c["walls"]=[{"min":[0.2,0]}]; json.dump(c,open(sys.argv[3],"w"))' \
-    "$tiny" "$work/walls.json" "$work/bad_walls.json"
-count() { "$clpart" source "$1" | sed -n 's/^#define CLP_GRID_PARTICLES \([0-9]*\).*/\1/p'; }
-[ "$(( $(count "$work/walls.json") - $(count "$tiny") ))" -eq 15 ] ||
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); del c["walls"], c["gauges"]; json.dump(c,open(sys.argv[2],"w")); c["walls"]=[{"min":[0.2,0],"max":[0.25,0.03]}]; json.dump(c,open(sys.argv[3],"w")); c["walls"]=[{"min":[0.2,0]}]; json.dump(c,open(sys.argv[4],"w"))' \
+    "$tiny" "$work/no_walls.json" "$work/walls.json" "$work/bad_walls.json"
+# the prelude's count, not the default of cl/grid/grid.cl further down
+count() { "$clpart" source "$1" | sed -n 's/^#define CLP_GRID_PARTICLES \([0-9]*\).*/\1/p' | head -1; }
+[ "$(( $(count "$work/walls.json") - $(count "$work/no_walls.json") ))" -eq 15 ] ||
     fail "a 5 x 3 wall box did not add 15 particles"
 expect 1 "'max' must be an array of 2 numbers" -- "$clpart" source "$work/bad_walls.json"
 
@@ -139,6 +140,11 @@ geometry_refused "'walls'\[1\] reaches y = 0.3, beyond the domain, which ends at
     'walls=[{"min": [0.3, 0], "max": [0.32, 0.02]}, {"min": [0.4, 0], "max": [0.42, 0.3]}]'
 geometry_refused "'fluid'\[0\] and 'walls'\[0\] share space" \
     'walls=[{"min": [0.04, 0], "max": [0.06, 0.02]}]'
+# Gauges outside the domain, or measuring a wall box the case does not have.
+geometry_refused "'gauges.points'\[0\] must be 2 numbers inside the domain \(axis 0 from -0.02 to 0.52\)" \
+    'gauges={"interval": 0.01, "points": [[0.6, 0.05]]}'
+geometry_refused "'gauges.walls'\[0\] must be the index of a box of 'walls', and the case has 0" \
+    'gauges={"interval": 0.01, "walls": [0]}'
 # Misspelt keys are refused with the closest name, at the top, in sections and in boxes.
 geometry_refused "unknown key 'end_tme'; did you mean 'end_time'" end_tme=0.1
 geometry_refused "unknown key 'sph.alpah'; did you mean 'alpha'" sph/alpah=0.1
