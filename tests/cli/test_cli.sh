@@ -210,6 +210,22 @@ expect 0 "[0-9]+ of the [0-9]+ neighbour-list rebuilds came early, when a partic
 # --timing: the device time of each phase per step.
 expect 0 "timing: forces +[0-9.]+ ms" -- "$clpart" run "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json" --out "$work/timed" --timing --no-cache
 
+# The dam-break plots draw PNG files from that run: the front, with its height gauge beside
+# it, and a snapshot; a gauges file without the column is refused.
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; }
+if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
+    expect 0 "wrote $work/timed/front.png" -- "$CLPART_DATA_DIR/tools/plot-front" \
+        --column "$work/timed/gauges.csv" "$CLPART_DATA_DIR/data/martin_moyce_1952_column.csv" \
+        "$work/timed/diagnostics.csv" "$CLPART_DATA_DIR/data/martin_moyce_1952.csv" "$work/timed/front.png"
+    is_png "$work/timed/front.png" || fail "plot-front: front.png is not a PNG file"
+    expect 1 'no column "height_0"' -- "$CLPART_DATA_DIR/tools/plot-front" \
+        --column "$work/timed/diagnostics.csv" "$CLPART_DATA_DIR/data/martin_moyce_1952_column.csv" \
+        "$work/timed/diagnostics.csv" "$CLPART_DATA_DIR/data/martin_moyce_1952.csv" "$work/timed/no.png"
+    expect 0 "wrote $work/timed/snapshot.png" -- "$CLPART_DATA_DIR/tools/plot-particles" \
+        --field velocity "$work/timed/particles_00001.vtp" "$work/timed/snapshot.png"
+    is_png "$work/timed/snapshot.png" || fail "plot-particles: snapshot.png is not a PNG file"
+fi
+
 # Cache: built, then hit in the next process; --no-cache builds; stats count both.
 expect 0 "^built " -- "$clpart" build "$case_file"
 expect 0 "^cache hit " -- "$clpart" build "$case_file"
@@ -562,8 +578,7 @@ PY
 # The 2D scatter plot of the start and the design: a PNG file; a 3D design is refused.
 if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
     expect 0 "" -- "$CLPART_DATA_DIR/tools/plot-design" "$work/rep_out" "$work/rep_out/design.png"
-    [ "$(head -c 8 "$work/rep_out/design.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
-        fail "plot-design: design.png is not a PNG file"
+    is_png "$work/rep_out/design.png" || fail "plot-design: design.png is not a PNG file"
     mkdir -p "$work/rep_3d" && printf 'x0,x1,x2\n0.1,0.2,0.3\n' >"$work/rep_3d/start.csv" &&
         cp "$work/rep_3d/start.csv" "$work/rep_3d/design.csv"
     expect 1 "holds a 3-dimensional design" -- "$CLPART_DATA_DIR/tools/plot-design" "$work/rep_3d" "$work/rep_3d/design.png"

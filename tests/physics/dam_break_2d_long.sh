@@ -2,7 +2,10 @@
 # The 2D dam break past the impact: cases/dam_break_2d_long.json runs to t = 1.5 s (impact
 # on the far wall, run-up, the return wave) with the default options, and fewer than 0.1 %
 # of its fluid particles are excluded as outliers. The count is checked against the case's
-# lattice (25 x 50 fluid particles) and the mass left in the computation.
+# lattice (25 x 50 fluid particles) and the mass left in the computation. The case's first
+# height gauge, a tenth of the column's width from the closed wall, gives the residual
+# column's height: while the column is more than half its first height (tau = t sqrt(g/a) up
+# to 1.84), it must be within 0.03 of Martin & Moyce's Table 6 in H = h/(2a) (measured: 0.009).
 set -uo pipefail
 clpart=$1
 shift
@@ -11,8 +14,10 @@ trap 'rm -rf "$work"' EXIT
 "$clpart" run "$CLPART_DATA_DIR/cases/dam_break_2d_long.json" --out "$work/run" "$@" \
     >/dev/null 2>"$work/log" </dev/null ||
     { echo "the run stopped: $(grep -v '^step' "$work/log" | tail -3)"; exit 1; }
-python3 - "$work/run/diagnostics.csv" <<'PY'
-import csv, sys
+column=$CLPART_DATA_DIR/data/martin_moyce_1952_column.csv # published (data/README.md)
+[ -f "$column" ] || { echo "missing $column"; exit 1; }
+python3 - "$work/run/diagnostics.csv" "$work/run/gauges.csv" "$column" <<'PY'
+import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 fluid, dp, rho0 = 25 * 50, 0.002286, 1000.0
 last = rows[-1]
@@ -28,4 +33,19 @@ if abs(float(last["mass"]) - mass) > 1e-9 * mass:
     sys.exit(f"mass {last['mass']} is not that of {fluid - excluded} particles, {mass}")
 if max(float(r["front"]) for r in rows) < 0.5 - dp:
     sys.exit("the front never reached the far wall")
+a, g = 0.05715, 9.81
+gauges = [(float(r["time"]) * math.sqrt(g / a), float(r["height_0"]) / (2 * a))
+          for r in csv.DictReader(open(sys.argv[2]))]
+measured = [(float(r["tau"]), float(r["H"]))
+            for r in csv.DictReader(l for l in open(sys.argv[3]) if not l.startswith("#"))]
+def at(tau):
+    for (t0, h0), (t1, h1) in zip(gauges, gauges[1:]):
+        if t0 <= tau <= t1:
+            return h0 + (h1 - h0) * (tau - t0) / (t1 - t0)
+    sys.exit(f"gauges.csv does not reach tau = {tau}")
+checked = [(tau, H, at(tau)) for tau, H in measured if H > 0.5]
+worst = max(abs(h - H) for tau, H, h in checked)
+print(f"column height against Table 6 at {len(checked)} times: largest difference {worst:.4f}")
+if len(checked) < 5 or worst > 0.03:
+    sys.exit("the column height is more than 0.03 from the measurement")
 PY
