@@ -38,8 +38,7 @@ int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s/options", clp_data_dir());
     if (clp_device_list_create(&list, &err) || clp_device_select(list, selector, &dev, &err) ||
         clp_schema_load(dir, &schema, &err) || clp_options_create(schema, &opts, &err) ||
-        clp_worker_create(dev, &worker, &err) ||
-        clp_model_spec("selftest", opts, &storage, &spec, &err) ||
+        clp_worker_create(dev, &worker, &err) || clp_selftest_spec(opts, &storage, &spec, &err) ||
         clp_source_assemble(opts, clp_data_dir(), &spec, &source, &err) ||
         clp_build_flags(dev, opts, &flags, &err) || clp_cache_open(cache_dir, &cache, &err) ||
         clp_worker_build(worker, source, flags, cache, &report, &err))

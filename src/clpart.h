@@ -287,14 +287,13 @@ CLP_API clp_status clp_source_assemble(const clp_options *opts, const char *data
 CLP_API size_t clp_constant_arguments(const clp_options *opts, const clp_program_spec *spec,
                                       cl_float *values);
 
-/* The program spec of model `name` ("selftest") for these options; the spec's arrays are
- * static or live in `storage` (borrowed until the next call with the same storage). */
+/* The self-test's program spec for these options; the spec's arrays are static or live in
+ * `storage` (borrowed until the next call with the same storage). */
 typedef struct clp_model_storage {
     clp_constant constants[32];
 } clp_model_storage;
-CLP_API clp_status clp_model_spec(const char *name, const clp_options *opts,
-                                  clp_model_storage *storage, clp_program_spec *out,
-                                  clp_error *err);
+CLP_API clp_status clp_selftest_spec(const clp_options *opts, clp_model_storage *storage,
+                                     clp_program_spec *out, clp_error *err);
 
 /* Finds the folder with options/ and cl/: CLPART_DATA_DIR, next to the executable, the
  * installed data directory, then the source tree. Borrowed, static. */
@@ -709,14 +708,22 @@ typedef struct clp_run_config {
     clp_run_timing *timing;
 } clp_run_config;
 
-/* The assembled device source of the SPH case at `case_path`. *out is new. */
-CLP_API clp_status clp_sph_source(const clp_options *opts, const char *case_path, char **out,
-                                  clp_error *err);
+/* The assembled device source of the SPH case at `case_path`; `dev` is not needed (NULL
+ * allowed). *out is new. */
+CLP_API clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
+                                  const char *case_path, char **out, clp_error *err);
 
 /* Runs the SPH case at `case_path` (options already applied) on the worker's device to its
  * end time. A non-finite value stops it with the step, particle and field. */
 CLP_API clp_status clp_sph_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                                const clp_run_config *config, clp_error *err);
+
+/* The assembled device source of the Lennard-Jones case at `case_path` for the strategy
+ * lj.strategy names, laid out for `dev` (its local memory sizes the sub-box strategies);
+ * lj.strategy=auto, which picks its program by timing on the device, is refused (CLP_CASE).
+ * *out is new. */
+CLP_API clp_status clp_lj_source(const clp_options *opts, const clp_device_info *dev,
+                                 const char *case_path, char **out, clp_error *err);
 
 /* Runs the Lennard-Jones case at `case_path` (options already applied) on the worker's device
  * for its `steps` velocity-Verlet steps, writing diagnostics.csv to config->out_dir at step 0
@@ -727,9 +734,10 @@ CLP_API clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const
                               const clp_run_config *config, clp_error *err);
 
 /* The assembled device source of the particle swarm case at `case_path` (options already
- * applied): it depends on the options and the case's constants only. *out is new. */
-CLP_API clp_status clp_pso_source(const clp_options *opts, const char *case_path, char **out,
-                                  clp_error *err);
+ * applied): it depends on the options and the case's constants only (`dev` may be NULL).
+ * *out is new. */
+CLP_API clp_status clp_pso_source(const clp_options *opts, const clp_device_info *dev,
+                                  const char *case_path, char **out, clp_error *err);
 
 /* Runs the particle swarm optimisation case at `case_path` (options already applied) on the
  * worker's device for its `iterations`, in chunks of `output_every`. In config->out_dir it
@@ -760,6 +768,31 @@ CLP_API clp_status clp_repulsive_source(const clp_options *opts, const clp_devic
 CLP_API clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts,
                                      const char *case_path, const clp_run_config *config,
                                      clp_error *err);
+
+/* ==== Models ============================================================================ */
+
+/* A model: what `clpart run`, `source` and `build` need of it, in one entry of the registry
+ * (src/models/registry.c). */
+typedef struct clp_model {
+    const char *name;            /* as a case's "model" key names it */
+    const char *throughput_unit; /* what its runs' rate counts per second */
+    const char *const *outputs;  /* the files a run writes to its output folder, NULL-ended */
+    /* Whether `source` needs the selected device for these options; NULL: never. */
+    bool (*source_needs_device)(const clp_options *opts);
+    /* The case's assembled device source (`dev` NULL where it is not needed). *out is new. */
+    clp_status (*source)(const clp_options *opts, const clp_device_info *dev, const char *case_path,
+                         char **out, clp_error *err);
+    /* Runs a case to its end; NULL for a model that another command runs, named by `runner`. */
+    clp_status (*run)(clp_worker *worker, const clp_options *opts, const char *case_path,
+                      const clp_run_config *config, clp_error *err);
+    const char *runner;
+} clp_model;
+
+/* The models, in the registry's order; *count their number. */
+CLP_API const clp_model *clp_models(size_t *count);
+/* The model called `name`; CLP_CASE naming the known ones when there is none (or `name` is
+ * NULL: the case names no model). */
+CLP_API clp_status clp_model_find(const char *name, const clp_model **out, clp_error *err);
 
 /* ==== Self-test ========================================================================== */
 

@@ -88,39 +88,22 @@ int cli_finish(clp_status st, const clp_error *err, const cli_session *s, const 
     return cli_report(err);
 }
 
-/* A repulsive case's source: under repulsive.impl=tiled its tile depends on the selected
- * device's local memory, so the device is listed and selected (no context is made). */
-static clp_status repulsive_source(const cli_case *c, const clp_cli *cli, char **source,
-                                   clp_error *err) {
-    if (strcmp(clp_options_enum(c->options, "repulsive.impl"), "tiled") != 0)
-        return clp_repulsive_source(c->options, NULL, c->case_path, source, err);
+clp_status cli_case_source(const cli_case *c, const clp_cli *cli, char **source, clp_error *err) {
+    const clp_model *model;
+    clp_status st = clp_model_find(clp_options_model(c->options), &model, err);
+    if (st != CLP_OK)
+        return st;
+    if (!model->source_needs_device || !model->source_needs_device(c->options))
+        return model->source(c->options, NULL, c->case_path, source, err);
+    /* the program is laid out for the selected device: it is listed and selected, and no
+       context is made */
     clp_device_list *list = NULL;
     const clp_device_info *dev = NULL;
-    clp_status st = clp_device_list_create(&list, err);
+    st = clp_device_list_create(&list, err);
     if (st == CLP_OK)
         st = clp_device_select(list, cli->device, &dev, err);
     if (st == CLP_OK)
-        st = clp_repulsive_source(c->options, dev, c->case_path, source, err);
+        st = model->source(c->options, dev, c->case_path, source, err);
     clp_device_list_destroy(list);
     return st;
-}
-
-clp_status cli_case_source(const cli_case *c, const clp_cli *cli, char **source, clp_error *err) {
-    const char *model = clp_options_model(c->options);
-    if (model && strcmp(model, "sph") == 0) /* its program depends on the case's geometry */
-        return clp_sph_source(c->options, c->case_path, source, err);
-    if (model && strcmp(model, "pso") == 0) /* its constants and user code are the case's */
-        return clp_pso_source(c->options, c->case_path, source, err);
-    if (model && strcmp(model, "repulsive") == 0) /* sized for the case, and tiled the device */
-        return repulsive_source(c, cli, source, err);
-    if (model && strcmp(model, "lj") == 0) /* assembled inside the LJ device layer */
-        return CLP_FAIL_AT(err, CLP_CASE, c->case_path, -1, -1,
-                           "model lj: printing or building its source on its own is not supported "
-                           "yet; clpart run builds it (with -v to see the build)");
-    clp_model_storage storage;
-    clp_program_spec spec;
-    clp_status st = clp_model_spec(model, c->options, &storage, &spec, err);
-    if (st != CLP_OK)
-        return st;
-    return clp_source_assemble(c->options, clp_data_dir(), &spec, source, err);
 }

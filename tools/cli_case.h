@@ -15,8 +15,8 @@ typedef struct cli_case {
  * then the case, its presets, then each -s; then checks dependencies. */
 clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *out, clp_error *err);
 void cli_case_free(cli_case *c);
-/* The assembled source of the case's model. A repulsive case under repulsive.impl=tiled is
- * sized for the device the global flags select. *source is new. */
+/* The assembled source of the case's model, laid out for the device the global flags select
+ * where the model's entry says it needs one. *source is new. */
 clp_status cli_case_source(const cli_case *c, const clp_cli *cli, char **source, clp_error *err);
 
 /* The selected device's worker and the cache, as the global flags say. */

@@ -82,27 +82,21 @@ static void print_timing(const clp_run_timing *t) {
     printf("timing: %-28s %10.4f s in all\n", "outputs and checkpoints", t->outputs);
 }
 
-/* The models clpart run runs: each one's time loop and the files it leaves in the output
- * folder. */
-typedef clp_status (*run_fn)(clp_worker *, const clp_options *, const char *,
-                             const clp_run_config *, clp_error *);
-static const struct {
-    const char *model;
-    run_fn run;
-    const char *outputs[4];
-} runners[] = {
-    {"sph", clp_sph_run, {"diagnostics.csv", "particles.pvd"}},
-    {"lj", clp_lj_run, {"diagnostics.csv"}},
-    {"pso", clp_pso_run, {"convergence.csv", "best.csv", "summary.json"}},
-    {"repulsive", clp_repulsive_run, {"design.csv", "energy.csv", "summary.json"}},
-};
-enum { RUNNER_COUNT = sizeof runners / sizeof runners[0] };
-
-static int find_runner(const char *model) {
-    for (int i = 0; model && i < RUNNER_COUNT; i++)
-        if (strcmp(runners[i].model, model) == 0)
-            return i;
-    return -1;
+/* The models clpart run runs, as "sph, lj, pso and repulsive". */
+static const char *runnable_models(void) {
+    static char list[128];
+    size_t count, n = 0, listed = 0;
+    const clp_model *models = clp_models(&count);
+    for (size_t i = 0; i < count; i++)
+        n += models[i].run != NULL;
+    list[0] = '\0';
+    for (size_t i = 0; i < count; i++)
+        if (models[i].run) {
+            const char *sep = listed == 0 ? "" : listed + 1 == n ? " and " : ", ";
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", sep, models[i].name);
+            listed++;
+        }
+    return list;
 }
 
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
@@ -125,18 +119,21 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     cli_case c;
     if (cli_case_load(kept, argv, true, &c, &err) != CLP_OK)
         return cli_report(&err);
-    /* the model picks the time loop; anything else is refused before a device is opened */
-    const char *model = clp_options_model(c.options);
-    const int runner = find_runner(model);
-    if (runner < 0) {
+    /* the model's entry runs it; anything else is refused before a device is opened */
+    const char *model_name = clp_options_model(c.options);
+    const clp_model *model = NULL;
+    if (clp_model_find(model_name, &model, &err) != CLP_OK || !model->run) {
+        clp_error_clear(&err);
         if (model)
             CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
-                        "clpart run runs models sph, lj, pso and repulsive, not '%s'%s", model,
-                        strcmp(model, "selftest") == 0 ? " (use clpart selftest)" : "");
+                        "clpart run runs models %s, not '%s' (use %s)", runnable_models(),
+                        model->name, model->runner);
+        else if (model_name)
+            CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1, "clpart run runs models %s, not '%s'",
+                        runnable_models(), model_name);
         else
             CLP_FAIL_AT(&err, CLP_CASE, c.case_path, -1, -1,
-                        "the case names no model; clpart run runs models sph, lj, pso and "
-                        "repulsive");
+                        "the case names no model; clpart run runs models %s", runnable_models());
         cli_case_free(&c);
         return cli_report(&err);
     }
@@ -161,11 +158,11 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
                              .stop_requested = &stop_signal,
                              .timing = timed ? &timing : NULL};
     if (st == CLP_OK)
-        st = runners[runner].run(s.worker, c.options, c.case_path, &config, &err);
+        st = model->run(s.worker, c.options, c.case_path, &config, &err);
     if (st == CLP_OK) {
         printf("done:");
-        for (int i = 0; i < 4 && runners[runner].outputs[i]; i++)
-            printf("%s %s/%s", i ? "," : "", out_dir, runners[runner].outputs[i]);
+        for (int i = 0; model->outputs[i]; i++)
+            printf("%s %s/%s", i ? "," : "", out_dir, model->outputs[i]);
         printf("\n");
     }
     if (st == CLP_OK && timed)

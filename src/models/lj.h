@@ -83,6 +83,12 @@ size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_p
 clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
                           const clp__lj_params *p, double dt, const clp__lj_layout *l, char **out,
                           clp_error *err);
+/* The layout of `strategy` on `dev` for this state (M_C from lj.cell_capacity, else the
+ * fullest cell), and the program's source for it. *source is new. */
+clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
+                           const clp_grid_geometry *geo, const clp__lj_state *s,
+                           const clp__lj_params *p, double dt, clp__lj_strategy strategy,
+                           clp__lj_layout *layout, char **source, clp_error *err);
 /* lj.strategy=auto: the fastest strategy for this case on the worker's device, from the
  * cache's record of an earlier probe or from a new one (src/run/lj_probe.c). */
 clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cache,

@@ -1,10 +1,11 @@
-/* Each model's program spec function, for the registry. */
+/* What the registry needs of the self-test model beyond the public API. */
 #ifndef CLPART_MODELS_H
 #define CLPART_MODELS_H
 
 #include "internal.h"
 
-clp_status clp__selftest_spec(const clp_options *opts, clp_model_storage *storage,
-                              clp_program_spec *out, clp_error *err);
+/* The self-test's assembled source for these options (it has no case; `dev` is not needed). */
+clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *dev,
+                                const char *case_path, char **out, clp_error *err);
 
 #endif

@@ -19,8 +19,8 @@ static size_t groups_for(size_t n) {
     return groups < MAX_GROUPS ? groups : MAX_GROUPS;
 }
 
-clp_status clp__selftest_spec(const clp_options *opts, clp_model_storage *storage,
-                              clp_program_spec *out, clp_error *err) {
+clp_status clp_selftest_spec(const clp_options *opts, clp_model_storage *storage,
+                             clp_program_spec *out, clp_error *err) {
     (void)err;
     size_t n = (size_t)clp_options_int(opts, "selftest.n");
     clp_constant *c = storage->constants;
@@ -29,6 +29,15 @@ clp_status clp__selftest_spec(const clp_options *opts, clp_model_storage *storag
     c[2] = (clp_constant){"CLP_SELFTEST_GROUPS", CLP_CONST_INT, 0, (long long)groups_for(n), false};
     *out = (clp_program_spec){"selftest", modules, 2, cl_files, 2, c, 3};
     return CLP_OK;
+}
+
+clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *dev,
+                                const char *case_path, char **out, clp_error *err) {
+    (void)dev, (void)case_path; /* the sizes are options; there is no case */
+    clp_model_storage storage;
+    clp_program_spec spec;
+    const clp_status st = clp_selftest_spec(opts, &storage, &spec, err);
+    return st != CLP_OK ? st : clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
 /* Host data: x, y in [0.5, 1); even series: 1 then terms too small to change 1 in float
@@ -108,10 +117,7 @@ static clp_status run_variant(clp_worker *w, const clp_options *opts, clp_cache 
                               selftest_data *d, clp_build_report *report, clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
-    clp_model_storage storage;
-    clp_program_spec spec;
-    CLP_TRY(clp__selftest_spec(opts, &storage, &spec, err));
-    CLP_TRY(clp_source_assemble(opts, clp_data_dir(), &spec, &source, err));
+    CLP_TRY(clp__selftest_source(opts, NULL, NULL, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, report, err));
 
     clp_buffer_counts counts = {.particles = d->n};

@@ -74,6 +74,16 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
+clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
+                           const clp_grid_geometry *geo, const clp__lj_state *s,
+                           const clp__lj_params *p, double dt, clp__lj_strategy strategy,
+                           clp__lj_layout *layout, char **source, clp_error *err) {
+    const long long capacity = clp_options_int(opts, "lj.cell_capacity");
+    const unsigned max_per_cell = capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(geo, s);
+    const clp_status st = clp__lj_layout_make(dev, geo, s->n, max_per_cell, strategy, layout, err);
+    return st != CLP_OK ? st : clp__lj_source(opts, geo, s->n, p, dt, layout, source, err);
+}
+
 /* The compiled force kernel must take the layout's work-group and local memory. */
 static clp_status check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err) {
     clp_status st = CLP_OK;
@@ -158,11 +168,8 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
         snprintf(assignment, sizeof assignment, "lj.strategy=%s", clp__lj_strategy_name(strategy));
         CLP_TRY(clp_options_apply_assignment(sys->opts, assignment, err));
     }
-    const long long capacity = clp_options_int(opts, "lj.cell_capacity");
-    const unsigned max_per_cell = capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(&geo, s);
-    CLP_TRY(clp__lj_layout_make(clp_worker_device(w), &geo, s->n, max_per_cell, strategy,
-                                &sys->layout, err));
-    CLP_TRY(clp__lj_source(sys->opts, &geo, s->n, p, dt, &sys->layout, &source, err));
+    CLP_TRY(clp__lj_program(sys->opts, clp_worker_device(w), &geo, s, p, dt, strategy, &sys->layout,
+                            &source, err));
     CLP_TRY(clp_worker_build_for(w, source, sys->opts, cache, NULL, err));
     CLP_TRY(check_kernel(w, &sys->layout, err));
     CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));

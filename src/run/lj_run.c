@@ -46,6 +46,30 @@ static clp_status check_box(const clp__lj_case *c, const clp_options *opts, cons
                        path, c->box, c->n, search);
 }
 
+clp_status clp_lj_source(const clp_options *opts, const clp_device_info *dev, const char *case_path,
+                         char **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__lj_state s = {0};
+    clp__lj_strategy strategy;
+    if (!clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &strategy))
+        return CLP_FAIL_AT(err, CLP_CASE, case_path, -1, -1,
+                           "lj.strategy=auto chooses its program by timing each strategy on the "
+                           "device when the run starts; name one (-s lj.strategy=...) to print "
+                           "or build its program");
+    clp__lj_case c;
+    CLP_TRY(clp__lj_case_load(case_path, &c, err));
+    CLP_TRY(check_box(&c, opts, case_path, err));
+    CLP_TRY(initial_state(&c, &s, err));
+    const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
+    clp_grid_geometry geo;
+    clp__lj_layout layout;
+    CLP_TRY(clp__lj_geometry(opts, &s, &params, &geo, err));
+    CLP_TRY(clp__lj_program(opts, dev, &geo, &s, &params, c.dt, strategy, &layout, out, err));
+fail:
+    clp__lj_state_free(&s);
+    return st;
+}
+
 clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, uint64_t step,
                                double row[8], clp_error *err) {
     double kinetic = 0, potential = 0, momentum[3] = {0, 0, 0};

@@ -17,8 +17,9 @@ static clp_status load_case(const clp_options *opts, const char *path, clp__pso_
     return clp__pso_case_load(path, clp_options_enum(opts, "pso.objective"), c, err);
 }
 
-clp_status clp_pso_source(const clp_options *opts, const char *case_path, char **out,
-                          clp_error *err) {
+clp_status clp_pso_source(const clp_options *opts, const clp_device_info *dev,
+                          const char *case_path, char **out, clp_error *err) {
+    (void)dev; /* the program depends on the options and the case only */
     clp__pso_case c;
     clp_status st = load_case(opts, case_path, &c, err);
     if (st != CLP_OK)

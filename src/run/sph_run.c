@@ -72,8 +72,9 @@ static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
     return clp_source_assemble(r->opts, clp_data_dir(), &parts.spec, source, err);
 }
 
-clp_status clp_sph_source(const clp_options *opts, const char *case_path, char **out,
-                          clp_error *err) {
+clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
+                          const char *case_path, char **out, clp_error *err) {
+    (void)dev; /* the program depends on the options and the case only */
     sph_run r = {.opts = opts};
     clp_status st = load(&r, case_path, err);
     return st != CLP_OK ? st : assemble(&r, out, err);

@@ -9,7 +9,7 @@ static char *selftest_source(const clp_options *opts) {
     clp_model_storage storage;
     clp_program_spec spec;
     char *source;
-    CLP_ASSERT_OK(clp_model_spec("selftest", opts, &storage, &spec, &err), &err);
+    CLP_ASSERT_OK(clp_selftest_spec(opts, &storage, &spec, &err), &err);
     CLP_ASSERT_OK(clp_source_assemble(opts, clp_data_dir(), &spec, &source, &err), &err);
     return source;
 }

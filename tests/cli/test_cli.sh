@@ -393,7 +393,11 @@ expect 2 "--timing is not supported for model lj" -- "$clpart" run "$work/lj.jso
 [ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
 expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
 expect 1 "clpart run runs models sph, lj, pso and repulsive, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
-expect 1 "model lj: printing or building its source on its own is not supported" -- "$clpart" source "$work/lj.json"
+# An LJ case's program, printed and built on its own as its run builds it (a cache hit after
+# the run); lj.strategy=auto, which times the strategies on the device, is refused.
+expect 0 'device program for model "lj"' -- "$clpart" source "$work/lj.json"
+expect 0 "^cache hit " -- "$clpart" build "$work/lj.json"
+expect 1 "lj.strategy=auto chooses its program by timing" -- "$clpart" source "$work/lj.json" -s lj.strategy=auto
 
 # Particle swarm runs: a 5-dimensional sphere, 32 particles, 300 iterations. psocase FILE
 # [PATH=JSON]... writes a variant, as ljcase does.
