@@ -15,7 +15,7 @@
  *
  * usage: bench-lj grid|liquid [--device SEL] [--max-particles N] [--steps S] [--rounds R]
  *        [--budget SECONDS] [-s NAME=VALUE]... */
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * run, give the fraction of the bandwidth it reaches. One tab-separated line per layout:
  *   table DEVICE layout particles dim seconds bytes GB/s copy-GB/s fraction
  * usage: bench-pso table1|table2 [--device SEL] [--particles N] [--launches L] [--rounds R] */
-#include "models/pso.h"
+#include "models/pso/pso.h"
 
 #include <stdlib.h>
 #include <string.h>

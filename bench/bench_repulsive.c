@@ -9,7 +9,7 @@
  *   impl DEVICE dim points seconds interactions/s GFLOP/s tile
  * usage: bench-repulsive [--device SEL] [--impl tiled|global] [--dims 2,5,10]
  *        [--points 1000,2000,...] [--budget SECONDS] */
-#include "models/repulsive.h"
+#include "models/repulsive/repulsive.h"
 
 #include <stdlib.h>
 #include <string.h>

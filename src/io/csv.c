@@ -198,8 +198,7 @@ clp_status clp__csv_continue_in(const char *dir, const char *name, const char *c
     for (size_t i = 0; i < *n_kept; i++)
         CLP_TRY(clp__csv_row(csv, *kept + i * n_columns, err));
     if (rename(temporary, path) != 0) {
-        st = CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot replace %s: %s", path,
-                         strerror(errno));
+        st = CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot replace %s: %s", path, strerror(errno));
         goto fail;
     }
     free(csv->path);

@@ -1,11 +1,11 @@
 /* The device's Lennard-Jones forces, energies and virial against the host's all-pairs
- * reference in double precision (src/models/lj_setup.c, itself tested against analysis), for
+ * reference in double precision (src/models/lj/lj_setup.c, itself tested against analysis), for
  * every strategy, summation, position and neighbour mode: on a softened uniform random set
  * (the seed paper's set-up) and on a jittered FCC lattice at the LJ liquid's density.
  * With --small, sizes and combinations fit a run under Oclgrind. */
 #include "common.h"
 
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 /* Float against double: a force sums about 40 terms of up to |f| ~ 1e2 in float, so each
  * component may be off by a few 1e-6 of the largest force; 1e-4 of it leaves room for

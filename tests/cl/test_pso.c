@@ -1,4 +1,4 @@
-/* Particle swarm optimisation on the device (cl/pso, src/run/pso_device.c):
+/* Particle swarm optimisation on the device (cl/pso, src/models/pso/pso_device.c):
  * - the starting positions against Philox4x32-10 computed here on the host, in every layout;
  * - every layout of a 3-dimensional and of a 17-dimensional swarm moves the same particles
  *   to the same positions, bit for bit, and finds the same bests;
@@ -9,7 +9,7 @@
  * With --small, sizes fit a run under Oclgrind. */
 #include "common.h"
 
-#include "models/pso.h"
+#include "models/pso/pso.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
-/* Repulsive particles on the device (cl/repulsive, src/run/repulsive_device.c):
+/* Repulsive particles on the device (cl/repulsive, src/models/repulsive/repulsive_device.c):
  * - accelerations, energies and stresses of both implementations against the host's
- *   all-pairs reference in double (src/models/repulsive_setup.c, itself checked here against
- *   finite differences of the energy);
+ *   all-pairs reference in double (src/models/repulsive/repulsive_setup.c, itself checked here
+ * against finite differences of the energy);
  * - with damping the total energy (kinetic plus potential) never rises;
  * - 24 points in 2 dimensions end far more uniform than they start, against thresholds
  *   derived from a 24-point lattice on the torus;
@@ -11,7 +11,7 @@
  * With --small, sizes fit a run under Oclgrind. */
 #include "common.h"
 
-#include "models/repulsive.h"
+#include "models/repulsive/repulsive.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  * the diagnostics row against values worked out by hand, and the non-finite stop. */
 #include "test.h"
 
-#include "run/lj_case.h"
+#include "models/lj/lj_case.h"
 
 #include <unistd.h>
 

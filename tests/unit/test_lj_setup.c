@@ -4,7 +4,7 @@
  * Newton's third law, and forces as the finite-difference gradient of the energy. */
 #include "test.h"
 
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 static double min_image(double d, double box) {
     return d - box * nearbyint(d / box);

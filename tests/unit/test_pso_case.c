@@ -4,7 +4,7 @@
  * line where its code begins, and errors that name the file and the key. */
 #include "test.h"
 
-#include "run/pso_case.h"
+#include "models/pso/pso_case.h"
 
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
  * designs, the automatic dt and damping, and errors that name the file and the key. */
 #include "test.h"
 
-#include "run/repulsive_case.h"
+#include "models/repulsive/repulsive_case.h"
 
 #include <math.h>
 #include <unistd.h>

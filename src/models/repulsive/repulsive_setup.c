@@ -1,6 +1,6 @@
 /* Repulsive particles on the host: starting designs, the double-precision all-pairs
  * reference the device kernels are checked against, and the design criteria. */
-#include "models/repulsive.h"
+#include "models/repulsive/repulsive.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The geometry and physics of an SPH case file: domain, lattice spacing, fluid boxes, the
  * tank and wall boxes of boundary particles, constants, end time and output interval. The JSON
  * stays in this file; errors name the file and the key. Options are read by options.c. */
-#include "run/case.h"
+#include "models/sph/sph_case.h"
 #include "run/case_json.h"
 
 #include <jansson.h>

@@ -2,7 +2,7 @@
  * and for the sub-box strategies the sub-box and what they stage in local memory, sized as
  * the seed paper does (cutoff-interactions-few-particles-per-cell.txt, 5.1, 5.2 and 7.1)
  * from the device's local memory and the most particles in a cell. */
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * grid, cl/lj with the cutoff, time-step and layout constants), the force kernel of the
  * chosen strategy, velocity-Verlet steps, and read-back in the state's own particle order.
  * lj.strategy=auto is resolved here by a timing probe (lj_probe.c). */
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * the step counts. The JSON stays in this file; errors name the file and the key, and keys
  * this file does not know are refused. Options are read by options.c. */
 #include "run/case_json.h"
-#include "run/lj_case.h"
+#include "models/lj/lj_case.h"
 
 #include <jansson.h>
 #include <math.h>

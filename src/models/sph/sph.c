@@ -1,7 +1,7 @@
 /* The SPH model: particles from the case's fluid boxes and tank walls on a lattice, the
  * inlined constants, and the step list (rebuild, density, forces, integration). */
-#include "models/sph.h"
-#include "run/sph_gauges.h"
+#include "models/sph/sph.h"
+#include "models/sph/sph_gauges.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #define CLPART_SPH_GAUGES_H
 
 #include "io/io.h"
-#include "models/sph.h"
+#include "models/sph/sph.h"
 
 typedef struct clp__sph_gauges clp__sph_gauges;
 

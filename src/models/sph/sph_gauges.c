@@ -1,7 +1,7 @@
 /* The gauges of an SPH run: the device sums the fluid's kernel-weighted values at each
  * point (sph_gauge_sample) and the pressure force on each boundary particle (sph_wall_force);
  * the host turns them into water heights, Shepard averages and forces per wall box. */
-#include "run/sph_gauges.h"
+#include "models/sph/sph_gauges.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef CLPART_SPH_CHECKPOINT_H
 #define CLPART_SPH_CHECKPOINT_H
 
-#include "models/sph.h"
+#include "models/sph/sph.h"
 
 /* The identity record of a run: geometry and physics, every option, device, particles. New. */
 clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_values *p,

@@ -2,7 +2,7 @@
  * allow for the case, run once per device and case shape. The choice, with the times, is
  * stored in the binary cache beside the programs, under a key of the device, the options,
  * the constants and the case's shape, so a second run starts with it at once. */
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -50,7 +50,7 @@ typedef enum clp__lj_strategy {
 const char *clp__lj_strategy_name(clp__lj_strategy s);
 bool clp__lj_strategy_from_name(const char *name, clp__lj_strategy *out);
 
-/* How a strategy lays out the force kernel on a device (src/run/lj_layout.c). */
+/* How a strategy lays out the force kernel on a device (src/models/lj/lj_layout.c). */
 typedef struct clp__lj_layout {
     clp__lj_strategy strategy;
     unsigned max_per_cell; /* M_C, the most particles in a cell, as sized for */
@@ -90,7 +90,7 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
                            const clp__lj_params *p, double dt, clp__lj_strategy strategy,
                            clp__lj_layout *layout, char **source, clp_error *err);
 /* lj.strategy=auto: the fastest strategy for this case on the worker's device, from the
- * cache's record of an earlier probe or from a new one (src/run/lj_probe.c). */
+ * cache's record of an earlier probe or from a new one (src/models/lj/lj_probe.c). */
 clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cache,
                          const clp__lj_state *s, const clp__lj_params *p, double dt,
                          const clp_grid_geometry *geo, clp__lj_strategy *out, clp_error *err);

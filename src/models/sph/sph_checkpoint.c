@@ -4,7 +4,7 @@
  * value, the device and driver, and the particle count. */
 #include "core/options_schema.h"
 #include "io/checkpoint.h"
-#include "run/sph_checkpoint.h"
+#include "models/sph/sph_checkpoint.h"
 
 #include <stdlib.h>
 

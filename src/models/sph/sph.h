@@ -2,7 +2,7 @@
 #ifndef CLPART_SPH_H
 #define CLPART_SPH_H
 
-#include "run/case.h"
+#include "models/sph/sph_case.h"
 
 typedef struct clp__sph_physics_values {
     double h, mass, c0;

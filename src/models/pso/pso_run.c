@@ -3,7 +3,7 @@
  * best position (best.csv) and a one-line summary (summary.json). */
 #include "io/io.h"
 #include "run/pacer.h"
-#include "run/pso_case.h"
+#include "models/pso/pso_case.h"
 #include "run/run_flags.h"
 
 #include <jansson.h>

@@ -1,9 +1,9 @@
 /* The SPH time loop: build the program, set up particles, then rebuild, forces and
  * integration every step, with diagnostics and VTK snapshots at each output time. */
 #include "io/io.h"
-#include "models/sph.h"
-#include "run/sph_checkpoint.h"
-#include "run/sph_gauges.h"
+#include "models/sph/sph.h"
+#include "models/sph/sph_checkpoint.h"
+#include "models/sph/sph_gauges.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Lennard-Jones initial states (FCC lattice, uniform random, Maxwell-Boltzmann velocities)
  * and the all-pairs reference in double precision. */
-#include "models/lj.h"
+#include "models/lj/lj.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef CLPART_PSO_CASE_H
 #define CLPART_PSO_CASE_H
 
-#include "models/pso.h"
+#include "models/pso/pso.h"
 
 typedef struct clp__pso_case {
     /* user_code points into `code`; user_origin is the case path given to the loader

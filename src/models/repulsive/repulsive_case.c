@@ -3,7 +3,7 @@
  * stays in this file; errors name the file and the key, and keys this file does not know are
  * refused. Options are read by options.c. */
 #include "run/case_json.h"
-#include "run/repulsive_case.h"
+#include "models/repulsive/repulsive_case.h"
 
 #include <jansson.h>
 #include <math.h>

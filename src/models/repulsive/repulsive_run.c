@@ -4,7 +4,7 @@
  * energies and criteria after every chunk (energy.csv) and a one-line summary (summary.json). */
 #include "io/io.h"
 #include "run/pacer.h"
-#include "run/repulsive_case.h"
+#include "models/repulsive/repulsive_case.h"
 #include "run/run_flags.h"
 
 #include <jansson.h>

@@ -3,7 +3,7 @@
  * errors name the file and the key, and keys this file does not know are refused. Options
  * are read by options.c. */
 #include "run/case_json.h"
-#include "run/pso_case.h"
+#include "models/pso/pso_case.h"
 
 #include <float.h>
 #include <jansson.h>

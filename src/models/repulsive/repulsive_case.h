@@ -3,7 +3,7 @@
 #ifndef CLPART_REPULSIVE_CASE_H
 #define CLPART_REPULSIVE_CASE_H
 
-#include "models/repulsive.h"
+#include "models/repulsive/repulsive.h"
 
 /* How the start design is drawn. */
 typedef enum clp__rep_start { CLP__REP_START_LATIN, CLP__REP_START_RANDOM } clp__rep_start;

@@ -2,7 +2,7 @@
  * program (cl/repulsive with the design's size and the run's constants), the force
  * evaluation of the chosen implementation, damped semi-implicit Euler steps with a kinetic
  * energy check, and read-back. */
-#include "models/repulsive.h"
+#include "models/repulsive/repulsive.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* A particle swarm on the device: the layout of its fields, the program (cl/pso with the
  * swarm's constants and, for pso.objective=user, the case's code in place of the marker in
  * cl/pso/objectives.cl), and the iterations, which stay on the device until read. */
-#include "models/pso.h"
+#include "models/pso/pso.h"
 
 #include <stdlib.h>
 #include <string.h>

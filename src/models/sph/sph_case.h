@@ -1,6 +1,6 @@
-/* An SPH case as the runner uses it: geometry, physics, timing (read by case.c). */
-#ifndef CLPART_CASE_H
-#define CLPART_CASE_H
+/* An SPH case as the runner uses it: geometry, physics, timing (read by sph_case.c). */
+#ifndef CLPART_SPH_CASE_H
+#define CLPART_SPH_CASE_H
 
 #include "internal.h"
 

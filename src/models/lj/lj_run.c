@@ -2,8 +2,8 @@
  * chunks of output_every, and after each chunk the energies, temperature, pressure and total
  * momentum in diagnostics.csv. Reduced units, mass 1. */
 #include "io/io.h"
-#include "models/lj.h"
-#include "run/lj_case.h"
+#include "models/lj/lj.h"
+#include "models/lj/lj_case.h"
 #include "run/pacer.h"
 #include "run/run_flags.h"
 

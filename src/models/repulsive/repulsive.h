@@ -1,7 +1,8 @@
 /* Hyper-dimensional repulsive particles for space-filling designs (seed
  * hyperdimensional-repulsive-particles.txt): starting designs, the double-precision all-pairs
  * reference and design criteria (repulsive_setup.c), and the system on the device
- * (src/run/repulsive_device.c, cl/repulsive). Points live in the periodic unit hypercube. */
+ * (src/models/repulsive/repulsive_device.c, cl/repulsive). Points live in the periodic unit
+ * hypercube. */
 #ifndef CLPART_REPULSIVE_H
 #define CLPART_REPULSIVE_H
 
