@@ -687,6 +687,22 @@ typedef struct clp_run_timing {
                                  half the skin (SPH) */
 } clp_run_timing;
 
+/* What a run did, for a sweep or a benchmark to compare: the time loop's seconds without the
+ * outputs, the work done in that time in the model's throughput unit (particle-steps, ...;
+ * clp_model.throughput_unit), and the run's last diagnostics by name. */
+enum { CLP_RUN_MAX_VALUES = 16 };
+typedef struct clp_run_value {
+    char name[32];
+    double value;
+} clp_run_value;
+typedef struct clp_run_result {
+    double seconds;
+    double work;
+    uint64_t steps; /* steps (SPH, LJ, repulsive) or iterations (PSO) taken */
+    size_t n_values;
+    clp_run_value values[CLP_RUN_MAX_VALUES];
+} clp_run_result;
+
 /* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the
  * particles.pvd index at each output time, and checkpoint.ckpt at each checkpoint interval of
  * the case, on request and at the end (NULL: nothing is written); `progress` gets the
@@ -703,6 +719,13 @@ typedef struct clp_run_config {
      * checkpoint, the others their outputs so far with the summary marked as interrupted.
      * The run then returns CLP_INTERRUPTED, saying where it stopped and what it wrote. */
     volatile sig_atomic_t *stop_requested;
+    /* Shorter than the case: at most this many steps (PSO: iterations; 0: the case's), and
+     * for SPH and LJ at most this much simulated time (0: the case's end). A run that ends at
+     * a limit is complete, not interrupted. */
+    uint64_t max_steps;
+    double max_time;
+    /* When not NULL: what the run did (clp_run_result), filled when it ends without error. */
+    clp_run_result *result;
     /* When not NULL: kernels run with profiling events (each waits for the last, so the run
      * is slower) and their device seconds per phase are summed here. */
     clp_run_timing *timing;

@@ -3,13 +3,17 @@
  * repulsive particles the start and optimised designs, the energies and a summary), and for
  * SPH snapshots and checkpoints, to --out DIR (default: out/<case name>); --restart FILE
  * continues an SPH run from a checkpoint; --timing prints the device time of each SPH phase
- * per step. SIGUSR1 asks for an SPH checkpoint at the next step. The first SIGINT or SIGTERM
+ * per step; --steps N and --time T end it sooner. It ends with the rate in the model's
+ * throughput unit. SIGUSR1 asks for an SPH checkpoint at the next step. The first SIGINT or SIGTERM
  * stops the run after its current step with a checkpoint (SPH) or the outputs so far, and
  * the exit status is 128 + the signal's number; a second one ends the process at once. */
 #include "cli_case.h"
 
+#include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,12 +103,26 @@ static const char *runnable_models(void) {
     return list;
 }
 
+/* The value of --steps (a whole number above 0) or --time (a number above 0) into *out. */
+static bool positive(const char *flag, const char *text, bool whole, double *out, clp_error *err) {
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    if (end != text && *end == '\0' && errno == 0 && *out > 0 && isfinite(*out) &&
+        (!whole || (*out == floor(*out) && *out < 1e18)))
+        return true;
+    CLP_FAIL(err, CLP_USAGE, "%s takes %s above 0, not '%s'", flag,
+             whole ? "a whole number" : "a number", text);
+    return false;
+}
+
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     const char *out_dir = NULL, *restart = NULL;
     bool timed = false;
-    /* --out DIR, --restart FILE and --timing are this command's own; the rest is the case
-     * and options */
+    double max_steps = 0, max_time = 0;
+    /* --out DIR, --restart FILE, --timing, --steps N and --time T are this command's own; the
+     * rest is the case and options */
     int kept = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc)
@@ -113,7 +131,13 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
             restart = argv[++i];
         else if (!strcmp(argv[i], "--timing"))
             timed = true;
-        else
+        else if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
+            if (!positive("--steps", argv[++i], true, &max_steps, &err))
+                return cli_report(&err);
+        } else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
+            if (!positive("--time", argv[++i], false, &max_time, &err))
+                return cli_report(&err);
+        } else
             argv[kept++] = argv[i];
     }
     cli_case c;
@@ -150,7 +174,11 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         out_dir = default_dir;
     }
     clp_run_timing timing = {0};
+    clp_run_result result = {0};
     clp_run_config config = {.out_dir = out_dir,
+                             .max_steps = (uint64_t)max_steps,
+                             .max_time = max_time,
+                             .result = &result,
                              .progress = stderr,
                              .restart = restart,
                              .cache = s.cache,
@@ -165,6 +193,10 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
             printf("%s %s/%s", i ? "," : "", out_dir, model->outputs[i]);
         printf("\n");
     }
+    if (st == CLP_OK && result.seconds > 0)
+        printf("rate: %.4g %s (%llu steps in %.3f s, outputs excluded)\n",
+               result.work / result.seconds, model->throughput_unit,
+               (unsigned long long)result.steps, result.seconds);
     if (st == CLP_OK && timed)
         print_timing(&timing);
     if (st == CLP_INTERRUPTED) { /* not an error: what was asked, and where it stands */

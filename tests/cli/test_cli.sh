@@ -210,6 +210,16 @@ expect 0 "[0-9]+ of the [0-9]+ neighbour-list rebuilds came early, when a partic
 # --timing: the device time of each phase per step.
 expect 0 "timing: forces +[0-9.]+ ms" -- "$clpart" run "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json" --out "$work/timed" --timing --no-cache
 
+# --steps and --time end a run sooner, as complete (not interrupted), and the run ends with
+# its rate; a model without simulated time refuses --time, and a count must be whole.
+expect 0 "^rate: [0-9.e+]+ particle-steps/s \(5 steps in " -- "$clpart" run "$tiny" --out "$work/five" --steps 5 --no-cache
+[ "$(tail -1 "$work/five/diagnostics.csv" | cut -d, -f2)" = 5 ] || fail "--steps 5: the last row is not step 5"
+expect 0 "^done: " -- "$clpart" run "$tiny" --out "$work/short" --time 0.001 --no-cache
+python3 -c 'import csv,sys; t=float(list(csv.DictReader(open(sys.argv[1])))[-1]["time"]); assert 0.001 <= t < 0.0015, t' \
+    "$work/short/diagnostics.csv" || fail "--time 0.001: the run did not end just past 0.001 s"
+expect 2 "--steps takes a whole number above 0, not '2.5'" -- "$clpart" run "$tiny" --out "$work/bad" --steps 2.5
+[ ! -e "$work/bad" ] || fail "a refused --steps left output behind"
+
 # The dam-break plots draw PNG files from that run: the front, with its height gauge beside
 # it, and a snapshot; a gauges file without the column is refused.
 is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; }
@@ -501,6 +511,10 @@ expect 1 "$work/pso_bad.json: 'pso.objective' holds both \"expression\" and \"fu
 expect 1 "pso.layout applies to 3 dimensions and this swarm has 5" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" -s pso.layout=soa
 expect 2 "--restart is not supported for model pso" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" --restart "$work/none.ckpt"
 expect 2 "--timing is not supported for model pso" -- "$clpart" run "$work/pso.json" --out "$work/pso_bad" --timing
+expect 2 "--time is not supported for model pso: it has no simulated time; limit its iterations with --steps" -- \
+    "$clpart" run "$work/pso.json" --out "$work/pso_bad" --time 1
+expect 0 "^rate: [0-9.e+]+ component-updates/s \(7 steps in " -- "$clpart" run "$work/pso.json" --out "$work/pso_seven" --steps 7
+[ "$(tail -1 "$work/pso_seven/convergence.csv" | cut -d, -f1)" = 7 ] || fail "pso --steps 7: the last row is not iteration 7"
 [ ! -e "$work/pso_bad" ] || fail "a refused PSO case left output behind"
 
 # Repulsive-particle designs: cases/repulsive_24_2d.json, the seed paper's Fig. 2 (24 points

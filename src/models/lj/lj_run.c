@@ -137,10 +137,11 @@ static clp_status write_summary(const char *dir, size_t atoms, const double row[
     return clp__summary_write(dir, "summary.json", root, err);
 }
 
+static const char *const diagnostics_columns[] = {"step",  "time",        "kinetic",  "potential",
+                                                  "total", "temperature", "pressure", "momentum"};
+
 static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
-    static const char *const columns[] = {"step",  "time",        "kinetic",  "potential",
-                                          "total", "temperature", "pressure", "momentum"};
-    return clp__csv_open_in(dir, "diagnostics.csv", columns, 8, out, err);
+    return clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, 8, out, err);
 }
 
 clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
@@ -156,6 +157,9 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
                                            "the progress line gives the stepping rate", err));
     CLP_TRY(clp__lj_case_load(case_path, &c, err));
     CLP_TRY(check_box(&c, opts, case_path, err));
+    c.steps = clp__run_steps(config, c.steps);
+    if (config->max_time > 0 && config->max_time < (double)c.steps * c.dt)
+        c.steps = (uint64_t)floor(config->max_time / c.dt + 1e-9);
     CLP_TRY(initial_state(&c, &s, err));
     b = (clp__lj_sample){.n = s.n,
                          .force = malloc(3 * s.n * sizeof(double)),
@@ -209,6 +213,8 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
     }
     if (config->out_dir)
         CLP_TRY(write_summary(config->out_dir, s.n, row, stopped, seconds, err));
+    clp__run_result_set(config, seconds, (double)s.n * (double)done, done, diagnostics_columns + 1,
+                        row + 1, 7);
     if (stopped)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of %llu%s",
                       (unsigned long long)done, (unsigned long long)c.steps,

@@ -74,7 +74,9 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
     double *history = NULL, *best_position = NULL;
     clp__progress progress;
     CLP_TRY(clp__run_refuse_restart_timing(config, "pso", "the progress line gives the rate", err));
+    CLP_TRY(clp__run_refuse_time(config, "pso", "iterations", err));
     CLP_TRY(load_case(opts, case_path, &c, err));
+    c.iterations = clp__run_steps(config, c.iterations);
     const clp__pso_params *p = &c.params;
     history = malloc(((size_t)c.iterations + 1) * sizeof *history);
     best_position = malloc((size_t)p->dim * sizeof *best_position);
@@ -150,6 +152,10 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
         CLP_TRY(write_best(config->out_dir, best_position, p->dim, err));
         CLP_TRY(write_summary(config->out_dir, best, particle, done, stopped, seconds, err));
     }
+    static const char *const names[] = {"best", "particle"};
+    const double values[] = {best, (double)particle};
+    clp__run_result_set(config, seconds, (double)p->particles * p->dim * (double)done, done, names,
+                        values, 2);
     if (stopped)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped after iteration %llu of %llu%s",
                       (unsigned long long)done, (unsigned long long)c.iterations,

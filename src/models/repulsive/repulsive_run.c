@@ -154,6 +154,10 @@ fail:
     return st;
 }
 
+/* The columns of energy.csv, one row per check. */
+static const char *const energy_columns[] = {"step",  "kinetic", "potential",
+                                             "total", "ae",      "maximin"};
+
 clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                              const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
@@ -166,7 +170,9 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     CLP_TRY(clp__run_refuse_restart_timing(
         config, "repulsive", "the progress line gives the rate (bench/repulsive times the forces)",
         err));
+    CLP_TRY(clp__run_refuse_time(config, "repulsive", "steps", err));
     CLP_TRY(prepare(case_path, &c, &start, err));
+    c.steps = clp__run_steps(config, c.steps);
     const clp__rep_params *p = &c.params;
     if (p->q < c.dim + 1)
         CLP_WARN(CLP_LOG_RUN,
@@ -186,9 +192,7 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     CLP_TRY(clp__rep_system_open(worker, opts, config->cache, &start, p, &sys, err));
     clp__rep_design_free(&start);
     if (config->out_dir) {
-        static const char *const columns[] = {"step",  "kinetic", "potential",
-                                              "total", "ae",      "maximin"};
-        CLP_TRY(clp__csv_open_in(config->out_dir, "energy.csv", columns, 6, &csv, err));
+        CLP_TRY(clp__csv_open_in(config->out_dir, "energy.csv", energy_columns, 6, &csv, err));
         /* the start as the device holds it, in single precision */
         CLP_TRY(clp__rep_system_read(sys, x, NULL, NULL, NULL, err));
         CLP_TRY(write_design(config->out_dir, "start.csv", x, c.points, c.dim, err));
@@ -256,6 +260,9 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
         CLP_TRY(write_design(config->out_dir, "design.csv", x, c.points, c.dim, err));
         CLP_TRY(write_summary(config->out_dir, &s, err));
     }
+    /* every point's force sums the other points' */
+    clp__run_result_set(config, s.seconds, (double)c.points * (double)(c.points - 1) * s.steps,
+                        s.steps, energy_columns + 1, row + 1, 5);
     if (s.interrupted)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of at most %llu%s",
                       (unsigned long long)s.steps, (unsigned long long)c.steps,

@@ -4,6 +4,7 @@
 #include "models/sph/sph.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_gauges.h"
+#include "run/run_flags.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -562,14 +563,18 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
             CLP_TRY(clp__sph_gauges_open(&r.c, w, config->out_dir, config->restart != NULL,
                                          clock.step, &gauges, err));
     }
+    const double end_time =
+        config->max_time > 0 && config->max_time < r.c.end_time ? config->max_time : r.c.end_time;
     if (config->progress)
-        clp__progress_init(&progress, config->progress, clock.time, r.c.end_time,
+        clp__progress_init(&progress, config->progress, clock.time, end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     double start = clp__now();
+    bool last = false;
     for (;;) {
         /* a hair of slack so rounding in the sum of steps never skips the last output */
         const double slack = 1e-9 * clock.dt;
-        const bool last = clock.time >= r.c.end_time - slack;
+        last = clock.time >= end_time - slack ||
+               (config->max_steps && clock.step - first >= config->max_steps);
         const double outputs_start = clp__now();
         const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
         if (gauges && (clock.time >= clock.next_gauge - slack || last)) {
@@ -616,7 +621,18 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
                                  (r.timing.wall - r.timing.outputs));
     if (config->timing)
         *config->timing = r.timing;
-    if (clock.time < r.c.end_time - 1e-9 * clock.dt) { /* stopped on request */
+    if (last && config->result) {
+        static const char *const names[] = {"time",         "kinetic_energy", "mass",
+                                            "max_velocity", "front",          "excluded"};
+        if (!snap.xyz) /* the last row was the continued run's: read the state again */
+            CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
+        const double values[] = {clock.time, snap.kinetic, snap.mass,
+                                 snap.vmax,  snap.front,   (double)snap.excluded};
+        clp__run_result_set(config, r.timing.wall - r.timing.outputs,
+                            (double)r.n * (double)(clock.step - first), clock.step - first, names,
+                            values, sizeof names / sizeof names[0]);
+    }
+    if (!last) { /* stopped on request */
         if (config->out_dir)
             st = CLP_FAIL(err, CLP_INTERRUPTED,
                           "stopped at step %llu, t = %.9g s of %g; checkpoint written to %s: "
