@@ -22,6 +22,7 @@ int cmd_build(int argc, char **argv, const clp_cli *cli);
 int cmd_selftest(int argc, char **argv, const clp_cli *cli);
 int cmd_cache(int argc, char **argv, const clp_cli *cli);
 int cmd_run(int argc, char **argv, const clp_cli *cli);
+int cmd_sweep(int argc, char **argv, const clp_cli *cli);
 
 enum { CLP_EXIT_OK = 0, CLP_EXIT_RUNTIME = 1, CLP_EXIT_USAGE = 2 };
 
@@ -33,5 +34,13 @@ int cli_usage_error(const char *command, const char *fmt, ...);
 
 /* Opens the cache as the global flags say: NULL when --no-cache. */
 clp_status cli_open_cache(const clp_cli *cli, clp_cache **out, clp_error *err);
+
+/* Set by the first SIGINT or SIGTERM (to its number), which asks a run to stop after its
+ * current step; a second one ends the process at once. */
+extern volatile sig_atomic_t cli_stop_signal;
+/* Set by SIGUSR1, which asks an SPH run for a checkpoint at its next step. */
+extern volatile sig_atomic_t cli_checkpoint_requested;
+/* Installs the handlers that set them. */
+void cli_handle_signals(void);
 
 #endif

@@ -3,6 +3,9 @@
  * cache. */
 #include "cli_case.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *out, clp_error *err) {
@@ -106,4 +109,20 @@ clp_status cli_case_source(const cli_case *c, const clp_cli *cli, char **source,
         st = model->source(c->options, dev, c->case_path, source, err);
     clp_device_list_destroy(list);
     return st;
+}
+
+clp_status cli_positive(const char *flag, const char *text, bool whole, uint64_t *count,
+                        double *number, clp_error *err) {
+    char *end;
+    errno = 0;
+    const double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !(v > 0) || !isfinite(v) ||
+        (whole && (v != floor(v) || v >= 1e18)))
+        return CLP_FAIL(err, CLP_USAGE, "%s takes %s above 0, not '%s'", flag,
+                        whole ? "a whole number" : "a number", text);
+    if (whole)
+        *count = (uint64_t)v;
+    else
+        *number = v;
+    return CLP_OK;
 }

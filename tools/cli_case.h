@@ -34,4 +34,9 @@ void cli_session_close(cli_session *s);
  * -v), or nothing on success. */
 int cli_finish(clp_status st, const clp_error *err, const cli_session *s, const clp_cli *cli);
 
+/* The value of a flag that takes a whole number above 0 (`whole`, into *count) or a number
+ * above 0 (into *number); CLP_USAGE naming the flag otherwise. */
+clp_status cli_positive(const char *flag, const char *text, bool whole, uint64_t *count,
+                        double *number, clp_error *err);
+
 #endif

@@ -23,7 +23,12 @@ static const command commands[] = {
     {"build", "build (or load from the cache) the program of a case and report how",
      "build CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_build},
     {"run", "run a case (SPH, LJ, PSO or repulsive particles) to its end",
-     "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE] [--timing]", cmd_run},
+     "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE] [--timing] "
+     "[--steps N] [--time T]",
+     cmd_run},
+    {"sweep", "run a case under every combination of listed option values, and compare them",
+     "sweep CASE [-s NAME=V1,V2,...]... [--steps N | --time T] [--repeat R] [--out DIR]",
+     cmd_sweep},
     {"selftest", "build, run and check the self-test kernels on a device",
      "selftest [CASE] [-s NAME=VALUE]... [-p PRESET]...", cmd_selftest},
     {"cache", "list, summarise or clear the program binary cache",

@@ -9,49 +9,10 @@
  * the exit status is 128 + the signal's number; a second one ends the process at once. */
 #include "cli_case.h"
 
-#include <errno.h>
 #include <libgen.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* SIGUSR1 asks the run for a checkpoint at its next step. */
-static volatile sig_atomic_t checkpoint_requested;
-
-static void request_checkpoint(int signal) {
-    (void)signal;
-    checkpoint_requested = 1;
-}
-
-/* The first SIGINT or SIGTERM asks the run to stop, as a batch scheduler's time limit or a
- * Ctrl-C expects; the second, sent when even that takes too long, ends the process as the
- * signal would have without a handler. */
-static volatile sig_atomic_t stop_signal;
-
-static void request_stop(int signal) {
-    if (stop_signal) {
-        static const char note[] = "\nclpart: second signal: stopping at once\n";
-        if (write(STDERR_FILENO, note, sizeof note - 1) < 0) {
-            /* nothing more can be said from a handler */
-        }
-        sigaction(signal, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
-        raise(signal);
-        return;
-    }
-    stop_signal = signal;
-}
-
-static void handle_signals(void) {
-    struct sigaction stop = {.sa_handler = request_stop, .sa_flags = SA_RESTART};
-    struct sigaction checkpoint = {.sa_handler = request_checkpoint, .sa_flags = SA_RESTART};
-    sigemptyset(&stop.sa_mask);
-    sigemptyset(&checkpoint.sa_mask);
-    sigaction(SIGINT, &stop, NULL);
-    sigaction(SIGTERM, &stop, NULL);
-    sigaction(SIGUSR1, &checkpoint, NULL);
-}
 
 /* The device time of each phase per step, in milliseconds, and its share. */
 static void print_timing(const clp_run_timing *t) {
@@ -103,24 +64,12 @@ static const char *runnable_models(void) {
     return list;
 }
 
-/* The value of --steps (a whole number above 0) or --time (a number above 0) into *out. */
-static bool positive(const char *flag, const char *text, bool whole, double *out, clp_error *err) {
-    char *end;
-    errno = 0;
-    *out = strtod(text, &end);
-    if (end != text && *end == '\0' && errno == 0 && *out > 0 && isfinite(*out) &&
-        (!whole || (*out == floor(*out) && *out < 1e18)))
-        return true;
-    CLP_FAIL(err, CLP_USAGE, "%s takes %s above 0, not '%s'", flag,
-             whole ? "a whole number" : "a number", text);
-    return false;
-}
-
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     const char *out_dir = NULL, *restart = NULL;
     bool timed = false;
-    double max_steps = 0, max_time = 0;
+    uint64_t max_steps = 0;
+    double max_time = 0;
     /* --out DIR, --restart FILE, --timing, --steps N and --time T are this command's own; the
      * rest is the case and options */
     int kept = 1;
@@ -132,10 +81,10 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         else if (!strcmp(argv[i], "--timing"))
             timed = true;
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
-            if (!positive("--steps", argv[++i], true, &max_steps, &err))
+            if (cli_positive("--steps", argv[++i], true, &max_steps, NULL, &err) != CLP_OK)
                 return cli_report(&err);
         } else if (!strcmp(argv[i], "--time") && i + 1 < argc) {
-            if (!positive("--time", argv[++i], false, &max_time, &err))
+            if (cli_positive("--time", argv[++i], false, NULL, &max_time, &err) != CLP_OK)
                 return cli_report(&err);
         } else
             argv[kept++] = argv[i];
@@ -161,7 +110,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         cli_case_free(&c);
         return cli_report(&err);
     }
-    handle_signals(); /* before the device is opened: a stop asked during the build counts */
+    cli_handle_signals(); /* before the device is opened: a stop asked during the build counts */
     cli_session s = {0};
     clp_status st = cli_session_open(cli, &s, &err);
     char default_dir[512], name[256];
@@ -176,14 +125,14 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_run_timing timing = {0};
     clp_run_result result = {0};
     clp_run_config config = {.out_dir = out_dir,
-                             .max_steps = (uint64_t)max_steps,
+                             .max_steps = max_steps,
                              .max_time = max_time,
                              .result = &result,
                              .progress = stderr,
                              .restart = restart,
                              .cache = s.cache,
-                             .checkpoint_requested = &checkpoint_requested,
-                             .stop_requested = &stop_signal,
+                             .checkpoint_requested = &cli_checkpoint_requested,
+                             .stop_requested = &cli_stop_signal,
                              .timing = timed ? &timing : NULL};
     if (st == CLP_OK)
         st = model->run(s.worker, c.options, c.case_path, &config, &err);
@@ -201,10 +150,10 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         print_timing(&timing);
     if (st == CLP_INTERRUPTED) { /* not an error: what was asked, and where it stands */
         fprintf(stderr, "clpart: interrupted by %s: %s\n",
-                stop_signal == SIGINT ? "SIGINT" : "SIGTERM", err.message);
+                cli_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", err.message);
         cli_session_close(&s);
         cli_case_free(&c);
-        return 128 + stop_signal;
+        return 128 + cli_stop_signal;
     }
     int rc = cli_finish(st, &err, &s, cli);
     cli_session_close(&s);

@@ -1,0 +1,507 @@
+/* clpart sweep CASE [-s NAME=V1,V2,...]... [--steps N | --time T] [--repeat R] [--out DIR]:
+ * runs the case under every combination of the listed option values on the selected device.
+ * A combination the options refuse, a failed build or a failed run is recorded with its
+ * reason and the sweep goes on. Each result is one line of DIR/results.jsonl, written whole
+ * as soon as it is known, so an interrupted sweep loses nothing and a rerun skips what is
+ * there; DIR/summary.csv and DIR/summary.md compare the combinations with the first. */
+#include "cli_case.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <xxhash.h>
+
+enum { MAX_AXES = 16, MAX_VALUES = 64, DEFAULT_REPEAT = 3 };
+
+/* One swept option and its values, as given after -s. */
+typedef struct axis {
+    char *name;
+    char *values[MAX_VALUES];
+    size_t n;
+} axis;
+
+typedef struct sweep {
+    const char *case_path;
+    axis axes[MAX_AXES];
+    size_t n_axes, combinations;
+    clp_run_config run; /* the limits; the rest is set per run */
+    int repeat;
+    char dir[900], results[1024];
+    char case_hash[17];
+    json_t *device; /* the device's identity, as results.jsonl records it */
+    json_t *done;   /* results already in results.jsonl for this case, device and version */
+} sweep;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* -s NAME=V1,V2,... into a new axis (one value is an axis of one). */
+static clp_status add_axis(sweep *sw, const char *text, clp_error *err) {
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || !eq[1])
+        return CLP_FAIL(err, CLP_USAGE, "-s takes NAME=V1,V2,..., not '%s'", text);
+    if (sw->n_axes == MAX_AXES)
+        return CLP_FAIL(err, CLP_USAGE, "at most %d swept options", MAX_AXES);
+    axis *a = &sw->axes[sw->n_axes++];
+    a->name = strndup(text, (size_t)(eq - text));
+    char *values = strdup(eq + 1), *save = NULL;
+    if (!a->name || !values)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    for (char *v = strtok_r(values, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+        if (a->n == MAX_VALUES) {
+            free(values);
+            return CLP_FAIL(err, CLP_USAGE, "%s: at most %d values", a->name, MAX_VALUES);
+        }
+        a->values[a->n++] = strdup(v);
+    }
+    free(values);
+    if (a->n == 0)
+        return CLP_FAIL(err, CLP_USAGE, "-s %s lists no value", text);
+    return CLP_OK;
+}
+
+static void sweep_free(sweep *sw) {
+    for (size_t i = 0; i < sw->n_axes; i++) {
+        free(sw->axes[i].name);
+        for (size_t k = 0; k < sw->axes[i].n; k++)
+            free(sw->axes[i].values[k]);
+    }
+    json_decref(sw->device);
+    json_decref(sw->done);
+}
+
+/* The options of combination k, as an object NAME: value text; the first axis varies
+ * slowest, so combination 0 (every first value) is the reference. */
+static json_t *combination(const sweep *sw, size_t k) {
+    json_t *o = json_object();
+    size_t stride = sw->combinations;
+    for (size_t i = 0; i < sw->n_axes; i++) {
+        stride /= sw->axes[i].n;
+        json_object_set_new(o, sw->axes[i].name,
+                            json_string(sw->axes[i].values[(k / stride) % sw->axes[i].n]));
+    }
+    return o;
+}
+
+/* The key under which results.jsonl holds a combination: its options as one line. */
+static char *options_key(const json_t *options) {
+    return json_dumps(options, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+/* The case file's contents hashed: a changed case is a new sweep. */
+static clp_status hash_case(sweep *sw, clp_error *err) {
+    FILE *f = fopen(sw->case_path, "rb");
+    if (!f)
+        return CLP_FAIL_AT(err, CLP_IO, sw->case_path, -1, -1, "cannot read %s: %s", sw->case_path,
+                           strerror(errno));
+    XXH64_state_t *h = XXH64_createState();
+    XXH64_reset(h, 0);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        XXH64_update(h, buf, n);
+    fclose(f);
+    snprintf(sw->case_hash, sizeof sw->case_hash, "%016llx", (unsigned long long)XXH64_digest(h));
+    XXH64_freeState(h);
+    return CLP_OK;
+}
+
+/* Whether `line` (a results.jsonl record) belongs to this case, device and version. */
+static bool same_sweep(const sweep *sw, json_t *line) {
+    return json_is_string(json_object_get(line, "case_hash")) &&
+           !strcmp(json_string_value(json_object_get(line, "case_hash")), sw->case_hash) &&
+           json_equal(json_object_get(line, "device"), sw->device) &&
+           json_is_string(json_object_get(line, "version")) &&
+           !strcmp(json_string_value(json_object_get(line, "version")), clp_version());
+}
+
+/* The results already in DIR/results.jsonl for this sweep, by options key. A line that is not
+ * a whole JSON object (a sweep killed mid-write) is skipped with a warning. */
+static clp_status load_done(sweep *sw, clp_error *err) {
+    sw->done = json_object();
+    FILE *f = fopen(sw->results, "r");
+    if (!f)
+        return errno == ENOENT ? CLP_OK
+                               : CLP_FAIL_AT(err, CLP_IO, sw->results, -1, -1, "cannot read %s: %s",
+                                             sw->results, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    int number = 0;
+    while (getline(&line, &cap, f) > 0) {
+        number++;
+        json_t *record = json_loads(line, 0, NULL);
+        if (!json_is_object(record))
+            fprintf(stderr, "clpart: warning: %s:%d is not a whole result; it is run again\n",
+                    sw->results, number);
+        else if (same_sweep(sw, record)) {
+            char *key = options_key(json_object_get(record, "options"));
+            json_object_set(sw->done, key, record);
+            free(key);
+        }
+        json_decref(record);
+    }
+    free(line);
+    fclose(f);
+    return CLP_OK;
+}
+
+/* Appends one record to results.jsonl, whole and flushed. */
+static clp_status append_result(const sweep *sw, json_t *record, clp_error *err) {
+    char *text = json_dumps(record, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    FILE *f = text ? fopen(sw->results, "a") : NULL;
+    bool ok = f && fprintf(f, "%s\n", text) > 0 && fflush(f) == 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    free(text);
+    return ok ? CLP_OK
+              : CLP_FAIL_AT(err, CLP_IO, sw->results, -1, -1, "cannot append to %s: %s",
+                            sw->results, strerror(errno));
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs a built combination: a warm-up run, then `repeat` timed ones; their rates and the last
+ * run's diagnostics go into `record`. */
+static clp_status time_runs(const sweep *sw, const cli_session *s, const clp_model *model,
+                            const clp_options *opts, json_t *record, clp_error *err) {
+    double rates[64];
+    clp_run_result result = {0};
+    clp_run_config config = sw->run;
+    config.cache = s->cache;
+    config.stop_requested = &cli_stop_signal;
+    config.result = &result;
+    json_t *runs = json_array();
+    json_object_set_new(record, "runs", runs);
+    for (int r = -1; r < sw->repeat; r++) {
+        clp_status st = model->run(s->worker, opts, sw->case_path, &config, err);
+        if (st != CLP_OK)
+            return st;
+        if (r < 0)
+            continue; /* the warm-up: caches, clocks and the first allocations */
+        rates[r] = result.seconds > 0 ? result.work / result.seconds : 0.0;
+        json_array_append_new(runs, json_real(rates[r]));
+    }
+    qsort(rates, (size_t)sw->repeat, sizeof rates[0], compare_doubles);
+    const int m = sw->repeat;
+    json_object_set_new(record, "throughput",
+                        json_real(m % 2 ? rates[m / 2] : 0.5 * (rates[m / 2 - 1] + rates[m / 2])));
+    json_object_set_new(record, "steps", json_integer((json_int_t)result.steps));
+    json_t *diagnostics = json_object();
+    for (size_t i = 0; i < result.n_values; i++)
+        json_object_set_new(diagnostics, result.values[i].name, json_real(result.values[i].value));
+    json_object_set_new(record, "diagnostics", diagnostics);
+    return CLP_OK;
+}
+
+/* One combination from its options to its record: refused by the options, a failed build, a
+ * failed run, or ok with its rates. CLP_INTERRUPTED when a signal stopped it (no record). */
+static clp_status run_combination(const sweep *sw, const cli_case *base, const cli_session *s,
+                                  json_t *options, json_t *record, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *opts = NULL;
+    char *source = NULL;
+    const char *status = "refused";
+    const clp_model *model = NULL;
+    const char *name;
+    json_t *value;
+    clp_error e = CLP_ERROR_INIT;
+/* a failure is this combination's record, not the sweep's error */
+#define RECORD_FAILURE(call)                                                                       \
+    do {                                                                                           \
+        if ((call) != CLP_OK)                                                                      \
+            goto recorded;                                                                         \
+    } while (0)
+    RECORD_FAILURE(clp_options_create(base->schema, &opts, &e));
+    RECORD_FAILURE(clp_options_apply_case(opts, sw->case_path, NULL, 0, &e));
+    json_object_foreach(options, name, value) {
+        char assignment[512];
+        snprintf(assignment, sizeof assignment, "%s=%s", name, json_string_value(value));
+        RECORD_FAILURE(clp_options_apply_assignment(opts, assignment, &e));
+    }
+    RECORD_FAILURE(clp_options_check(opts, &e));
+    RECORD_FAILURE(clp_model_find(clp_options_model(opts), &model, &e));
+    if (!model->run) {
+        CLP_FAIL(&e, CLP_CASE, "model %s is run by %s, not swept", model->name, model->runner);
+        goto recorded;
+    }
+    json_object_set_new(record, "unit", json_string(model->throughput_unit));
+    RECORD_FAILURE(model->source(opts, clp_worker_device(s->worker), sw->case_path, &source, &e));
+    clp_build_report report;
+    status = "build failed";
+    RECORD_FAILURE(clp_worker_build_for(s->worker, source, opts, s->cache, &report, &e));
+    json_object_set_new(record, "build_seconds", json_real(report.seconds));
+    json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
+    status = "run failed";
+    RECORD_FAILURE(time_runs(sw, s, model, opts, record, &e));
+    status = "ok";
+recorded:
+    json_object_set_new(record, "status", json_string(status));
+    if (e.message[0])
+        json_object_set_new(record, "reason", json_string(e.message));
+    if (e.status == CLP_INTERRUPTED || cli_stop_signal)
+        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped by a signal");
+    free(source);
+    clp_options_destroy(opts);
+    return st;
+#undef RECORD_FAILURE
+}
+
+/* The identity of the worker's device, as the records hold it. */
+static json_t *device_identity(const clp_device_info *d) {
+    return json_pack("{s:s, s:s, s:s, s:s}", "name", d->name, "platform", d->platform_name,
+                     "driver", d->driver_version, "type", clp_device_type_name(d->type));
+}
+
+/* The options of a record as "NAME=VALUE NAME=VALUE", in the sweep's order. */
+static void options_text(const json_t *options, char *out, size_t size) {
+    const char *name;
+    json_t *value;
+    size_t at = 0;
+    out[0] = '\0';
+    json_object_foreach((json_t *)options, name, value) {
+        if (at < size)
+            at += (size_t)snprintf(out + at, size - at, "%s%s=%s", at ? " " : "", name,
+                                   json_string_value(value));
+    }
+}
+
+/* `text` as one CSV field: quoted, its quotes doubled, its line breaks made spaces. */
+static void csv_field(FILE *f, const char *text) {
+    fputc('"', f);
+    for (const char *c = text ? text : ""; *c; c++) {
+        if (*c == '"')
+            fputc('"', f);
+        fputc(*c == '\n' ? ' ' : *c, f);
+    }
+    fputc('"', f);
+}
+
+/* The relative difference of `value` from `reference`, 0 when both are 0. */
+static double relative(double value, double reference) {
+    const double scale = fmax(fabs(value), fabs(reference));
+    return scale > 0 ? (value - reference) / scale : 0.0;
+}
+
+/* summary.csv and summary.md: every combination of this sweep, fastest first, with its speed
+ * against the reference (the first combination) and the largest relative difference of its
+ * diagnostics from the reference's. */
+static clp_status write_summary(const sweep *sw, clp_error *err) {
+    clp_status st = CLP_OK;
+    json_t *rows = json_array();
+    json_t *reference = NULL;
+    for (size_t k = 0; k < sw->combinations; k++) {
+        json_t *options = combination(sw, k);
+        char *key = options_key(options);
+        json_t *record = json_object_get(sw->done, key);
+        if (record) {
+            json_array_append(rows, record);
+            if (k == 0)
+                reference = record;
+        }
+        free(key);
+        json_decref(options);
+    }
+    /* fastest first; refused and failed ones last, in their order */
+    size_t n = json_array_size(rows);
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            const double a =
+                json_real_value(json_object_get(json_array_get(rows, j - 1), "throughput"));
+            const double b =
+                json_real_value(json_object_get(json_array_get(rows, j), "throughput"));
+            if (b <= a)
+                break;
+            json_t *t = json_incref(json_array_get(rows, j - 1));
+            json_array_set(rows, j - 1, json_array_get(rows, j));
+            json_array_set_new(rows, j, t);
+        }
+    const double reference_rate = json_real_value(json_object_get(reference, "throughput"));
+    const json_t *reference_diagnostics = json_object_get(reference, "diagnostics");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/summary.csv", sw->dir);
+    FILE *csv = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/summary.md", sw->dir);
+    FILE *md = fopen(path, "w");
+    CLP_REQUIRE(csv && md, err, CLP_IO, "cannot write the summary in %s: %s", sw->dir,
+                strerror(errno));
+    fprintf(csv, "options,status,throughput,unit,speedup,largest_diagnostic_difference,reason\n");
+    fprintf(md, "# Sweep of %s on %s\n\n", sw->case_path,
+            json_string_value(json_object_get(sw->device, "name")));
+    fprintf(md, "Reference: the first combination. Speed-up: its throughput over the "
+                "reference's. Difference: the largest relative difference of a final "
+                "diagnostic from the reference's.\n\n");
+    fprintf(md, "| options | status | throughput | speed-up | difference |\n| --- | --- | --- | "
+                "--- | --- |\n");
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(rows, i);
+        char options[1024];
+        options_text(json_object_get(r, "options"), options, sizeof options);
+        const char *status = json_string_value(json_object_get(r, "status"));
+        const char *reason = json_string_value(json_object_get(r, "reason"));
+        const char *unit = json_string_value(json_object_get(r, "unit"));
+        const double rate = json_real_value(json_object_get(r, "throughput"));
+        const bool ok = status && !strcmp(status, "ok");
+        double worst = 0;
+        const char *name;
+        json_t *value;
+        json_object_foreach(json_object_get(r, "diagnostics"), name, value) {
+            const json_t *ref = json_object_get(reference_diagnostics, name);
+            if (ref)
+                worst = fmax(worst, fabs(relative(json_real_value(value), json_real_value(ref))));
+        }
+        const double speedup = ok && reference_rate > 0 ? rate / reference_rate : 0.0;
+        csv_field(csv, options);
+        fprintf(csv, ",%s,%.6g,%s,%.4g,%.3g,", status ? status : "", ok ? rate : 0.0,
+                unit ? unit : "", speedup, ok ? worst : 0.0);
+        csv_field(csv, reason);
+        fputc('\n', csv);
+        if (ok)
+            fprintf(md, "| `%s` | ok | %.4g %s | %.3f | %.2g |\n", options, rate, unit, speedup,
+                    worst);
+        else
+            fprintf(md, "| `%s` | %s: %s | | | |\n", options, status ? status : "?",
+                    reason ? reason : "");
+    }
+fail:
+    if (csv)
+        fclose(csv);
+    if (md)
+        fclose(md);
+    json_decref(rows);
+    return st;
+}
+
+/* Parses the command line into `sw` and the base case (its options without the sweep's). */
+static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_error *err) {
+    clp_status st = CLP_OK;
+    const char *out = NULL;
+    char *kept[4] = {argv[0]};
+    int n_kept = 1;
+    sw->repeat = DEFAULT_REPEAT;
+    for (int i = 1; i < argc; i++) {
+        const bool value = i + 1 < argc;
+        if (!strcmp(argv[i], "-s") && value)
+            CLP_TRY(add_axis(sw, argv[++i], err));
+        else if (!strcmp(argv[i], "--out") && value)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--steps") && value)
+            CLP_TRY(cli_positive("--steps", argv[++i], true, &sw->run.max_steps, NULL, err));
+        else if (!strcmp(argv[i], "--time") && value)
+            CLP_TRY(cli_positive("--time", argv[++i], false, NULL, &sw->run.max_time, err));
+        else if (!strcmp(argv[i], "--repeat") && value) {
+            uint64_t r;
+            CLP_TRY(cli_positive("--repeat", argv[++i], true, &r, NULL, err));
+            CLP_REQUIRE(r <= 64, err, CLP_USAGE, "--repeat takes at most 64 runs, not %llu",
+                        (unsigned long long)r);
+            sw->repeat = (int)r;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
+                               "unknown flag '%s' (or it lacks its value)", argv[i]);
+        else if (n_kept < 4)
+            kept[n_kept++] = argv[i];
+    }
+    CLP_REQUIRE(n_kept == 2, err, CLP_USAGE, "clpart sweep takes one case file");
+    CLP_TRY(cli_case_load(n_kept, kept, true, base, err));
+    sw->case_path = base->case_path;
+    sw->combinations = 1;
+    for (size_t i = 0; i < sw->n_axes; i++)
+        sw->combinations *= sw->axes[i].n;
+    if (out)
+        snprintf(sw->dir, sizeof sw->dir, "%s", out);
+    else { /* sweep/<case file name without .json> */
+        char name[512];
+        snprintf(name, sizeof name, "%s", sw->case_path);
+        char *file = basename(name), *dot = strrchr(file, '.');
+        if (dot)
+            *dot = '\0';
+        snprintf(sw->dir, sizeof sw->dir, "sweep/%s", file);
+    }
+    snprintf(sw->results, sizeof sw->results, "%s/results.jsonl", sw->dir);
+    CLP_TRY(hash_case(sw, err));
+fail:
+    return st;
+}
+
+int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
+    clp_error err = CLP_ERROR_INIT;
+    sweep sw = {0};
+    cli_case base = {0};
+    cli_session s = {0};
+    clp_status st = parse(argc, argv, &sw, &base, &err);
+    if (st == CLP_OK) {
+        cli_handle_signals();
+        st = cli_session_open(cli, &s, &err);
+    }
+    if (st == CLP_OK) {
+        sw.device = device_identity(clp_worker_device(s.worker));
+        char path[sizeof sw.dir], why[256];
+        snprintf(path, sizeof path, "%s", sw.dir);
+        if (!clp__make_dirs(path, why, sizeof why))
+            st = CLP_FAIL_AT(&err, CLP_IO, sw.dir, -1, -1, "cannot make %s: %s", sw.dir, why);
+    }
+    if (st == CLP_OK)
+        st = load_done(&sw, &err);
+    size_t ran = 0, skipped = 0;
+    for (size_t k = 0; st == CLP_OK && k < sw.combinations; k++) {
+        json_t *options = combination(&sw, k);
+        char *key = options_key(options);
+        if (json_object_get(sw.done, key)) {
+            skipped++;
+        } else {
+            json_t *record = json_pack("{s:s, s:s, s:O, s:O, s:s}", "case", sw.case_path,
+                                       "case_hash", sw.case_hash, "options", options, "device",
+                                       sw.device, "version", clp_version());
+            const double start = now();
+            st = run_combination(&sw, &base, &s, options, record, &err);
+            json_object_set_new(record, "seconds", json_real(now() - start));
+            if (st == CLP_OK)
+                st = append_result(&sw, record, &err);
+            if (st == CLP_OK) {
+                json_object_set(sw.done, key, record);
+                const json_t *rate = json_object_get(record, "throughput");
+                char text[1024];
+                options_text(options, text, sizeof text);
+                fprintf(stderr, "[%zu/%zu] %s: %s", k + 1, sw.combinations, text,
+                        json_string_value(json_object_get(record, "status")));
+                if (rate)
+                    fprintf(stderr, ", %.4g %s", json_real_value(rate),
+                            json_string_value(json_object_get(record, "unit")));
+                fprintf(stderr, "\n");
+                ran++;
+            }
+            json_decref(record);
+        }
+        free(key);
+        json_decref(options);
+    }
+    const clp_status ran_st = st;
+    if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED))
+        st = write_summary(&sw, st == CLP_OK ? &err : &(clp_error){0}) == CLP_OK ? ran_st : st;
+    if (st == CLP_OK)
+        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv\n", ran, skipped,
+               sw.results, sw.dir, sw.dir);
+    int rc;
+    if (st == CLP_INTERRUPTED) {
+        fprintf(stderr,
+                "clpart: interrupted: %zu combinations recorded in %s; run the same "
+                "sweep again to go on\n",
+                ran, sw.results);
+        rc = 128 + cli_stop_signal;
+    } else
+        rc = cli_finish(st, &err, &s, cli);
+    cli_session_close(&s);
+    cli_case_free(&base);
+    sweep_free(&sw);
+    return rc;
+}
