@@ -27,7 +27,8 @@ static const command commands[] = {
      "[--steps N] [--time T]",
      cmd_run},
     {"sweep", "run a case under every combination of listed option values, and compare them",
-     "sweep CASE [-s NAME=V1,V2,...]... [--steps N | --time T] [--repeat R] [--out DIR]",
+     "sweep CASE [-s NAME=V1,V2,...]... [--devices SEL,...|all] [--steps N | --time T] "
+     "[--repeat R] [--out DIR]",
      cmd_sweep},
     {"selftest", "build, run and check the self-test kernels on a device",
      "selftest [CASE] [-s NAME=VALUE]... [-p PRESET]...", cmd_selftest},

@@ -1,5 +1,6 @@
-/* clpart sweep CASE [-s NAME=V1,V2,...]... [--steps N | --time T] [--repeat R] [--out DIR]:
- * runs the case under every combination of the listed option values on the selected device.
+/* clpart sweep CASE [-s NAME=V1,V2,...]... [--devices SEL,...|all] [--steps N | --time T]
+ * [--repeat R] [--out DIR]: runs the case under every combination of the listed option values
+ * on each device (the selected one by default), one device after the other.
  * A combination the options refuse, a failed build or a failed run is recorded with its
  * reason and the sweep goes on. Each result is one line of DIR/results.jsonl, written whole
  * as soon as it is known, so an interrupted sweep loses nothing and a rerun skips what is
@@ -16,7 +17,7 @@
 #include <time.h>
 #include <xxhash.h>
 
-enum { MAX_AXES = 16, MAX_VALUES = 64, DEFAULT_REPEAT = 3 };
+enum { MAX_AXES = 16, MAX_VALUES = 64, MAX_DEVICES = 16, DEFAULT_REPEAT = 3 };
 
 /* One swept option and its values, as given after -s. */
 typedef struct axis {
@@ -33,8 +34,12 @@ typedef struct sweep {
     int repeat;
     char dir[900], results[1024];
     char case_hash[17];
-    json_t *device; /* the device's identity, as results.jsonl records it */
-    json_t *done;   /* results already in results.jsonl for this case, device and version */
+    const char *selectors; /* --devices, NULL for the selected device */
+    clp_device_list *list;
+    const clp_device_info *devices[MAX_DEVICES];
+    json_t *identities[MAX_DEVICES]; /* each device as results.jsonl records it */
+    size_t n_devices;
+    json_t *done; /* the results in results.jsonl for this case and version, by record_key */
 } sweep;
 
 static double now(void) {
@@ -74,8 +79,10 @@ static void sweep_free(sweep *sw) {
         for (size_t k = 0; k < sw->axes[i].n; k++)
             free(sw->axes[i].values[k]);
     }
-    json_decref(sw->device);
+    for (size_t d = 0; d < sw->n_devices; d++)
+        json_decref(sw->identities[d]);
     json_decref(sw->done);
+    clp_device_list_destroy(sw->list);
 }
 
 /* The options of combination k, as an object NAME: value text; the first axis varies
@@ -91,9 +98,17 @@ static json_t *combination(const sweep *sw, size_t k) {
     return o;
 }
 
-/* The key under which results.jsonl holds a combination: its options as one line. */
+/* A combination's options as one line. */
 static char *options_key(const json_t *options) {
     return json_dumps(options, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+/* The key of a result: its options and its device, each as one line. */
+static void record_key(const json_t *options, const json_t *device, char *out, size_t size) {
+    char *o = options_key(options), *d = json_dumps(device, JSON_COMPACT | JSON_SORT_KEYS);
+    snprintf(out, size, "%s@%s", o ? o : "", d ? d : "");
+    free(o);
+    free(d);
 }
 
 /* The case file's contents hashed: a changed case is a new sweep. */
@@ -114,11 +129,10 @@ static clp_status hash_case(sweep *sw, clp_error *err) {
     return CLP_OK;
 }
 
-/* Whether `line` (a results.jsonl record) belongs to this case, device and version. */
+/* Whether `line` (a results.jsonl record) belongs to this case and version. */
 static bool same_sweep(const sweep *sw, json_t *line) {
     return json_is_string(json_object_get(line, "case_hash")) &&
            !strcmp(json_string_value(json_object_get(line, "case_hash")), sw->case_hash) &&
-           json_equal(json_object_get(line, "device"), sw->device) &&
            json_is_string(json_object_get(line, "version")) &&
            !strcmp(json_string_value(json_object_get(line, "version")), clp_version());
 }
@@ -142,9 +156,10 @@ static clp_status load_done(sweep *sw, clp_error *err) {
             fprintf(stderr, "clpart: warning: %s:%d is not a whole result; it is run again\n",
                     sw->results, number);
         else if (same_sweep(sw, record)) {
-            char *key = options_key(json_object_get(record, "options"));
+            char key[2048];
+            record_key(json_object_get(record, "options"), json_object_get(record, "device"), key,
+                       sizeof key);
             json_object_set(sw->done, key, record);
-            free(key);
         }
         json_decref(record);
     }
@@ -259,8 +274,46 @@ recorded:
 
 /* The identity of the worker's device, as the records hold it. */
 static json_t *device_identity(const clp_device_info *d) {
-    return json_pack("{s:s, s:s, s:s, s:s}", "name", d->name, "platform", d->platform_name,
-                     "driver", d->driver_version, "type", clp_device_type_name(d->type));
+    return json_pack("{s:I, s:s, s:s, s:s, s:s}", "index", (json_int_t)d->index, "name", d->name,
+                     "platform", d->platform_name, "driver", d->driver_version, "type",
+                     clp_device_type_name(d->type));
+}
+
+/* The devices --devices names (a comma-separated list of selectors, or all), else the one
+ * the global flags select. */
+static clp_status select_devices(sweep *sw, const clp_cli *cli, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp_device_list_create(&sw->list, err));
+    if (sw->selectors && !strcmp(sw->selectors, "all")) {
+        const size_t n = clp_device_list_count(sw->list);
+        for (size_t i = 0; i < n && i < MAX_DEVICES; i++)
+            sw->devices[sw->n_devices++] = clp_device_list_get(sw->list, i);
+    } else if (sw->selectors) {
+        char *list = strdup(sw->selectors), *save = NULL;
+        CLP_REQUIRE_ALLOC(list, err);
+        for (char *sel = strtok_r(list, ",", &save); sel && st == CLP_OK;
+             sel = strtok_r(NULL, ",", &save)) {
+            const clp_device_info *dev;
+            st = clp_device_select(sw->list, sel, &dev, err);
+            for (size_t d = 0; st == CLP_OK && d < sw->n_devices; d++)
+                if (sw->devices[d] == dev)
+                    st = CLP_FAIL(err, CLP_USAGE, "--devices names device %zu (%s) twice",
+                                  dev->index, dev->name);
+            if (st == CLP_OK && sw->n_devices == MAX_DEVICES)
+                st = CLP_FAIL(err, CLP_USAGE, "--devices names more than %d devices", MAX_DEVICES);
+            if (st == CLP_OK)
+                sw->devices[sw->n_devices++] = dev;
+        }
+        free(list);
+        CLP_TRY(st);
+    } else {
+        CLP_TRY(clp_device_select(sw->list, cli->device, &sw->devices[0], err));
+        sw->n_devices = 1;
+    }
+    for (size_t d = 0; d < sw->n_devices; d++)
+        sw->identities[d] = device_identity(sw->devices[d]);
+fail:
+    return st;
 }
 
 /* The options of a record as "NAME=VALUE NAME=VALUE", in the sweep's order. */
@@ -293,57 +346,48 @@ static double relative(double value, double reference) {
     return scale > 0 ? (value - reference) / scale : 0.0;
 }
 
-/* summary.csv and summary.md: every combination of this sweep, fastest first, with its speed
- * against the reference (the first combination) and the largest relative difference of its
- * diagnostics from the reference's. */
-static clp_status write_summary(const sweep *sw, clp_error *err) {
-    clp_status st = CLP_OK;
+/* The records of device d for this sweep's combinations, fastest first (refused and failed
+ * ones last, in their order); *reference is the first combination's, or NULL. New array. */
+static json_t *device_rows(const sweep *sw, size_t d, json_t **reference) {
     json_t *rows = json_array();
-    json_t *reference = NULL;
+    *reference = NULL;
     for (size_t k = 0; k < sw->combinations; k++) {
         json_t *options = combination(sw, k);
-        char *key = options_key(options);
+        char key[2048];
+        record_key(options, sw->identities[d], key, sizeof key);
         json_t *record = json_object_get(sw->done, key);
         if (record) {
             json_array_append(rows, record);
             if (k == 0)
-                reference = record;
+                *reference = record;
         }
-        free(key);
         json_decref(options);
     }
-    /* fastest first; refused and failed ones last, in their order */
-    size_t n = json_array_size(rows);
-    for (size_t i = 1; i < n; i++)
+    const size_t n = json_array_size(rows);
+    for (size_t i = 1; i < n; i++) /* insertion sort: stable, and the lists are short */
         for (size_t j = i; j > 0; j--) {
-            const double a =
-                json_real_value(json_object_get(json_array_get(rows, j - 1), "throughput"));
-            const double b =
-                json_real_value(json_object_get(json_array_get(rows, j), "throughput"));
-            if (b <= a)
+            json_t *a = json_array_get(rows, j - 1), *b = json_array_get(rows, j);
+            if (json_real_value(json_object_get(b, "throughput")) <=
+                json_real_value(json_object_get(a, "throughput")))
                 break;
-            json_t *t = json_incref(json_array_get(rows, j - 1));
-            json_array_set(rows, j - 1, json_array_get(rows, j));
-            json_array_set_new(rows, j, t);
+            json_incref(a);
+            json_array_set(rows, j - 1, b);
+            json_array_set_new(rows, j, a);
         }
+    return rows;
+}
+
+/* Device d's rows of summary.csv and its table in summary.md. */
+static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
+    json_t *reference;
+    json_t *rows = device_rows(sw, d, &reference);
     const double reference_rate = json_real_value(json_object_get(reference, "throughput"));
     const json_t *reference_diagnostics = json_object_get(reference, "diagnostics");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/summary.csv", sw->dir);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/summary.md", sw->dir);
-    FILE *md = fopen(path, "w");
-    CLP_REQUIRE(csv && md, err, CLP_IO, "cannot write the summary in %s: %s", sw->dir,
-                strerror(errno));
-    fprintf(csv, "options,status,throughput,unit,speedup,largest_diagnostic_difference,reason\n");
-    fprintf(md, "# Sweep of %s on %s\n\n", sw->case_path,
-            json_string_value(json_object_get(sw->device, "name")));
-    fprintf(md, "Reference: the first combination. Speed-up: its throughput over the "
-                "reference's. Difference: the largest relative difference of a final "
-                "diagnostic from the reference's.\n\n");
-    fprintf(md, "| options | status | throughput | speed-up | difference |\n| --- | --- | --- | "
-                "--- | --- |\n");
-    for (size_t i = 0; i < n; i++) {
+    const clp_device_info *dev = sw->devices[d];
+    fprintf(md, "## Device %zu: %s (%s)\n\n", dev->index, dev->name, dev->platform_name);
+    fprintf(md, "| options | status | throughput | speed-up | difference |\n"
+                "| --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < json_array_size(rows); i++) {
         json_t *r = json_array_get(rows, i);
         char options[1024];
         options_text(json_object_get(r, "options"), options, sizeof options);
@@ -361,6 +405,9 @@ static clp_status write_summary(const sweep *sw, clp_error *err) {
                 worst = fmax(worst, fabs(relative(json_real_value(value), json_real_value(ref))));
         }
         const double speedup = ok && reference_rate > 0 ? rate / reference_rate : 0.0;
+        fprintf(csv, "%zu,", dev->index);
+        csv_field(csv, dev->name);
+        fputc(',', csv);
         csv_field(csv, options);
         fprintf(csv, ",%s,%.6g,%s,%.4g,%.3g,", status ? status : "", ok ? rate : 0.0,
                 unit ? unit : "", speedup, ok ? worst : 0.0);
@@ -373,12 +420,37 @@ static clp_status write_summary(const sweep *sw, clp_error *err) {
             fprintf(md, "| `%s` | %s: %s | | | |\n", options, status ? status : "?",
                     reason ? reason : "");
     }
-fail:
-    if (csv)
-        fclose(csv);
-    if (md)
-        fclose(md);
+    fprintf(md, "\n");
     json_decref(rows);
+}
+
+/* summary.csv and summary.md: per device, every combination of this sweep, fastest first,
+ * with its speed against the reference (the first combination) and the largest relative
+ * difference of its final diagnostics from the reference's. */
+static clp_status write_summary(const sweep *sw, clp_error *err) {
+    clp_status st = CLP_OK;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/summary.csv", sw->dir);
+    FILE *csv = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/summary.md", sw->dir);
+    FILE *md = fopen(path, "w");
+    CLP_REQUIRE(csv && md, err, CLP_IO, "cannot write the summary in %s: %s", sw->dir,
+                strerror(errno));
+    fprintf(csv, "device,device_name,options,status,throughput,unit,speedup,"
+                 "largest_diagnostic_difference,reason\n");
+    fprintf(md, "# Sweep of %s\n\n", sw->case_path);
+    fprintf(md, "Per device, fastest first. Reference: the first combination. Speed-up: the "
+                "throughput over the reference's. Difference: the largest relative difference "
+                "of a final diagnostic from the reference's.\n\n");
+    for (size_t d = 0; d < sw->n_devices; d++)
+        write_device(sw, d, csv, md);
+    CLP_REQUIRE(!ferror(csv) && !ferror(md), err, CLP_IO, "cannot write the summary in %s",
+                sw->dir);
+fail:
+    if (csv && fclose(csv) != 0 && st == CLP_OK)
+        st = CLP_FAIL(err, CLP_IO, "cannot write %s/summary.csv", sw->dir);
+    if (md && fclose(md) != 0 && st == CLP_OK)
+        st = CLP_FAIL(err, CLP_IO, "cannot write %s/summary.md", sw->dir);
     return st;
 }
 
@@ -395,6 +467,8 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
             CLP_TRY(add_axis(sw, argv[++i], err));
         else if (!strcmp(argv[i], "--out") && value)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--devices") && value)
+            sw->selectors = argv[++i];
         else if (!strcmp(argv[i], "--steps") && value)
             CLP_TRY(cli_positive("--steps", argv[++i], true, &sw->run.max_steps, NULL, err));
         else if (!strcmp(argv[i], "--time") && value)
@@ -433,18 +507,66 @@ fail:
     return st;
 }
 
+/* Sweeps device d: every combination that results.jsonl does not hold yet, each recorded as
+ * soon as it is known. Its worker is opened only when there is something to run. */
+static clp_status sweep_device(sweep *sw, const cli_case *base, size_t d, clp_cache *cache,
+                               size_t *ran, size_t *skipped, clp_error *err) {
+    clp_status st = CLP_OK;
+    cli_session s = {.cache = cache};
+    for (size_t k = 0; st == CLP_OK && k < sw->combinations; k++) {
+        json_t *options = combination(sw, k);
+        char key[2048];
+        record_key(options, sw->identities[d], key, sizeof key);
+        if (json_object_get(sw->done, key)) {
+            ++*skipped;
+            json_decref(options);
+            continue;
+        }
+        if (!s.worker)
+            st = clp_worker_create(sw->devices[d], &s.worker, err);
+        json_t *record = json_pack("{s:s, s:s, s:O, s:O, s:s}", "case", sw->case_path, "case_hash",
+                                   sw->case_hash, "options", options, "device", sw->identities[d],
+                                   "version", clp_version());
+        const double start = now();
+        if (st == CLP_OK)
+            st = run_combination(sw, base, &s, options, record, err);
+        json_object_set_new(record, "seconds", json_real(now() - start));
+        if (st == CLP_OK)
+            st = append_result(sw, record, err);
+        if (st == CLP_OK) {
+            json_object_set(sw->done, key, record);
+            const json_t *rate = json_object_get(record, "throughput");
+            char text[1024];
+            options_text(options, text, sizeof text);
+            fprintf(stderr, "[%zu/%zu] device %zu: %s: %s", k + 1, sw->combinations,
+                    sw->devices[d]->index, text,
+                    json_string_value(json_object_get(record, "status")));
+            if (rate)
+                fprintf(stderr, ", %.4g %s", json_real_value(rate),
+                        json_string_value(json_object_get(record, "unit")));
+            fprintf(stderr, "\n");
+            ++*ran;
+        }
+        json_decref(record);
+        json_decref(options);
+    }
+    clp_worker_destroy(s.worker);
+    return st;
+}
+
 int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     sweep sw = {0};
     cli_case base = {0};
-    cli_session s = {0};
+    clp_cache *cache = NULL;
     clp_status st = parse(argc, argv, &sw, &base, &err);
     if (st == CLP_OK) {
         cli_handle_signals();
-        st = cli_session_open(cli, &s, &err);
+        st = select_devices(&sw, cli, &err);
     }
+    if (st == CLP_OK)
+        st = cli_open_cache(cli, &cache, &err);
     if (st == CLP_OK) {
-        sw.device = device_identity(clp_worker_device(s.worker));
         char path[sizeof sw.dir], why[256];
         snprintf(path, sizeof path, "%s", sw.dir);
         if (!clp__make_dirs(path, why, sizeof why))
@@ -453,41 +575,16 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     if (st == CLP_OK)
         st = load_done(&sw, &err);
     size_t ran = 0, skipped = 0;
-    for (size_t k = 0; st == CLP_OK && k < sw.combinations; k++) {
-        json_t *options = combination(&sw, k);
-        char *key = options_key(options);
-        if (json_object_get(sw.done, key)) {
-            skipped++;
-        } else {
-            json_t *record = json_pack("{s:s, s:s, s:O, s:O, s:s}", "case", sw.case_path,
-                                       "case_hash", sw.case_hash, "options", options, "device",
-                                       sw.device, "version", clp_version());
-            const double start = now();
-            st = run_combination(&sw, &base, &s, options, record, &err);
-            json_object_set_new(record, "seconds", json_real(now() - start));
-            if (st == CLP_OK)
-                st = append_result(&sw, record, &err);
-            if (st == CLP_OK) {
-                json_object_set(sw.done, key, record);
-                const json_t *rate = json_object_get(record, "throughput");
-                char text[1024];
-                options_text(options, text, sizeof text);
-                fprintf(stderr, "[%zu/%zu] %s: %s", k + 1, sw.combinations, text,
-                        json_string_value(json_object_get(record, "status")));
-                if (rate)
-                    fprintf(stderr, ", %.4g %s", json_real_value(rate),
-                            json_string_value(json_object_get(record, "unit")));
-                fprintf(stderr, "\n");
-                ran++;
-            }
-            json_decref(record);
+    for (size_t d = 0; st == CLP_OK && d < sw.n_devices; d++)
+        st = sweep_device(&sw, &base, d, cache, &ran, &skipped, &err);
+    if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
+        clp_error summary_err = CLP_ERROR_INIT;
+        const clp_status summary = write_summary(&sw, &summary_err);
+        if (summary != CLP_OK && st == CLP_OK) {
+            st = summary;
+            err = summary_err;
         }
-        free(key);
-        json_decref(options);
     }
-    const clp_status ran_st = st;
-    if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED))
-        st = write_summary(&sw, st == CLP_OK ? &err : &(clp_error){0}) == CLP_OK ? ran_st : st;
     if (st == CLP_OK)
         printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv\n", ran, skipped,
                sw.results, sw.dir, sw.dir);
@@ -499,8 +596,8 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
                 ran, sw.results);
         rc = 128 + cli_stop_signal;
     } else
-        rc = cli_finish(st, &err, &s, cli);
-    cli_session_close(&s);
+        rc = st == CLP_OK ? CLP_EXIT_OK : cli_report(&err);
+    clp_cache_close(cache);
     cli_case_free(&base);
     sweep_free(&sw);
     return rc;

@@ -2,8 +2,9 @@
 # clpart sweep on the default device: the product of two options' values on the small dam
 # break, a combination the options refuse recorded with its reason while the sweep goes on,
 # a rerun that runs nothing already recorded, each record's diagnostics equal to those of a
-# separate clpart run of the same combination, summaries that list every combination, and a
-# sweep stopped by SIGINT that loses nothing and goes on where it stopped.
+# separate clpart run of the same combination, summaries that list every combination, a
+# sweep stopped by SIGINT that loses nothing and goes on where it stopped, two PoCL devices
+# and Oclgrind beside PoCL in one sweep, and a failed build recorded with its reason.
 set -uo pipefail
 clpart=$1
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -71,6 +72,56 @@ out=$("$clpart" sweep "$dam" -s sph.kernel=wendland,cubic -s sph.xsph=false,true
     --repeat 1 --out "$work/stopped" 2>&1)
 grep -q "^done: $((4 - recorded)) run, $recorded already in" <<<"$out" ||
     fail "the sweep did not go on where it stopped ($recorded recorded): $out"
+
+# Several devices in one sweep: two PoCL devices, then Oclgrind as a second platform beside
+# PoCL (a vendors folder of our own: nothing is registered system-wide). Each device has its
+# records, and the devices agree on the physics.
+check_devices() { # DIR DEVICES TOLERANCE
+    python3 - "$@" <<'PY'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1] + "/results.jsonl")]
+devices = sorted({r["device"]["index"] for r in records})
+assert len(devices) == int(sys.argv[2]), devices
+assert all(r["status"] == "ok" for r in records), records
+by = {}
+for r in records:
+    by.setdefault(r["options"]["sph.kernel"], []).append(r["diagnostics"])
+for kernel, runs in by.items():
+    assert len(runs) == len(devices), (kernel, runs)
+    for name, value in runs[0].items():
+        other = runs[1][name]
+        assert abs(value - other) <= float(sys.argv[3]) * max(abs(value), abs(other), 1e-30), \
+            (kernel, name, value, other)
+summary = open(sys.argv[1] + "/summary.md").read()
+assert summary.count("## Device ") == len(devices), summary
+PY
+}
+POCL_DEVICES="pthread pthread" "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices all \
+    --steps 3 --repeat 1 --out "$work/two" >/dev/null 2>&1 || fail "the sweep on two PoCL devices failed"
+check_devices "$work/two" 2 1e-12 || fail "the two PoCL devices' records are wrong"
+vendors=$work/vendors
+mkdir -p "$vendors" && echo /usr/lib/oclgrind/liboclgrind-rt-icd.so >"$vendors/oclgrind.icd" &&
+    cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
+OCL_ICD_VENDORS=$vendors "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices all \
+    --steps 2 --repeat 1 --out "$work/oclgrind" >"$work/oclgrind.log" 2>&1 ||
+    fail "the sweep on Oclgrind and PoCL failed: $(tail -3 "$work/oclgrind.log")"
+grep -q "Oclgrind" "$work/oclgrind/summary.md" || fail "Oclgrind is not in the summary"
+check_devices "$work/oclgrind" 2 1e-4 || fail "Oclgrind's and PoCL's records are wrong"
+
+# A combination whose build fails is recorded with the compiler's reason, and the sweep goes
+# on: a user objective with an array of size 1 - 2 CLP_PSO_TOPOLOGY, negative (an error) only
+# under pso.topology=ring.
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["pso"]["objective"]["expression"]="X(0) * X(0) + 0.0f * (float)sizeof(char[1 - 2 * CLP_PSO_TOPOLOGY])"; c["pso"]["iterations"]=20; json.dump(c,open(sys.argv[2],"w"))' \
+    "$CLPART_DATA_DIR/cases/pso_user.json" "$work/pso_broken.json"
+"$clpart" sweep "$work/pso_broken.json" -s pso.topology=ring,global --repeat 1 --out "$work/broken" \
+    >"$work/broken.log" 2>&1 || fail "the sweep with a failing build stopped: $(tail -3 "$work/broken.log")"
+python3 - "$work/broken/results.jsonl" <<'PY' || fail "the failed build is not recorded as such"
+import json, sys
+records = {r["options"]["pso.topology"]: r for r in map(json.loads, open(sys.argv[1]))}
+assert records["global"]["status"] == "ok", records["global"]
+assert records["ring"]["status"] == "build failed", records["ring"]
+assert "negative" in records["ring"]["reason"] or "error" in records["ring"]["reason"], records["ring"]
+PY
 
 out=$("$clpart" sweep "$tiny" -s sph.kernel=wendland --steps 0 --out "$work/bad" 2>&1)
 [ $? -eq 2 ] && grep -q "steps takes a whole number above 0, not '0'" <<<"$out" ||
