@@ -1,6 +1,8 @@
-/* clpart sweep CASE [-s NAME=V1,V2,...]... [--devices SEL,...|all] [--steps N | --time T]
- * [--repeat R] [--out DIR]: runs the case under every combination of the listed option values
- * on each device (the selected one by default), one device after the other.
+/* clpart sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...] [--combos FILE] [--fraction F |
+ * --max N] [--seed S] [--devices SEL,...|all] [--steps N | --time T] [--repeat R] [--out DIR]:
+ * runs the case under every combination of the listed option values and presets (or the
+ * option sets of a --combos file, or a random sample of the product) on each device (the
+ * selected one by default), one device after the other.
  * A combination the options refuse, a failed build or a failed run is recorded with its
  * reason and the sweep goes on. Each result is one line of DIR/results.jsonl, written whole
  * as soon as it is known, so an interrupted sweep loses nothing and a rerun skips what is
@@ -11,6 +13,7 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,8 +32,13 @@ typedef struct axis {
 typedef struct sweep {
     const char *case_path;
     axis axes[MAX_AXES];
-    size_t n_axes, combinations;
-    clp_run_config run; /* the limits; the rest is set per run */
+    size_t n_axes, combinations; /* the combinations run: the product, sampled, or the list */
+    size_t product;              /* of the axes' value counts */
+    json_t *combos;              /* --combos: the option sets, each NAME: value text */
+    size_t *picked;              /* a sample's indices into the product, ascending */
+    double fraction;             /* --fraction, 0 when not sampling by fraction */
+    uint64_t max, seed;          /* --max (0: none) and the sample's seed */
+    clp_run_config run;          /* the limits; the rest is set per run */
     int repeat;
     char dir[900], results[1024];
     char case_hash[17];
@@ -48,7 +56,8 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* -s NAME=V1,V2,... into a new axis (one value is an axis of one). */
+/* -s NAME=V1,V2,... (or, for -p, "preset=P1,P2,...") into a new axis (one value is an axis
+ * of one). */
 static clp_status add_axis(sweep *sw, const char *text, clp_error *err) {
     const char *eq = strchr(text, '=');
     if (!eq || eq == text || !eq[1])
@@ -74,6 +83,8 @@ static clp_status add_axis(sweep *sw, const char *text, clp_error *err) {
 }
 
 static void sweep_free(sweep *sw) {
+    json_decref(sw->combos);
+    free(sw->picked);
     for (size_t i = 0; i < sw->n_axes; i++) {
         free(sw->axes[i].name);
         for (size_t k = 0; k < sw->axes[i].n; k++)
@@ -85,11 +96,16 @@ static void sweep_free(sweep *sw) {
     clp_device_list_destroy(sw->list);
 }
 
-/* The options of combination k, as an object NAME: value text; the first axis varies
- * slowest, so combination 0 (every first value) is the reference. */
+/* The options of combination k, as an object NAME: value text (a preset under "preset");
+ * in the product the first axis varies slowest, so combination 0 (every first value) is the
+ * reference, and a sample keeps it. */
 static json_t *combination(const sweep *sw, size_t k) {
+    if (sw->combos)
+        return json_deep_copy(json_array_get(sw->combos, k));
     json_t *o = json_object();
-    size_t stride = sw->combinations;
+    if (sw->picked)
+        k = sw->picked[k];
+    size_t stride = sw->product;
     for (size_t i = 0; i < sw->n_axes; i++) {
         stride /= sw->axes[i].n;
         json_object_set_new(o, sw->axes[i].name,
@@ -238,8 +254,12 @@ static clp_status run_combination(const sweep *sw, const cli_case *base, const c
             goto recorded;                                                                         \
     } while (0)
     RECORD_FAILURE(clp_options_create(base->schema, &opts, &e));
-    RECORD_FAILURE(clp_options_apply_case(opts, sw->case_path, NULL, 0, &e));
+    /* as clpart run takes them: the case, its preset, then each -s */
+    const char *preset = json_string_value(json_object_get(options, "preset"));
+    RECORD_FAILURE(clp_options_apply_case(opts, sw->case_path, &preset, preset ? 1 : 0, &e));
     json_object_foreach(options, name, value) {
+        if (!strcmp(name, "preset"))
+            continue;
         char assignment[512];
         snprintf(assignment, sizeof assignment, "%s=%s", name, json_string_value(value));
         RECORD_FAILURE(clp_options_apply_assignment(opts, assignment, &e));
@@ -454,6 +474,100 @@ fail:
     return st;
 }
 
+/* --combos FILE: a JSON list of option sets, each an object NAME: value (a string, number
+ * or boolean, as -s would take it; "preset" names a preset). */
+static clp_status load_combos(sweep *sw, const char *path, clp_error *err) {
+    json_error_t e;
+    json_t *list = json_load_file(path, 0, &e);
+    if (!list)
+        return CLP_FAIL_AT(err, CLP_CASE, path, e.line, e.column, "%s", e.text);
+    if (!json_is_array(list) || json_array_size(list) == 0) {
+        json_decref(list);
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s must hold a non-empty list of option sets", path);
+    }
+    sw->combos = json_array();
+    size_t k;
+    json_t *set;
+    json_array_foreach(list, k, set) {
+        json_t *texts = json_object();
+        json_array_append_new(sw->combos, texts);
+        const char *name;
+        json_t *value;
+        if (!json_is_object(set)) {
+            json_decref(list);
+            return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                               "%s: entry %zu is not an object of option values", path, k);
+        }
+        json_object_foreach(set, name, value) {
+            char text[256];
+            if (json_is_string(value))
+                snprintf(text, sizeof text, "%s", json_string_value(value));
+            else if (json_is_integer(value))
+                snprintf(text, sizeof text, "%lld", (long long)json_integer_value(value));
+            else if (json_is_real(value)) /* the shortest text that reads back the same */
+                for (int digits = 1; digits <= 17; digits++) {
+                    snprintf(text, sizeof text, "%.*g", digits, json_real_value(value));
+                    if (strtod(text, NULL) == json_real_value(value))
+                        break;
+                }
+            else if (json_is_boolean(value))
+                snprintf(text, sizeof text, "%s", json_is_true(value) ? "true" : "false");
+            else {
+                json_decref(list);
+                return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                                   "%s: entry %zu: '%s' must be a string, number or boolean", path,
+                                   k, name);
+            }
+            json_object_set_new(texts, name, json_string(text));
+        }
+    }
+    json_decref(list);
+    return CLP_OK;
+}
+
+/* A pseudo-random 64-bit number from *state (splitmix64). */
+static uint64_t next_random(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static int compare_sizes(const void *a, const void *b) {
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* --fraction and --max: a random sample of the product, drawn from --seed (default 1), that
+ * always holds the reference (combination 0), in ascending order. */
+static clp_status sample(sweep *sw, clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t want = sw->product;
+    if (sw->fraction > 0)
+        want = (size_t)ceil(sw->fraction * (double)sw->product);
+    if (sw->max && sw->max < want)
+        want = (size_t)sw->max;
+    CLP_REQUIRE(sw->product <= 10000000, err, CLP_USAGE,
+                "sampling takes products of at most 1e7 combinations, not %zu", sw->product);
+    size_t *all = malloc(sw->product * sizeof *all);
+    CLP_REQUIRE(all, err, CLP_NOMEM, "out of host memory for %zu combinations", sw->product);
+    for (size_t i = 0; i < sw->product; i++)
+        all[i] = i;
+    uint64_t state = sw->seed ? sw->seed : 1;
+    for (size_t i = 1; i < want; i++) { /* partial Fisher-Yates over 1..; 0 stays first */
+        const size_t j = i + (size_t)(next_random(&state) % (sw->product - i));
+        const size_t t = all[i];
+        all[i] = all[j];
+        all[j] = t;
+    }
+    qsort(all, want, sizeof *all, compare_sizes);
+    sw->picked = all;
+    sw->combinations = want;
+fail:
+    return st;
+}
+
 /* Parses the command line into `sw` and the base case (its options without the sweep's). */
 static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_error *err) {
     clp_status st = CLP_OK;
@@ -465,6 +579,20 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
         const bool value = i + 1 < argc;
         if (!strcmp(argv[i], "-s") && value)
             CLP_TRY(add_axis(sw, argv[++i], err));
+        else if (!strcmp(argv[i], "-p") && value) {
+            char axis_text[1024];
+            snprintf(axis_text, sizeof axis_text, "preset=%s", argv[++i]);
+            CLP_TRY(add_axis(sw, axis_text, err));
+        } else if (!strcmp(argv[i], "--combos") && value)
+            CLP_TRY(load_combos(sw, argv[++i], err));
+        else if (!strcmp(argv[i], "--fraction") && value) {
+            CLP_TRY(cli_positive("--fraction", argv[++i], false, NULL, &sw->fraction, err));
+            CLP_REQUIRE(sw->fraction <= 1, err, CLP_USAGE,
+                        "--fraction takes a number in (0, 1], not %s", argv[i]);
+        } else if (!strcmp(argv[i], "--max") && value)
+            CLP_TRY(cli_positive("--max", argv[++i], true, &sw->max, NULL, err));
+        else if (!strcmp(argv[i], "--seed") && value)
+            CLP_TRY(cli_positive("--seed", argv[++i], true, &sw->seed, NULL, err));
         else if (!strcmp(argv[i], "--out") && value)
             out = argv[++i];
         else if (!strcmp(argv[i], "--devices") && value)
@@ -488,9 +616,20 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     CLP_REQUIRE(n_kept == 2, err, CLP_USAGE, "clpart sweep takes one case file");
     CLP_TRY(cli_case_load(n_kept, kept, true, base, err));
     sw->case_path = base->case_path;
-    sw->combinations = 1;
-    for (size_t i = 0; i < sw->n_axes; i++)
-        sw->combinations *= sw->axes[i].n;
+    CLP_REQUIRE(!sw->combos || sw->n_axes == 0, err, CLP_USAGE,
+                "--combos lists the option sets itself: it takes no -s or -p lists");
+    CLP_REQUIRE(!sw->combos || (!sw->fraction && !sw->max), err, CLP_USAGE,
+                "--fraction and --max sample the product of -s and -p lists, not a --combos "
+                "file");
+    sw->product = 1;
+    for (size_t i = 0; i < sw->n_axes; i++) {
+        CLP_REQUIRE(sw->product <= SIZE_MAX / MAX_VALUES, err, CLP_USAGE,
+                    "the product of the lists is too large");
+        sw->product *= sw->axes[i].n;
+    }
+    sw->combinations = sw->combos ? json_array_size(sw->combos) : sw->product;
+    if (!sw->combos && (sw->fraction || sw->max))
+        CLP_TRY(sample(sw, err));
     if (out)
         snprintf(sw->dir, sizeof sw->dir, "%s", out);
     else { /* sweep/<case file name without .json> */

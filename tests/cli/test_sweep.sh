@@ -4,7 +4,8 @@
 # a rerun that runs nothing already recorded, each record's diagnostics equal to those of a
 # separate clpart run of the same combination, summaries that list every combination, a
 # sweep stopped by SIGINT that loses nothing and goes on where it stopped, two PoCL devices
-# and Oclgrind beside PoCL in one sweep, and a failed build recorded with its reason.
+# and Oclgrind beside PoCL in one sweep, a failed build recorded with its reason, a --combos
+# list, a --max sample and a list of presets.
 set -uo pipefail
 clpart=$1
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -121,6 +122,32 @@ records = {r["options"]["pso.topology"]: r for r in map(json.loads, open(sys.arg
 assert records["global"]["status"] == "ok", records["global"]
 assert records["ring"]["status"] == "build failed", records["ring"]
 assert "negative" in records["ring"]["reason"] or "error" in records["ring"]["reason"], records["ring"]
+PY
+
+# A hand-made list of option sets (--combos), one of them refused; a random sample of a
+# product (--max) that keeps the reference; presets as a list (-p).
+echo '[{"sph.kernel": "cubic", "sph.xsph": true}, {"sph.delta": 0.05}, {"sph.delta": -3}]' \
+    >"$work/combos.json"
+"$clpart" sweep "$tiny" --combos "$work/combos.json" --steps 3 --repeat 1 --out "$work/combos" \
+    >/dev/null 2>&1 || fail "the --combos sweep failed"
+"$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic -s sph.delta=0.1,0.05,0.02 --max 3 --seed 7 \
+    --steps 3 --repeat 1 --out "$work/sampled" >/dev/null 2>&1 || fail "the sampled sweep failed"
+"$clpart" sweep "$CLPART_DATA_DIR/cases/selftest.json" -p tiny,nosuch --out "$work/presets" \
+    >/dev/null 2>&1 || fail "the preset sweep failed"
+python3 - "$work" <<'PY' || fail "the --combos, --max or -p records are wrong"
+import json, sys
+read = lambda name: [json.loads(l) for l in open(f"{sys.argv[1]}/{name}/results.jsonl")]
+combos = read("combos")
+assert [r["options"] for r in combos] == [{"sph.kernel": "cubic", "sph.xsph": "true"},
+                                          {"sph.delta": "0.05"}, {"sph.delta": "-3"}], combos
+assert [r["status"] for r in combos] == ["ok", "ok", "refused"], combos
+sampled = read("sampled")
+assert len(sampled) == 3, sampled
+assert sampled[0]["options"] == {"sph.kernel": "wendland", "sph.delta": "0.1"}, sampled[0]
+assert len({json.dumps(r["options"], sort_keys=True) for r in sampled}) == 3, sampled
+presets = {r["options"]["preset"]: r for r in read("presets")}
+assert "nosuch" in presets["nosuch"]["reason"], presets["nosuch"]
+assert "clpart selftest" in presets["tiny"]["reason"], presets["tiny"]
 PY
 
 out=$("$clpart" sweep "$tiny" -s sph.kernel=wendland --steps 0 --out "$work/bad" 2>&1)
