@@ -247,6 +247,7 @@ static clp_status run_combination(const sweep *sw, const cli_case *base, const c
     const char *name;
     json_t *value;
     clp_error e = CLP_ERROR_INIT;
+    const double start = now();
 /* a failure is this combination's record, not the sweep's error */
 #define RECORD_FAILURE(call)                                                                       \
     do {                                                                                           \
@@ -277,6 +278,8 @@ static clp_status run_combination(const sweep *sw, const cli_case *base, const c
     RECORD_FAILURE(clp_worker_build_for(s->worker, source, opts, s->cache, &report, &e));
     json_object_set_new(record, "build_seconds", json_real(report.seconds));
     json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
+    /* what the sweep adds before the runs: options, source, build or cache hit */
+    json_object_set_new(record, "prepare_seconds", json_real(now() - start));
     status = "run failed";
     RECORD_FAILURE(time_runs(sw, s, model, opts, record, &e));
     status = "ok";
@@ -442,6 +445,66 @@ static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
     }
     fprintf(md, "\n");
     json_decref(rows);
+}
+
+/* DIR/summary.png: the median rate of every combination, a bar per device, drawn by gnuplot
+ * (from summary.dat and summary.gp, kept beside it). Without gnuplot there is no chart, and
+ * a note says so. */
+static clp_status write_chart(const sweep *sw, clp_error *err) {
+    clp_status st = CLP_OK;
+    char path[1024];
+    const char *unit = NULL;
+    snprintf(path, sizeof path, "%s/summary.dat", sw->dir);
+    FILE *dat = fopen(path, "w");
+    CLP_REQUIRE(dat, err, CLP_IO, "cannot write %s: %s", path, strerror(errno));
+    for (size_t k = 0; k < sw->combinations; k++) {
+        json_t *options = combination(sw, k);
+        char text[1024];
+        options_text(options, text, sizeof text);
+        for (char *c = text; *c; c++)
+            if (*c == '"')
+                *c = '\'';
+        fprintf(dat, "\"%s\"", text);
+        for (size_t d = 0; d < sw->n_devices; d++) {
+            char key[2048];
+            record_key(options, sw->identities[d], key, sizeof key);
+            const json_t *r = json_object_get(sw->done, key);
+            const json_t *rate = json_object_get(r, "throughput");
+            if (rate && !unit)
+                unit = json_string_value(json_object_get(r, "unit"));
+            fprintf(dat, " %.6g", rate ? json_real_value(rate) : 0.0);
+        }
+        fprintf(dat, "\n");
+        json_decref(options);
+    }
+    CLP_REQUIRE(fclose(dat) == 0, err, CLP_IO, "cannot write %s", path);
+    snprintf(path, sizeof path, "%s/summary.gp", sw->dir);
+    FILE *gp = fopen(path, "w");
+    CLP_REQUIRE(gp, err, CLP_IO, "cannot write %s: %s", path, strerror(errno));
+    fprintf(gp,
+            "set terminal pngcairo size %zu,700 font ',10'\n"
+            "set output 'summary.png'\nset termoption noenhanced\n"
+            "set title 'clpart sweep of %s'\nset ylabel '%s'\n"
+            "set style data histograms\nset style histogram clustered gap 1\n"
+            "set style fill solid 0.8 border -1\nset xtics rotate by 30 right scale 0\n"
+            "set key outside top center horizontal\nset yrange [0:*]\nset grid ytics\n"
+            "set bmargin 14\nset lmargin 12\n",
+            700 + 40 * sw->combinations * sw->n_devices, sw->case_path, unit ? unit : "rate");
+    for (size_t d = 0; d < sw->n_devices; d++)
+        fprintf(gp, "%s 'summary.dat' using %zu%s title 'device %zu: %s'", d ? ", \\\n  " : "plot",
+                d + 2, d ? "" : ":xtic(1)", sw->devices[d]->index, sw->devices[d]->name);
+    fprintf(gp, "\n");
+    CLP_REQUIRE(fclose(gp) == 0, err, CLP_IO, "cannot write %s", path);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "clpart: note: gnuplot is not installed: no %s/summary.png\n", sw->dir);
+        return CLP_OK;
+    }
+    char command[2048];
+    snprintf(command, sizeof command, "cd '%s' && gnuplot summary.gp 2>&1", sw->dir);
+    CLP_REQUIRE(!strchr(sw->dir, '\'') && system(command) == 0, err, CLP_IO,
+                "gnuplot could not draw %s/summary.png (see %s/summary.gp)", sw->dir, sw->dir);
+fail:
+    return st;
 }
 
 /* summary.csv and summary.md: per device, every combination of this sweep, fastest first,
@@ -718,15 +781,18 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
         st = sweep_device(&sw, &base, d, cache, &ran, &skipped, &err);
     if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
         clp_error summary_err = CLP_ERROR_INIT;
-        const clp_status summary = write_summary(&sw, &summary_err);
+        clp_status summary = write_summary(&sw, &summary_err);
+        if (summary == CLP_OK)
+            summary = write_chart(&sw, &summary_err);
         if (summary != CLP_OK && st == CLP_OK) {
             st = summary;
             err = summary_err;
         }
     }
     if (st == CLP_OK)
-        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv\n", ran, skipped,
-               sw.results, sw.dir, sw.dir);
+        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv, "
+               "%s/summary.png\n",
+               ran, skipped, sw.results, sw.dir, sw.dir, sw.dir);
     int rc;
     if (st == CLP_INTERRUPTED) {
         fprintf(stderr,

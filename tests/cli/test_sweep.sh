@@ -25,6 +25,10 @@ grep -q "^done: 4 run, 0 already in $work/sweep/results.jsonl" <<<"$out" || fail
 out=$("$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic -s sph.shifting_coefficient=2,-1 \
     --steps 5 --repeat 1 --out "$work/sweep" 2>&1)
 grep -q "^done: 0 run, 4 already in" <<<"$out" || fail "the rerun ran again: $out"
+if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
+    [ "$(head -c 8 "$work/sweep/summary.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+        fail "summary.png is not a PNG file"
+fi
 "$clpart" run "$tiny" -s sph.kernel=cubic --steps 5 --out "$work/cubic" >/dev/null 2>&1 ||
     fail "the separate run of sph.kernel=cubic failed"
 
