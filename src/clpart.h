@@ -505,7 +505,11 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(52)
 /* float4: the pressure force of the fluid on each boundary particle */
 #define CLP_BUF_WALL_FORCE CLP_BUF_BIT(53)
-enum { CLP_BUF_COUNT = 54 };
+/* The device probes of clpart bench (cl/bench/probe.cl): three arrays of floats. */
+#define CLP_BUF_PROBE_A CLP_BUF_BIT(54)
+#define CLP_BUF_PROBE_B CLP_BUF_BIT(55)
+#define CLP_BUF_PROBE_C CLP_BUF_BIT(56)
+enum { CLP_BUF_COUNT = 57 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -791,6 +795,27 @@ CLP_API clp_status clp_repulsive_source(const clp_options *opts, const clp_devic
 CLP_API clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts,
                                      const char *case_path, const clp_run_config *config,
                                      clp_error *err);
+
+/* ==== Device probes ===================================================================== */
+
+/* What a device reaches on simple kernels (cl/bench/probe.cl), against which clpart bench
+ * states a workload's efficiency: bytes read and written per second by a copy and a triad
+ * (c = a + s b), in float and float4, and the FP32 flop/s of chains of fused multiply-adds
+ * (an FMA counts 2). Each is the median device time of the launches. */
+typedef struct clp_probe_result {
+    size_t floats; /* per array */
+    double copy_float, copy_float4, triad_float, triad_float4;
+    double fma;
+} clp_probe_result;
+/* The probes' source for arrays of `floats` floats (a multiple of 4). *out is new. */
+CLP_API clp_status clp_probe_source(const clp_options *opts, size_t floats, char **out,
+                                    clp_error *err);
+/* Builds the probes (through `cache`, which may be NULL), fills three arrays of `floats` floats
+ * on the worker's device and times each kernel over `launches` launches (1 to 64) after a
+ * warm-up. The worker's buffers CLP_BUF_PROBE_* then hold the last kernel's arrays. */
+CLP_API clp_status clp_probe_run(clp_worker *worker, const clp_options *opts, clp_cache *cache,
+                                 size_t floats, int launches, clp_probe_result *out,
+                                 clp_error *err);
 
 /* ==== Models ============================================================================ */
 

@@ -141,6 +141,9 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_GAUGE_POINTS, "gauge_points", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
     ROW(CLP_BUF_GAUGE_SAMPLES, "gauge_samples", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
     ROW(CLP_BUF_WALL_FORCE, "wall_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
+    ROW(CLP_BUF_PROBE_A, "probe.a", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PROBE_B, "probe.b", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_PROBE_C, "probe.c", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {
