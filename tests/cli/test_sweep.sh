@@ -101,17 +101,32 @@ summary = open(sys.argv[1] + "/summary.md").read()
 assert summary.count("## Device ") == len(devices), summary
 PY
 }
-POCL_DEVICES="pthread pthread" "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices all \
-    --steps 3 --repeat 1 --out "$work/two" >/dev/null 2>&1 || fail "the sweep on two PoCL devices failed"
+# The PoCL devices' indices among all the platforms' devices (a GPU's platform may come first).
+pocl_devices() {
+    "$clpart" devices --json | python3 -c 'import json,sys; print(",".join(str(d["index"]) for d in json.load(sys.stdin)["devices"] if d["platform"].startswith("Portable")))'
+}
+export POCL_DEVICES="pthread pthread"
+two=$(pocl_devices)
+"$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices "$two" --steps 3 --repeat 1 \
+    --out "$work/two" >/dev/null 2>&1 || fail "the sweep on two PoCL devices ($two) failed"
 check_devices "$work/two" 2 1e-12 || fail "the two PoCL devices' records are wrong"
-vendors=$work/vendors
-mkdir -p "$vendors" && echo /usr/lib/oclgrind/liboclgrind-rt-icd.so >"$vendors/oclgrind.icd" &&
-    cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
-OCL_ICD_VENDORS=$vendors "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices all \
-    --steps 2 --repeat 1 --out "$work/oclgrind" >"$work/oclgrind.log" 2>&1 ||
-    fail "the sweep on Oclgrind and PoCL failed: $(tail -3 "$work/oclgrind.log")"
-grep -q "Oclgrind" "$work/oclgrind/summary.md" || fail "Oclgrind is not in the summary"
-check_devices "$work/oclgrind" 2 1e-4 || fail "Oclgrind's and PoCL's records are wrong"
+unset POCL_DEVICES
+# Oclgrind as a second platform, through a vendors folder of our own holding PoCL's ICD file.
+pocl_icd=$(ls "${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}"/*pocl*.icd 2>/dev/null | head -1)
+if [ -f /usr/lib/oclgrind/liboclgrind-rt-icd.so ] && [ -n "$pocl_icd" ]; then
+    vendors=$work/vendors
+    mkdir -p "$vendors" && cp "$pocl_icd" "$vendors/" &&
+        echo /usr/lib/oclgrind/liboclgrind-rt-icd.so >"$vendors/oclgrind.icd"
+    OCL_ICD_VENDORS=$vendors "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices all \
+        --steps 2 --repeat 1 --out "$work/oclgrind" >"$work/oclgrind.log" 2>&1 ||
+        fail "the sweep on Oclgrind and PoCL failed: $(tail -3 "$work/oclgrind.log")"
+    grep -q "Oclgrind" "$work/oclgrind/summary.md" || fail "Oclgrind is not in the summary"
+    check_devices "$work/oclgrind" 2 1e-4 || fail "Oclgrind's and PoCL's records are wrong"
+elif [ "${CI:-}" = true ]; then
+    fail "Oclgrind or PoCL's ICD file is missing (tools/install-deps installs both)"
+else
+    echo "skipped: Oclgrind beside PoCL (Oclgrind or PoCL's ICD file is not installed)"
+fi
 
 # A combination whose build fails is recorded with the compiler's reason, and the sweep goes
 # on: a user objective with an array of size 1 - 2 CLP_PSO_TOPOLOGY, negative (an error) only
