@@ -454,6 +454,7 @@ static clp_status write_chart(const sweep *sw, clp_error *err) {
     clp_status st = CLP_OK;
     char path[1024];
     const char *unit = NULL;
+    double lowest = INFINITY, highest = 0;
     snprintf(path, sizeof path, "%s/summary.dat", sw->dir);
     FILE *dat = fopen(path, "w");
     CLP_REQUIRE(dat, err, CLP_IO, "cannot write %s: %s", path, strerror(errno));
@@ -472,6 +473,10 @@ static clp_status write_chart(const sweep *sw, clp_error *err) {
             const json_t *rate = json_object_get(r, "throughput");
             if (rate && !unit)
                 unit = json_string_value(json_object_get(r, "unit"));
+            if (rate && json_real_value(rate) > 0) {
+                lowest = fmin(lowest, json_real_value(rate));
+                highest = fmax(highest, json_real_value(rate));
+            }
             fprintf(dat, " %.6g", rate ? json_real_value(rate) : 0.0);
         }
         fprintf(dat, "\n");
@@ -490,6 +495,8 @@ static clp_status write_chart(const sweep *sw, clp_error *err) {
             "set key outside top center horizontal\nset yrange [0:*]\nset grid ytics\n"
             "set bmargin 14\nset lmargin 12\n",
             700 + 40 * sw->combinations * sw->n_devices, sw->case_path, unit ? unit : "rate");
+    if (highest > 20 * lowest) /* devices far apart: every bar stays visible */
+        fprintf(gp, "set logscale y\nset yrange [*:*]\n");
     for (size_t d = 0; d < sw->n_devices; d++)
         fprintf(gp, "%s 'summary.dat' using %zu%s title 'device %zu: %s'", d ? ", \\\n  " : "plot",
                 d + 2, d ? "" : ":xtic(1)", sw->devices[d]->index, sw->devices[d]->name);
