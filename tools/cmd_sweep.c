@@ -47,7 +47,9 @@ typedef struct sweep {
     const clp_device_info *devices[MAX_DEVICES];
     json_t *identities[MAX_DEVICES]; /* each device as results.jsonl records it */
     size_t n_devices;
-    json_t *done; /* the results in results.jsonl for this case and version, by record_key */
+    json_t *done;  /* the results in results.jsonl for this case and version, by record_key */
+    size_t to_run; /* combinations and devices not in results.jsonl when the sweep began */
+    double started;
 } sweep;
 
 static double now(void) {
@@ -753,8 +755,12 @@ static clp_status sweep_device(sweep *sw, const cli_case *base, size_t d, clp_ca
             if (rate)
                 fprintf(stderr, ", %.4g %s", json_real_value(rate),
                         json_string_value(json_object_get(record, "unit")));
-            fprintf(stderr, "\n");
             ++*ran;
+            /* the time left, at the pace so far */
+            const double left = (now() - sw->started) / (double)*ran * (double)(sw->to_run - *ran);
+            if (*ran < sw->to_run)
+                fprintf(stderr, " (%zu to go, about %.0f s left)", sw->to_run - *ran, left);
+            fprintf(stderr, "\n");
         }
         json_decref(record);
         json_decref(options);
@@ -783,6 +789,15 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     }
     if (st == CLP_OK)
         st = load_done(&sw, &err);
+    for (size_t d = 0; st == CLP_OK && d < sw.n_devices; d++)
+        for (size_t k = 0; k < sw.combinations; k++) {
+            json_t *options = combination(&sw, k);
+            char key[2048];
+            record_key(options, sw.identities[d], key, sizeof key);
+            sw.to_run += json_object_get(sw.done, key) == NULL;
+            json_decref(options);
+        }
+    sw.started = now();
     size_t ran = 0, skipped = 0;
     for (size_t d = 0; st == CLP_OK && d < sw.n_devices; d++)
         st = sweep_device(&sw, &base, d, cache, &ran, &skipped, &err);
