@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <xxhash.h>
 
 enum { MAX_AXES = 16, MAX_VALUES = 64, MAX_DEVICES = 16, DEFAULT_REPEAT = 3 };
@@ -51,12 +50,6 @@ typedef struct sweep {
     size_t to_run; /* combinations and devices not in results.jsonl when the sweep began */
     double started;
 } sweep;
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* -s NAME=V1,V2,... (or, for -p, "preset=P1,P2,...") into a new axis (one value is an axis
  * of one). */
@@ -199,11 +192,6 @@ static clp_status append_result(const sweep *sw, json_t *record, clp_error *err)
                             sw->results, strerror(errno));
 }
 
-static int compare_doubles(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Runs a built combination: a warm-up run, then `repeat` timed ones; their rates and the last
  * run's diagnostics go into `record`. */
 static clp_status time_runs(const sweep *sw, const cli_session *s, const clp_model *model,
@@ -225,10 +213,7 @@ static clp_status time_runs(const sweep *sw, const cli_session *s, const clp_mod
         rates[r] = result.seconds > 0 ? result.work / result.seconds : 0.0;
         json_array_append_new(runs, json_real(rates[r]));
     }
-    qsort(rates, (size_t)sw->repeat, sizeof rates[0], compare_doubles);
-    const int m = sw->repeat;
-    json_object_set_new(record, "throughput",
-                        json_real(m % 2 ? rates[m / 2] : 0.5 * (rates[m / 2 - 1] + rates[m / 2])));
+    json_object_set_new(record, "throughput", json_real(clp__median(rates, (size_t)sw->repeat)));
     json_object_set_new(record, "steps", json_integer((json_int_t)result.steps));
     json_t *diagnostics = json_object();
     for (size_t i = 0; i < result.n_values; i++)
@@ -249,7 +234,7 @@ static clp_status run_combination(const sweep *sw, const cli_case *base, const c
     const char *name;
     json_t *value;
     clp_error e = CLP_ERROR_INIT;
-    const double start = now();
+    const double start = clp__now();
 /* a failure is this combination's record, not the sweep's error */
 #define RECORD_FAILURE(call)                                                                       \
     do {                                                                                           \
@@ -281,7 +266,7 @@ static clp_status run_combination(const sweep *sw, const cli_case *base, const c
     json_object_set_new(record, "build_seconds", json_real(report.seconds));
     json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
     /* what the sweep adds before the runs: options, source, build or cache hit */
-    json_object_set_new(record, "prepare_seconds", json_real(now() - start));
+    json_object_set_new(record, "prepare_seconds", json_real(clp__now() - start));
     status = "run failed";
     RECORD_FAILURE(time_runs(sw, s, model, opts, record, &e));
     status = "ok";
@@ -598,14 +583,6 @@ static clp_status load_combos(sweep *sw, const char *path, clp_error *err) {
     return CLP_OK;
 }
 
-/* A pseudo-random 64-bit number from *state (splitmix64). */
-static uint64_t next_random(uint64_t *state) {
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 static int compare_sizes(const void *a, const void *b) {
     const size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return (x > y) - (x < y);
@@ -628,7 +605,7 @@ static clp_status sample(sweep *sw, clp_error *err) {
         all[i] = i;
     uint64_t state = sw->seed ? sw->seed : 1;
     for (size_t i = 1; i < want; i++) { /* partial Fisher-Yates over 1..; 0 stays first */
-        const size_t j = i + (size_t)(next_random(&state) % (sw->product - i));
+        const size_t j = i + (size_t)(clp__splitmix64(&state) % (sw->product - i));
         const size_t t = all[i];
         all[i] = all[j];
         all[j] = t;
@@ -738,10 +715,10 @@ static clp_status sweep_device(sweep *sw, const cli_case *base, size_t d, clp_ca
         json_t *record = json_pack("{s:s, s:s, s:O, s:O, s:s}", "case", sw->case_path, "case_hash",
                                    sw->case_hash, "options", options, "device", sw->identities[d],
                                    "version", clp_version());
-        const double start = now();
+        const double start = clp__now();
         if (st == CLP_OK)
             st = run_combination(sw, base, &s, options, record, err);
-        json_object_set_new(record, "seconds", json_real(now() - start));
+        json_object_set_new(record, "seconds", json_real(clp__now() - start));
         if (st == CLP_OK)
             st = append_result(sw, record, err);
         if (st == CLP_OK) {
@@ -757,7 +734,8 @@ static clp_status sweep_device(sweep *sw, const cli_case *base, size_t d, clp_ca
                         json_string_value(json_object_get(record, "unit")));
             ++*ran;
             /* the time left, at the pace so far */
-            const double left = (now() - sw->started) / (double)*ran * (double)(sw->to_run - *ran);
+            const double left =
+                (clp__now() - sw->started) / (double)*ran * (double)(sw->to_run - *ran);
             if (*ran < sw->to_run)
                 fprintf(stderr, " (%zu to go, about %.0f s left)", sw->to_run - *ran, left);
             fprintf(stderr, "\n");
@@ -797,7 +775,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
             sw.to_run += json_object_get(sw.done, key) == NULL;
             json_decref(options);
         }
-    sw.started = now();
+    sw.started = clp__now();
     size_t ran = 0, skipped = 0;
     for (size_t d = 0; st == CLP_OK && d < sw.n_devices; d++)
         st = sweep_device(&sw, &base, d, cache, &ran, &skipped, &err);

@@ -19,11 +19,6 @@ clp_status clp_probe_source(const clp_options *opts, size_t floats, char **out, 
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
-static int compare_doubles(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median device seconds of `launches` launches of `kernel`. */
 static clp_status median_time(clp_worker *w, const char *kernel, clp_buffer_set buffers,
                               size_t global, int launches, double *median, clp_error *err) {
@@ -33,9 +28,7 @@ static clp_status median_time(clp_worker *w, const char *kernel, clp_buffer_set 
     CLP_TRY(clp_worker_run_step(w, &step, NULL, err)); /* warm-up: first-touch, clocks */
     for (int i = 0; i < launches; i++)
         CLP_TRY(clp_worker_run_step(w, &step, &times[i], err));
-    qsort(times, (size_t)launches, sizeof times[0], compare_doubles);
-    *median =
-        launches % 2 ? times[launches / 2] : 0.5 * (times[launches / 2 - 1] + times[launches / 2]);
+    *median = clp__median(times, (size_t)launches);
     CLP_REQUIRE(*median > 0, err, CLP_CHECK, "%s: the device timed its launches at 0 s", kernel);
 fail:
     return st;
