@@ -15,22 +15,6 @@ static int fail(const clp_error *err) {
     return 1;
 }
 
-/* The least traffic of one update, per particle and per cell: every buffer element each
- * phase must read or write once (neighbour candidates are assumed to come from cache). */
-static double update_bytes(const clp_options *opts, const clp_grid_geometry *g, size_t n,
-                           double neighbours) {
-    bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
-    bool radix = strcmp(clp_options_enum(opts, "grid.sort"), "radix") == 0;
-    double cells = (double)g->key_count + 1, bits = ceil(log2(cells));
-    double keys = 16 + 16 + 4 + 4 + (radix ? 0 : 4);          /* pos r/w, key, id, count */
-    double sort = radix ? bits * (4 + 4 + 4 + 4 + 8 + 8)      /* flags, scan, scatter */
-                        : 4 + 4 + 4 + 8;                      /* scatter, order */
-    double sort_cells = radix ? 0 : 4 * 4;                    /* scan, copy, order */
-    double reorder = 4 + 2 * (16 + 4 + 4 + 4);                /* perm, then src and dst */
-    double list_bytes = list ? 16 + 4 * (neighbours + 1) : 0; /* own pos, list and marker */
-    return (double)n * (keys + sort + reorder + list_bytes) + cells * sort_cells;
-}
-
 int main(int argc, char **argv) {
     const char *selector = NULL;
     size_t particles = 1000000;
@@ -137,7 +121,7 @@ int main(int argc, char **argv) {
         mean += n_neighbours[i];
     mean /= (double)particles;
     double step = clp__median(total, (size_t)repeat);
-    double bytes = update_bytes(opts, &geo, particles, mean);
+    double bytes = clp_grid_update_bytes(opts, &geo, particles, mean);
     printf("| %-32.32s | %9zu | %-8s | %-6s | %-6s | %5.1f | %8.2f | %8.2f | %8.2f | %8.2f | "
            "%8.2f | %8.3g | %7.2f | %6.1f | %4.0f%% | %8.2f |\n",
            dev->name, particles, clp_options_enum(opts, "grid.sort"),

@@ -636,6 +636,10 @@ CLP_API clp_status clp_grid_set_particles(clp_grid *grid, const double *xyz, con
  * sized at the first rebuild, is not counted. */
 CLP_API clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry,
                                              const clp_options *opts, size_t particles);
+/* The least device-memory traffic in bytes of one rebuild of `particles` with `neighbours`
+ * listed per particle: every element each phase must read or write once. */
+CLP_API double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
+                                     size_t particles, double neighbours);
 /* One rebuild: cell keys, sort (every re-sorted buffer follows), cell ranges and, in list
  * mode, the neighbour list. Particles outside a walled domain are CLP_DOMAIN with the count
  * and an index. With neighbors.max 0 the first list build sizes the list at the largest count
@@ -703,6 +707,11 @@ typedef struct clp_run_result {
     double seconds;
     double work;
     uint64_t steps; /* steps (SPH, LJ, repulsive) or iterations (PSO) taken */
+    /* What those steps cost at the least, by the counts documented with each model's
+     * kernels: device-memory bytes read and written, and floating-point operations (an FMA
+     * counts 2); 0 where the model does not count it. clpart bench divides them by the
+     * seconds and compares them with the device probes. */
+    double bytes, flops;
     size_t n_values;
     clp_run_value values[CLP_RUN_MAX_VALUES];
 } clp_run_result;
@@ -817,6 +826,11 @@ CLP_API clp_status clp_probe_run(clp_worker *worker, const clp_options *opts, cl
                                  size_t floats, int launches, clp_probe_result *out,
                                  clp_error *err);
 
+/* Pennycook's performance portability of a workload over a set of `n` devices: the harmonic
+ * mean of its efficiencies there (each in (0, 1]), 0 when one of them is 0 or not a number
+ * (the device cannot run it) or the set is empty. */
+CLP_API double clp_phi(const double *efficiencies, size_t n);
+
 /* ==== Models ============================================================================ */
 
 /* A model: what `clpart run`, `source` and `build` need of it, in one entry of the registry
@@ -824,6 +838,7 @@ CLP_API clp_status clp_probe_run(clp_worker *worker, const clp_options *opts, cl
 typedef struct clp_model {
     const char *name;            /* as a case's "model" key names it */
     const char *throughput_unit; /* what its runs' rate counts per second */
+    const char *const *modules;  /* the option modules its programs take, NULL-ended */
     const char *const *outputs;  /* the files a run writes to its output folder, NULL-ended */
     /* Whether `source` needs the selected device for these options; NULL: never. */
     bool (*source_needs_device)(const clp_options *opts);

@@ -135,6 +135,8 @@ static json_t *option_json(const clp_schema *schema, const clp__option_def *def)
                                                      : json_real(def->max));
     if (def->flag)
         json_object_set_new(obj, "flag", json_string(def->flag));
+    if (def->performance)
+        json_object_set_new(obj, "performance", json_true());
     if (def->flag_extension)
         json_object_set_new(obj, "flag_extension", json_string(def->flag_extension));
     return obj;

@@ -13,8 +13,10 @@ struct clp_schema {
 };
 
 static const char *const option_keys[] = {
-    "name",   "type",        "default", "values",         "min",         "max",        "ctype",
-    "define", "description", "flag",    "flag_extension", "depends_any", "depends_all"};
+    "name",        "type",       "default",        "values",
+    "min",         "max",        "ctype",          "define",
+    "description", "flag",       "flag_extension", "depends_any",
+    "depends_all", "performance"};
 static const char *const module_keys[] = {"module", "description", "options"};
 
 static clp_status schema_fail(clp_error *err, const char *path, const char *fmt, ...)
@@ -252,6 +254,14 @@ static clp_status parse_option(clp_schema *schema, const char *module, const jso
                            clp__range_format(def, range, sizeof range));
     CLP_TRY(parse_ctype(opt, path, def, err));
     CLP_TRY(parse_flag(opt, path, def, err));
+    const json_t *performance = json_object_get(opt, "performance");
+    if (performance &&
+        (!json_is_boolean(performance) || def->type == CLP_OPT_INT || def->type == CLP_OPT_FLOAT))
+        return schema_fail(err, path,
+                           "%s: \"performance\" is true or false, on a bool or enum "
+                           "option",
+                           def->name);
+    def->performance = json_is_true(performance);
     const json_t *dflt = json_object_get(opt, "default");
     if (!dflt)
         return schema_fail(err, path, "%s: \"default\" is missing", def->name);

@@ -32,6 +32,8 @@ typedef struct clp__option_def {
     char *flag;           /* build flag: bools add it when true; ints format it with %lld when
                              nonzero; NULL when the option adds none */
     char *flag_extension; /* the device extension the flag needs, or NULL */
+    /* changes the speed, not the results: clpart bench sweeps its values for the best */
+    bool performance;
     clp__depends_kind depends_kind;
     clp__condition *depends;
     size_t n_depends;

@@ -8,4 +8,7 @@
 clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *dev,
                                 const char *case_path, char **out, clp_error *err);
 
+/* The option modules of the model called `name` (its registry entry's), *count their number. */
+const char *const *clp__model_modules(const char *name, size_t *count);
+
 #endif

@@ -14,6 +14,13 @@ static bool always(const clp_options *opts) {
     return true;
 }
 
+/* The option modules each model's programs take: options/<module>.json. */
+static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", NULL};
+static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", NULL};
+static const char *const pso_modules[] = {"core", "pso", NULL};
+static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
+static const char *const selftest_modules[] = {"core", "selftest", NULL};
+
 static const char *const sph_outputs[] = {"diagnostics.csv", "particles.pvd", NULL};
 static const char *const lj_outputs[] = {"diagnostics.csv", NULL};
 static const char *const pso_outputs[] = {"convergence.csv", "best.csv", "summary.json", NULL};
@@ -22,12 +29,14 @@ static const char *const no_outputs[] = {NULL};
 
 /* In the order the documentation presents them. */
 static const clp_model models[] = {
-    {"sph", "particle-steps/s", sph_outputs, NULL, clp_sph_source, clp_sph_run, NULL},
-    {"lj", "atom-steps/s", lj_outputs, always, clp_lj_source, clp_lj_run, NULL},
-    {"pso", "component-updates/s", pso_outputs, NULL, clp_pso_source, clp_pso_run, NULL},
-    {"repulsive", "interactions/s", repulsive_outputs, repulsive_source_needs_device,
-     clp_repulsive_source, clp_repulsive_run, NULL},
-    {"selftest", NULL, no_outputs, NULL, clp__selftest_source, NULL, "clpart selftest"},
+    {"sph", "particle-steps/s", sph_modules, sph_outputs, NULL, clp_sph_source, clp_sph_run, NULL},
+    {"lj", "atom-steps/s", lj_modules, lj_outputs, always, clp_lj_source, clp_lj_run, NULL},
+    {"pso", "component-updates/s", pso_modules, pso_outputs, NULL, clp_pso_source, clp_pso_run,
+     NULL},
+    {"repulsive", "interactions/s", repulsive_modules, repulsive_outputs,
+     repulsive_source_needs_device, clp_repulsive_source, clp_repulsive_run, NULL},
+    {"selftest", NULL, selftest_modules, no_outputs, NULL, clp__selftest_source, NULL,
+     "clpart selftest"},
 };
 enum { MODEL_COUNT = sizeof models / sizeof models[0] };
 
@@ -49,4 +58,15 @@ clp_status clp_model_find(const char *name, const clp_model **out, clp_error *er
     if (!name)
         return CLP_FAIL(err, CLP_CASE, "the case names no model (known: %s)", known);
     return CLP_FAIL(err, CLP_CASE, "unknown model '%s' (known: %s)", name, known);
+}
+
+const char *const *clp__model_modules(const char *name, size_t *count) {
+    for (size_t i = 0; i < MODEL_COUNT; i++)
+        if (strcmp(models[i].name, name) == 0) {
+            for (*count = 0; models[i].modules[*count];)
+                ++*count;
+            return models[i].modules;
+        }
+    *count = 0;
+    return NULL;
 }

@@ -43,3 +43,10 @@ void clp__run_result_set(const clp_run_config *config, double seconds, double wo
     }
     r->n_values = n < CLP_RUN_MAX_VALUES ? n : CLP_RUN_MAX_VALUES;
 }
+
+void clp__run_result_cost(const clp_run_config *config, double bytes, double flops) {
+    if (config->result) {
+        config->result->bytes = bytes;
+        config->result->flops = flops;
+    }
+}

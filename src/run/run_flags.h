@@ -21,4 +21,7 @@ uint64_t clp__run_steps(const clp_run_config *config, uint64_t case_steps);
 void clp__run_result_set(const clp_run_config *config, double seconds, double work, uint64_t steps,
                          const char *const *names, const double *values, size_t n);
 
+/* Adds to config->result, when asked for, the least bytes and the flops of its steps. */
+void clp__run_result_cost(const clp_run_config *config, double bytes, double flops);
+
 #endif

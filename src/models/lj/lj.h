@@ -103,6 +103,9 @@ clp_status clp__lj_system_open(clp_worker *worker, const clp_options *opts, clp_
                                clp__lj_system **out, clp_error *err);
 void clp__lj_system_close(clp__lj_system *sys);
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err);
+/* The least device-memory traffic in bytes of the steps run so far, with `listed` neighbours
+ * per atom in list mode. */
+double clp__lj_system_bytes(const clp__lj_system *sys, double listed);
 /* The layout the system runs with (auto resolved). */
 const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys);
 /* Seconds per force evaluation: `launches` launches queued back to back, then a wait, as

@@ -3,11 +3,10 @@
  * chosen strategy, velocity-Verlet steps, and read-back in the state's own particle order.
  * lj.strategy=auto is resolved here by a timing probe (lj_probe.c). */
 #include "models/lj/lj.h"
+#include "models/models.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const modules[] = {"core", "grid", "neighbors", "lj"};
 
 /* An LJ box is 3D, periodic on every axis, or walled on every axis for an open box. */
 static clp_status check_options(const clp_options *opts, const clp__lj_params *p, clp_error *err) {
@@ -69,8 +68,9 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
         files[nf++] = *f;
     files[nf++] = "lj/lj.cl";
     files[nf++] = "lj/lj_sub_box.cl";
-    const clp_program_spec spec = {
-        "lj", modules, sizeof modules / sizeof modules[0], files, nf, constants, nc};
+    size_t n_modules;
+    const char *const *modules = clp__model_modules("lj", &n_modules);
+    const clp_program_spec spec = {"lj", modules, n_modules, files, nf, constants, nc};
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
@@ -117,8 +117,9 @@ struct clp__lj_system {
     clp_worker *worker;
     clp_options *opts; /* the caller's, with auto resolved */
     clp_grid *grid;
+    clp_grid_geometry geo;
     size_t n;
-    uint64_t step;
+    uint64_t step, rebuilds;
     clp__lj_layout layout;
 };
 
@@ -172,6 +173,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
                             &source, err));
     CLP_TRY(clp_worker_build_for(w, source, sys->opts, cache, NULL, err));
     CLP_TRY(check_kernel(w, &sys->layout, err));
+    sys->geo = geo;
     CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
     const clp_buffer_counts counts = {.particles = s->n};
@@ -216,13 +218,27 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
     const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, sys->n, 0};
     for (uint64_t k = 0; k < steps; k++) {
         CLP_TRY(clp_worker_run_step(sys->worker, &kick_drift, NULL, err));
-        if (clp_grid_rebuilds_at(sys->grid, ++sys->step))
+        if (clp_grid_rebuilds_at(sys->grid, ++sys->step)) {
             CLP_TRY(clp_grid_update(sys->grid, err));
+            sys->rebuilds++;
+        }
         CLP_TRY(compute_forces(sys, err));
         CLP_TRY(clp_worker_run_step(sys->worker, &kick, NULL, err));
     }
 fail:
     return st;
+}
+
+/* Per atom and step, in the order the step runs them (cl/lj/lj.cl): lj_kick_drift reads
+ * pos, vel and force and writes pos and vel; lj_forces reads pos (and the list) and writes
+ * the force (the neighbours' positions come from cache); lj_kick reads vel and force and
+ * writes vel. float4 each. A rebuild also re-sorts the velocities. */
+double clp__lj_system_bytes(const clp__lj_system *sys, double listed) {
+    const bool list = strcmp(clp_options_enum(sys->opts, "neighbors.mode"), "list") == 0;
+    const double step = 3 * 16 + 2 * 16 + 16 + (list ? 4 * (listed + 1) : 0) + 16 + 2 * 16 + 16;
+    const double rebuild =
+        clp_grid_update_bytes(sys->opts, &sys->geo, sys->n, listed) + 2.0 * 16 * sys->n;
+    return step * (double)sys->n * (double)sys->step + rebuild * (double)sys->rebuilds;
 }
 
 clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,

@@ -215,6 +215,11 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
         CLP_TRY(write_summary(config->out_dir, s.n, row, stopped, seconds, err));
     clp__run_result_set(config, seconds, (double)s.n * (double)done, done, diagnostics_columns + 1,
                         row + 1, 7);
+    /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
+    const double search = c.rc * (1.0 + clp_options_float(opts, "neighbors.skin"));
+    const double listed =
+        4.0 / 3.0 * M_PI * search * search * search * (double)s.n / (s.box * s.box * s.box);
+    clp__run_result_cost(config, clp__lj_system_bytes(sys, listed), 0.0);
     if (stopped)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of %llu%s",
                       (unsigned long long)done, (unsigned long long)c.steps,

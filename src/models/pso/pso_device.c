@@ -2,11 +2,11 @@
  * swarm's constants and, for pso.objective=user, the case's code in place of the marker in
  * cl/pso/objectives.cl), and the iterations, which stay on the device until read. */
 #include "models/pso/pso.h"
+#include "models/models.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const modules[] = {"core", "pso"};
 static const char *const files[] = {"common/philox.cl", "pso/layout.cl", "pso/objectives.cl",
                                     "pso/pso.cl"};
 static const char marker[] = "/* CLP_PSO_USER_OBJECTIVE */";
@@ -105,13 +105,10 @@ clp_status clp__pso_source(const clp_options *opts, const clp__pso_params *p, ch
         return CLP_FAIL_AT(err, CLP_CASE, p->user_origin ? p->user_origin : "case", -1, -1,
                            "pso.objective=user needs the objective's code in the case file "
                            "(\"objective\": {\"expression\": ...} or {\"function\": ...})");
-    const clp_program_spec spec = {"pso",
-                                   modules,
-                                   sizeof modules / sizeof modules[0],
-                                   files,
-                                   sizeof files / sizeof files[0],
-                                   constants,
-                                   nc};
+    size_t n_modules;
+    const char *const *modules = clp__model_modules("pso", &n_modules);
+    const clp_program_spec spec = {
+        "pso", modules, n_modules, files, sizeof files / sizeof files[0], constants, nc};
     clp_status st = clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
     if (st == CLP_OK && user)
         st = insert_user_code(out, p, err);

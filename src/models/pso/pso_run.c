@@ -156,6 +156,10 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
     const double values[] = {best, (double)particle};
     clp__run_result_set(config, seconds, (double)p->particles * p->dim * (double)done, done, names,
                         values, 2);
+    /* per component and iteration: pso_move reads position, velocity and own best and writes
+       position and velocity, pso_evaluate reads the position again (cl/pso/pso.cl); a best
+       that improves is written too, and the guide comes from cache: neither is counted */
+    clp__run_result_cost(config, 24.0 * (double)p->particles * p->dim * (double)done, 0.0);
     if (stopped)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped after iteration %llu of %llu%s",
                       (unsigned long long)done, (unsigned long long)c.iterations,

@@ -3,12 +3,12 @@
  * evaluation of the chosen implementation, damped semi-implicit Euler steps with a kinetic
  * energy check, and read-back. */
 #include "models/repulsive/repulsive.h"
+#include "models/models.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const modules[] = {"core", "repulsive"};
 static const char *const files[] = {"repulsive/repulsive.cl"};
 
 enum { MOST_TILE = 256, REDUCE_GROUP = 256, MOST_GROUPS = 256 };
@@ -73,8 +73,9 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
         c[nc++] = (clp_constant){c_names[k], CLP_CONST_FLOAT, p->damping_c[k], 0, false};
         c[nc++] = (clp_constant){p_names[k], CLP_CONST_INT, 0, p->damping_p[k], false};
     }
-    const clp_program_spec spec = {
-        "repulsive", modules, sizeof modules / sizeof modules[0], files, 1, c, nc};
+    size_t n_modules;
+    const char *const *modules = clp__model_modules("repulsive", &n_modules);
+    const clp_program_spec spec = {"repulsive", modules, n_modules, files, 1, c, nc};
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 

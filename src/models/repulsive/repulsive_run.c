@@ -263,6 +263,14 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     /* every point's force sums the other points' */
     clp__run_result_set(config, s.seconds, (double)c.points * (double)(c.points - 1) * s.steps,
                         s.steps, energy_columns + 1, row + 1, 5);
+    /* the flops of a pair in PAIR_TERMS and its sums (cl/repulsive/repulsive.cl), an add, a
+       product, rint, a division or rsqrt 1 and an FMA 2: per component the periodic
+       difference (3) and its square added (2) for L^2, then again for the force (3 + 2);
+       L^-q (1 / L^2, rsqrt for an odd q, q / 2 products), the factor (2), the energy (2) and
+       the stress (4). The few bytes per pair, from local memory or cache, are not counted. */
+    const double pair_flops = 10.0 * c.dim + 2 + (p->q & 1) + p->q / 2 + 2 + 2 + 4;
+    clp__run_result_cost(config, 0.0,
+                         pair_flops * (double)c.points * (double)(c.points - 1) * s.steps);
     if (s.interrupted)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of at most %llu%s",
                       (unsigned long long)s.steps, (unsigned long long)c.steps,

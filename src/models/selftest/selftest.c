@@ -2,6 +2,7 @@
  * reduction and sums of badly conditioned series in every core.summation mode, each mode its
  * own program variant, and checks them against host long-double references. */
 #include "models/models.h"
+#include "models/models.h"
 
 #include <float.h>
 #include <math.h>
@@ -10,7 +11,6 @@
 
 enum { SERIES = 64, GROUP_SIZE = 64, MAX_GROUPS = 32, MODES = 3 };
 
-static const char *const modules[] = {"core", "selftest"};
 static const char *const cl_files[] = {"common/summation.cl", "selftest/selftest.cl"};
 static const char *const modes[MODES] = {"naive", "kahan", "kbn"};
 
@@ -27,7 +27,9 @@ clp_status clp_selftest_spec(const clp_options *opts, clp_model_storage *storage
     c[0] = (clp_constant){"CLP_SELFTEST_SERIES", CLP_CONST_INT, 0, SERIES, false};
     c[1] = (clp_constant){"CLP_SELFTEST_GROUP_SIZE", CLP_CONST_INT, 0, GROUP_SIZE, false};
     c[2] = (clp_constant){"CLP_SELFTEST_GROUPS", CLP_CONST_INT, 0, (long long)groups_for(n), false};
-    *out = (clp_program_spec){"selftest", modules, 2, cl_files, 2, c, 3};
+    size_t n_modules;
+    const char *const *modules = clp__model_modules("selftest", &n_modules);
+    *out = (clp_program_spec){"selftest", modules, n_modules, cl_files, 2, c, 3};
     return CLP_OK;
 }
 

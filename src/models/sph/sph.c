@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const modules[] = {"core", "grid", "neighbors", "sph"};
-
 /* Appends the lattice points of box [min, max) (spacing dp, first point half a spacing in)
  * with type `type`; counts only when xyz is NULL. */
 static size_t fill_box(const double min[3], const double max[3], int dim, double dp, uint32_t type,
@@ -269,9 +267,4 @@ double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho) 
 
 double clp__sph_density(const clp_sph_case *c, bool centred, double stored) {
     return centred ? c->rho0 * (1.0 + stored) : stored;
-}
-
-const char *const *clp__sph_modules(size_t *count) {
-    *count = sizeof modules / sizeof modules[0];
-    return modules;
 }

@@ -36,6 +36,10 @@ uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius);
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
                               clp_error *err);
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);
+/* The least device-memory traffic in bytes of `steps` steps of `particles` with `listed`
+ * neighbours per particle and `rebuilds` neighbour-search rebuilds among them (sph_cost.c). */
+double clp__sph_run_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
+                          size_t particles, double listed, uint64_t steps, uint64_t rebuilds);
 /* mDBC: the vector from boundary particle x to its ghost node, its mirror image across the
  * wall into the fluid: through the closest point of the tank's inside for a tank particle,
  * across the nearest face with fluid space behind it for a wall box's. False when x has none. */
@@ -45,7 +49,6 @@ bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]
 enum { CLP_SPH_MAX_CONSTANTS = 26 };
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
                           const clp__sph_physics_values *p, size_t particles, clp_constant *out);
-const char *const *clp__sph_modules(size_t *count);
 /* What the CLP_SPH_OUT_* bits of `reasons` say, as a phrase ("left the domain, ..."). */
 void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
                               const clp__sph_physics_values *p, unsigned reasons, char *out,

@@ -1,6 +1,7 @@
 /* The SPH time loop: build the program, set up particles, then rebuild, forces and
  * integration every step, with diagnostics and VTK snapshots at each output time. */
 #include "io/io.h"
+#include "models/models.h"
 #include "models/sph/sph.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_gauges.h"
@@ -63,7 +64,7 @@ static void program_spec(const sph_run *r, program_parts *p) {
     p->files[nf++] = "sph/mdbc.cl";
     p->files[nf++] = "sph/gauges.cl";
     size_t n_modules;
-    const char *const *modules = clp__sph_modules(&n_modules);
+    const char *const *modules = clp__model_modules("sph", &n_modules);
     p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};
 }
 
@@ -631,6 +632,12 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         clp__run_result_set(config, r.timing.wall - r.timing.outputs,
                             (double)r.n * (double)(clock.step - first), clock.step - first, names,
                             values, sizeof names / sizeof names[0]);
+        const bool list = strcmp(clp_options_enum(r.opts, "neighbors.mode"), "list") == 0;
+        const double listed = list ? clp__sph_lattice_neighbours(&r.c, r.geo.search_radius) : 0.0;
+        clp__run_result_cost(
+            config,
+            clp__sph_run_bytes(r.opts, &r.geo, r.n, listed, clock.step - first, r.timing.rebuilds),
+            0.0);
     }
     if (!last) { /* stopped on request */
         if (config->out_dir)

@@ -1,0 +1,22 @@
+/* The least device-memory traffic of a neighbour-search rebuild, against which clpart bench
+ * and bench-grid state how close a rebuild comes to the copy bandwidth. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
+                             size_t particles, double neighbours) {
+    const bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
+    const bool radix = strcmp(clp_options_enum(opts, "grid.sort"), "radix") == 0;
+    const double cells = (double)geometry->key_count + 1, bits = ceil(log2(cells));
+    /* every buffer element each phase must read or write once (cl/grid/ says the same next to
+       each kernel); neighbour candidates are assumed to come from cache */
+    const double keys = 16 + 16 + 4 + 4 + (radix ? 0 : 4);          /* pos r/w, key, id, count */
+    const double sort = radix ? bits * (4 + 4 + 4 + 4 + 8 + 8)      /* flags, scan, scatter */
+                              : 4 + 4 + 4 + 8;                      /* scatter, order */
+    const double sort_cells = radix ? 0 : 4 * 4;                    /* scan, copy, order */
+    const double reorder = 4 + 2 * (16 + 4 + 4 + 4);                /* perm, then src and dst */
+    const double list_bytes = list ? 16 + 4 * (neighbours + 1) : 0; /* own pos, list, marker */
+    return (double)particles * (keys + sort + reorder + list_bytes) + cells * sort_cells;
+}
