@@ -23,6 +23,8 @@ int cmd_selftest(int argc, char **argv, const clp_cli *cli);
 int cmd_cache(int argc, char **argv, const clp_cli *cli);
 int cmd_run(int argc, char **argv, const clp_cli *cli);
 int cmd_sweep(int argc, char **argv, const clp_cli *cli);
+int cmd_bench(int argc, char **argv, const clp_cli *cli);
+int cmd_report(int argc, char **argv, const clp_cli *cli);
 
 enum { CLP_EXIT_OK = 0, CLP_EXIT_RUNTIME = 1, CLP_EXIT_USAGE = 2 };
 

@@ -7,7 +7,7 @@
  * reason and the sweep goes on. Each result is one line of DIR/results.jsonl, written whole
  * as soon as it is known, so an interrupted sweep loses nothing and a rerun skips what is
  * there; DIR/summary.csv and DIR/summary.md compare the combinations with the first. */
-#include "cli_case.h"
+#include "sweep_engine.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-enum { MAX_AXES = 16, MAX_VALUES = 64, MAX_DEVICES = 16, DEFAULT_REPEAT = 3 };
+enum { MAX_AXES = 16, MAX_VALUES = 64, DEFAULT_REPEAT = 3 };
 
 /* One swept option and its values, as given after -s. */
 typedef struct axis {
@@ -37,16 +37,12 @@ typedef struct sweep {
     size_t *picked;              /* a sample's indices into the product, ascending */
     double fraction;             /* --fraction, 0 when not sampling by fraction */
     uint64_t max, seed;          /* --max (0: none) and the sample's seed */
-    clp_run_config run;          /* the limits; the rest is set per run */
-    int repeat;
+    sweep_plan plan;             /* the case, the runs' limits, the timed runs */
     char dir[900], results[1024];
     char case_hash[17];
     const char *selectors; /* --devices, NULL for the selected device */
-    clp_device_list *list;
-    const clp_device_info *devices[MAX_DEVICES];
-    json_t *identities[MAX_DEVICES]; /* each device as results.jsonl records it */
-    size_t n_devices;
-    json_t *done;  /* the results in results.jsonl for this case and version, by record_key */
+    sweep_devices dev;
+    json_t *done;  /* the results in results.jsonl for this version, by sweep_record_key */
     size_t to_run; /* combinations and devices not in results.jsonl when the sweep began */
     double started;
 } sweep;
@@ -85,10 +81,8 @@ static void sweep_free(sweep *sw) {
         for (size_t k = 0; k < sw->axes[i].n; k++)
             free(sw->axes[i].values[k]);
     }
-    for (size_t d = 0; d < sw->n_devices; d++)
-        json_decref(sw->identities[d]);
+    sweep_devices_free(&sw->dev);
     json_decref(sw->done);
-    clp_device_list_destroy(sw->list);
 }
 
 /* The options of combination k, as an object NAME: value text (a preset under "preset");
@@ -109,247 +103,6 @@ static json_t *combination(const sweep *sw, size_t k) {
     return o;
 }
 
-/* A combination's options as one line. */
-static char *options_key(const json_t *options) {
-    return json_dumps(options, JSON_COMPACT | JSON_SORT_KEYS);
-}
-
-/* The key of a result: its options and its device, each as one line. */
-static void record_key(const json_t *options, const json_t *device, char *out, size_t size) {
-    char *o = options_key(options), *d = json_dumps(device, JSON_COMPACT | JSON_SORT_KEYS);
-    snprintf(out, size, "%s@%s", o ? o : "", d ? d : "");
-    free(o);
-    free(d);
-}
-
-/* The case file's contents hashed: a changed case is a new sweep. */
-static clp_status hash_case(sweep *sw, clp_error *err) {
-    FILE *f = fopen(sw->case_path, "rb");
-    if (!f)
-        return CLP_FAIL_AT(err, CLP_IO, sw->case_path, -1, -1, "cannot read %s: %s", sw->case_path,
-                           strerror(errno));
-    XXH64_state_t *h = XXH64_createState();
-    XXH64_reset(h, 0);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        XXH64_update(h, buf, n);
-    fclose(f);
-    snprintf(sw->case_hash, sizeof sw->case_hash, "%016llx", (unsigned long long)XXH64_digest(h));
-    XXH64_freeState(h);
-    return CLP_OK;
-}
-
-/* Whether `line` (a results.jsonl record) belongs to this case and version. */
-static bool same_sweep(const sweep *sw, json_t *line) {
-    return json_is_string(json_object_get(line, "case_hash")) &&
-           !strcmp(json_string_value(json_object_get(line, "case_hash")), sw->case_hash) &&
-           json_is_string(json_object_get(line, "version")) &&
-           !strcmp(json_string_value(json_object_get(line, "version")), clp_version());
-}
-
-/* The results already in DIR/results.jsonl for this sweep, by options key. A line that is not
- * a whole JSON object (a sweep killed mid-write) is skipped with a warning. */
-static clp_status load_done(sweep *sw, clp_error *err) {
-    sw->done = json_object();
-    FILE *f = fopen(sw->results, "r");
-    if (!f)
-        return errno == ENOENT ? CLP_OK
-                               : CLP_FAIL_AT(err, CLP_IO, sw->results, -1, -1, "cannot read %s: %s",
-                                             sw->results, strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    int number = 0;
-    while (getline(&line, &cap, f) > 0) {
-        number++;
-        json_t *record = json_loads(line, 0, NULL);
-        if (!json_is_object(record))
-            fprintf(stderr, "clpart: warning: %s:%d is not a whole result; it is run again\n",
-                    sw->results, number);
-        else if (same_sweep(sw, record)) {
-            char key[2048];
-            record_key(json_object_get(record, "options"), json_object_get(record, "device"), key,
-                       sizeof key);
-            json_object_set(sw->done, key, record);
-        }
-        json_decref(record);
-    }
-    free(line);
-    fclose(f);
-    return CLP_OK;
-}
-
-/* Appends one record to results.jsonl, whole and flushed. */
-static clp_status append_result(const sweep *sw, json_t *record, clp_error *err) {
-    char *text = json_dumps(record, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    FILE *f = text ? fopen(sw->results, "a") : NULL;
-    bool ok = f && fprintf(f, "%s\n", text) > 0 && fflush(f) == 0;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    free(text);
-    return ok ? CLP_OK
-              : CLP_FAIL_AT(err, CLP_IO, sw->results, -1, -1, "cannot append to %s: %s",
-                            sw->results, strerror(errno));
-}
-
-/* Runs a built combination: a warm-up run, then `repeat` timed ones; their rates and the last
- * run's diagnostics go into `record`. */
-static clp_status time_runs(const sweep *sw, const cli_session *s, const clp_model *model,
-                            const clp_options *opts, json_t *record, clp_error *err) {
-    double rates[64];
-    clp_run_result result = {0};
-    clp_run_config config = sw->run;
-    config.cache = s->cache;
-    config.stop_requested = &cli_stop_signal;
-    config.result = &result;
-    json_t *runs = json_array();
-    json_object_set_new(record, "runs", runs);
-    for (int r = -1; r < sw->repeat; r++) {
-        clp_status st = model->run(s->worker, opts, sw->case_path, &config, err);
-        if (st != CLP_OK)
-            return st;
-        if (r < 0)
-            continue; /* the warm-up: caches, clocks and the first allocations */
-        rates[r] = result.seconds > 0 ? result.work / result.seconds : 0.0;
-        json_array_append_new(runs, json_real(rates[r]));
-    }
-    json_object_set_new(record, "throughput", json_real(clp__median(rates, (size_t)sw->repeat)));
-    json_object_set_new(record, "steps", json_integer((json_int_t)result.steps));
-    json_t *diagnostics = json_object();
-    for (size_t i = 0; i < result.n_values; i++)
-        json_object_set_new(diagnostics, result.values[i].name, json_real(result.values[i].value));
-    json_object_set_new(record, "diagnostics", diagnostics);
-    return CLP_OK;
-}
-
-/* One combination from its options to its record: refused by the options, a failed build, a
- * failed run, or ok with its rates. CLP_INTERRUPTED when a signal stopped it (no record). */
-static clp_status run_combination(const sweep *sw, const cli_case *base, const cli_session *s,
-                                  json_t *options, json_t *record, clp_error *err) {
-    clp_status st = CLP_OK;
-    clp_options *opts = NULL;
-    char *source = NULL;
-    const char *status = "refused";
-    const clp_model *model = NULL;
-    const char *name;
-    json_t *value;
-    clp_error e = CLP_ERROR_INIT;
-    const double start = clp__now();
-/* a failure is this combination's record, not the sweep's error */
-#define RECORD_FAILURE(call)                                                                       \
-    do {                                                                                           \
-        if ((call) != CLP_OK)                                                                      \
-            goto recorded;                                                                         \
-    } while (0)
-    RECORD_FAILURE(clp_options_create(base->schema, &opts, &e));
-    /* as clpart run takes them: the case, its preset, then each -s */
-    const char *preset = json_string_value(json_object_get(options, "preset"));
-    RECORD_FAILURE(clp_options_apply_case(opts, sw->case_path, &preset, preset ? 1 : 0, &e));
-    json_object_foreach(options, name, value) {
-        if (!strcmp(name, "preset"))
-            continue;
-        char assignment[512];
-        snprintf(assignment, sizeof assignment, "%s=%s", name, json_string_value(value));
-        RECORD_FAILURE(clp_options_apply_assignment(opts, assignment, &e));
-    }
-    RECORD_FAILURE(clp_options_check(opts, &e));
-    RECORD_FAILURE(clp_model_find(clp_options_model(opts), &model, &e));
-    if (!model->run) {
-        CLP_FAIL(&e, CLP_CASE, "model %s is run by %s, not swept", model->name, model->runner);
-        goto recorded;
-    }
-    json_object_set_new(record, "unit", json_string(model->throughput_unit));
-    RECORD_FAILURE(model->source(opts, clp_worker_device(s->worker), sw->case_path, &source, &e));
-    clp_build_report report;
-    status = "build failed";
-    RECORD_FAILURE(clp_worker_build_for(s->worker, source, opts, s->cache, &report, &e));
-    json_object_set_new(record, "build_seconds", json_real(report.seconds));
-    json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
-    /* what the sweep adds before the runs: options, source, build or cache hit */
-    json_object_set_new(record, "prepare_seconds", json_real(clp__now() - start));
-    status = "run failed";
-    RECORD_FAILURE(time_runs(sw, s, model, opts, record, &e));
-    status = "ok";
-recorded:
-    json_object_set_new(record, "status", json_string(status));
-    if (e.message[0])
-        json_object_set_new(record, "reason", json_string(e.message));
-    if (e.status == CLP_INTERRUPTED || cli_stop_signal)
-        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped by a signal");
-    free(source);
-    clp_options_destroy(opts);
-    return st;
-#undef RECORD_FAILURE
-}
-
-/* The identity of the worker's device, as the records hold it. */
-static json_t *device_identity(const clp_device_info *d) {
-    return json_pack("{s:I, s:s, s:s, s:s, s:s}", "index", (json_int_t)d->index, "name", d->name,
-                     "platform", d->platform_name, "driver", d->driver_version, "type",
-                     clp_device_type_name(d->type));
-}
-
-/* The devices --devices names (a comma-separated list of selectors, or all), else the one
- * the global flags select. */
-static clp_status select_devices(sweep *sw, const clp_cli *cli, clp_error *err) {
-    clp_status st = CLP_OK;
-    CLP_TRY(clp_device_list_create(&sw->list, err));
-    if (sw->selectors && !strcmp(sw->selectors, "all")) {
-        const size_t n = clp_device_list_count(sw->list);
-        for (size_t i = 0; i < n && i < MAX_DEVICES; i++)
-            sw->devices[sw->n_devices++] = clp_device_list_get(sw->list, i);
-    } else if (sw->selectors) {
-        char *list = strdup(sw->selectors), *save = NULL;
-        CLP_REQUIRE_ALLOC(list, err);
-        for (char *sel = strtok_r(list, ",", &save); sel && st == CLP_OK;
-             sel = strtok_r(NULL, ",", &save)) {
-            const clp_device_info *dev;
-            st = clp_device_select(sw->list, sel, &dev, err);
-            for (size_t d = 0; st == CLP_OK && d < sw->n_devices; d++)
-                if (sw->devices[d] == dev)
-                    st = CLP_FAIL(err, CLP_USAGE, "--devices names device %zu (%s) twice",
-                                  dev->index, dev->name);
-            if (st == CLP_OK && sw->n_devices == MAX_DEVICES)
-                st = CLP_FAIL(err, CLP_USAGE, "--devices names more than %d devices", MAX_DEVICES);
-            if (st == CLP_OK)
-                sw->devices[sw->n_devices++] = dev;
-        }
-        free(list);
-        CLP_TRY(st);
-    } else {
-        CLP_TRY(clp_device_select(sw->list, cli->device, &sw->devices[0], err));
-        sw->n_devices = 1;
-    }
-    for (size_t d = 0; d < sw->n_devices; d++)
-        sw->identities[d] = device_identity(sw->devices[d]);
-fail:
-    return st;
-}
-
-/* The options of a record as "NAME=VALUE NAME=VALUE", in the sweep's order. */
-static void options_text(const json_t *options, char *out, size_t size) {
-    const char *name;
-    json_t *value;
-    size_t at = 0;
-    out[0] = '\0';
-    json_object_foreach((json_t *)options, name, value) {
-        if (at < size)
-            at += (size_t)snprintf(out + at, size - at, "%s%s=%s", at ? " " : "", name,
-                                   json_string_value(value));
-    }
-}
-
-/* `text` as one CSV field: quoted, its quotes doubled, its line breaks made spaces. */
-static void csv_field(FILE *f, const char *text) {
-    fputc('"', f);
-    for (const char *c = text ? text : ""; *c; c++) {
-        if (*c == '"')
-            fputc('"', f);
-        fputc(*c == '\n' ? ' ' : *c, f);
-    }
-    fputc('"', f);
-}
-
 /* The relative difference of `value` from `reference`, 0 when both are 0. */
 static double relative(double value, double reference) {
     const double scale = fmax(fabs(value), fabs(reference));
@@ -364,7 +117,7 @@ static json_t *device_rows(const sweep *sw, size_t d, json_t **reference) {
     for (size_t k = 0; k < sw->combinations; k++) {
         json_t *options = combination(sw, k);
         char key[2048];
-        record_key(options, sw->identities[d], key, sizeof key);
+        sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
         json_t *record = json_object_get(sw->done, key);
         if (record) {
             json_array_append(rows, record);
@@ -393,14 +146,14 @@ static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
     json_t *rows = device_rows(sw, d, &reference);
     const double reference_rate = json_real_value(json_object_get(reference, "throughput"));
     const json_t *reference_diagnostics = json_object_get(reference, "diagnostics");
-    const clp_device_info *dev = sw->devices[d];
+    const clp_device_info *dev = sw->dev.devices[d];
     fprintf(md, "## Device %zu: %s (%s)\n\n", dev->index, dev->name, dev->platform_name);
     fprintf(md, "| options | status | throughput | speed-up | difference |\n"
                 "| --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < json_array_size(rows); i++) {
         json_t *r = json_array_get(rows, i);
         char options[1024];
-        options_text(json_object_get(r, "options"), options, sizeof options);
+        sweep_options_text(json_object_get(r, "options"), options, sizeof options);
         const char *status = json_string_value(json_object_get(r, "status"));
         const char *reason = json_string_value(json_object_get(r, "reason"));
         const char *unit = json_string_value(json_object_get(r, "unit"));
@@ -416,12 +169,12 @@ static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
         }
         const double speedup = ok && reference_rate > 0 ? rate / reference_rate : 0.0;
         fprintf(csv, "%zu,", dev->index);
-        csv_field(csv, dev->name);
+        sweep_csv_field(csv, dev->name);
         fputc(',', csv);
-        csv_field(csv, options);
+        sweep_csv_field(csv, options);
         fprintf(csv, ",%s,%.6g,%s,%.4g,%.3g,", status ? status : "", ok ? rate : 0.0,
                 unit ? unit : "", speedup, ok ? worst : 0.0);
-        csv_field(csv, reason);
+        sweep_csv_field(csv, reason);
         fputc('\n', csv);
         if (ok)
             fprintf(md, "| `%s` | ok | %.4g %s | %.3f | %.2g |\n", options, rate, unit, speedup,
@@ -448,14 +201,14 @@ static clp_status write_chart(const sweep *sw, clp_error *err) {
     for (size_t k = 0; k < sw->combinations; k++) {
         json_t *options = combination(sw, k);
         char text[1024];
-        options_text(options, text, sizeof text);
+        sweep_options_text(options, text, sizeof text);
         for (char *c = text; *c; c++)
             if (*c == '"')
                 *c = '\'';
         fprintf(dat, "\"%s\"", text);
-        for (size_t d = 0; d < sw->n_devices; d++) {
+        for (size_t d = 0; d < sw->dev.n; d++) {
             char key[2048];
-            record_key(options, sw->identities[d], key, sizeof key);
+            sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
             const json_t *r = json_object_get(sw->done, key);
             const json_t *rate = json_object_get(r, "throughput");
             if (rate && !unit)
@@ -481,22 +234,15 @@ static clp_status write_chart(const sweep *sw, clp_error *err) {
             "set style fill solid 0.8 border -1\nset xtics rotate by 30 right scale 0\n"
             "set key outside top center horizontal\nset yrange [0:*]\nset grid ytics\n"
             "set bmargin 14\nset lmargin 12\n",
-            700 + 40 * sw->combinations * sw->n_devices, sw->case_path, unit ? unit : "rate");
+            700 + 40 * sw->combinations * sw->dev.n, sw->case_path, unit ? unit : "rate");
     if (highest > 20 * lowest) /* devices far apart: every bar stays visible */
         fprintf(gp, "set logscale y\nset yrange [*:*]\n");
-    for (size_t d = 0; d < sw->n_devices; d++)
+    for (size_t d = 0; d < sw->dev.n; d++)
         fprintf(gp, "%s 'summary.dat' using %zu%s title 'device %zu: %s'", d ? ", \\\n  " : "plot",
-                d + 2, d ? "" : ":xtic(1)", sw->devices[d]->index, sw->devices[d]->name);
+                d + 2, d ? "" : ":xtic(1)", sw->dev.devices[d]->index, sw->dev.devices[d]->name);
     fprintf(gp, "\n");
     CLP_REQUIRE(fclose(gp) == 0, err, CLP_IO, "cannot write %s", path);
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        fprintf(stderr, "clpart: note: gnuplot is not installed: no %s/summary.png\n", sw->dir);
-        return CLP_OK;
-    }
-    char command[2048];
-    snprintf(command, sizeof command, "cd '%s' && gnuplot summary.gp 2>&1", sw->dir);
-    CLP_REQUIRE(!strchr(sw->dir, '\'') && system(command) == 0, err, CLP_IO,
-                "gnuplot could not draw %s/summary.png (see %s/summary.gp)", sw->dir, sw->dir);
+    CLP_TRY(sweep_gnuplot(sw->dir, "summary.gp", "summary.png", err));
 fail:
     return st;
 }
@@ -519,7 +265,7 @@ static clp_status write_summary(const sweep *sw, clp_error *err) {
     fprintf(md, "Per device, fastest first. Reference: the first combination. Speed-up: the "
                 "throughput over the reference's. Difference: the largest relative difference "
                 "of a final diagnostic from the reference's.\n\n");
-    for (size_t d = 0; d < sw->n_devices; d++)
+    for (size_t d = 0; d < sw->dev.n; d++)
         write_device(sw, d, csv, md);
     CLP_REQUIRE(!ferror(csv) && !ferror(md), err, CLP_IO, "cannot write the summary in %s",
                 sw->dir);
@@ -623,7 +369,7 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     const char *out = NULL;
     char *kept[4] = {argv[0]};
     int n_kept = 1;
-    sw->repeat = DEFAULT_REPEAT;
+    sw->plan.repeat = DEFAULT_REPEAT;
     for (int i = 1; i < argc; i++) {
         const bool value = i + 1 < argc;
         if (!strcmp(argv[i], "-s") && value)
@@ -647,15 +393,16 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
         else if (!strcmp(argv[i], "--devices") && value)
             sw->selectors = argv[++i];
         else if (!strcmp(argv[i], "--steps") && value)
-            CLP_TRY(cli_positive("--steps", argv[++i], true, &sw->run.max_steps, NULL, err));
+            CLP_TRY(
+                cli_positive("--steps", argv[++i], true, &sw->plan.limits.max_steps, NULL, err));
         else if (!strcmp(argv[i], "--time") && value)
-            CLP_TRY(cli_positive("--time", argv[++i], false, NULL, &sw->run.max_time, err));
+            CLP_TRY(cli_positive("--time", argv[++i], false, NULL, &sw->plan.limits.max_time, err));
         else if (!strcmp(argv[i], "--repeat") && value) {
             uint64_t r;
             CLP_TRY(cli_positive("--repeat", argv[++i], true, &r, NULL, err));
             CLP_REQUIRE(r <= 64, err, CLP_USAGE, "--repeat takes at most 64 runs, not %llu",
                         (unsigned long long)r);
-            sw->repeat = (int)r;
+            sw->plan.repeat = (int)r;
         } else if (argv[i][0] == '-' && argv[i][1])
             return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
                                "unknown flag '%s' (or it lacks its value)", argv[i]);
@@ -690,44 +437,45 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
         snprintf(sw->dir, sizeof sw->dir, "sweep/%s", file);
     }
     snprintf(sw->results, sizeof sw->results, "%s/results.jsonl", sw->dir);
-    CLP_TRY(hash_case(sw, err));
+    CLP_TRY(sweep_case_hash(sw->case_path, sw->case_hash, err));
+    sw->plan.case_path = sw->case_path;
+    sw->plan.schema = base->schema;
 fail:
     return st;
 }
 
 /* Sweeps device d: every combination that results.jsonl does not hold yet, each recorded as
  * soon as it is known. Its worker is opened only when there is something to run. */
-static clp_status sweep_device(sweep *sw, const cli_case *base, size_t d, clp_cache *cache,
-                               size_t *ran, size_t *skipped, clp_error *err) {
+static clp_status sweep_device(sweep *sw, size_t d, clp_cache *cache, size_t *ran, size_t *skipped,
+                               clp_error *err) {
     clp_status st = CLP_OK;
     cli_session s = {.cache = cache};
     for (size_t k = 0; st == CLP_OK && k < sw->combinations; k++) {
         json_t *options = combination(sw, k);
         char key[2048];
-        record_key(options, sw->identities[d], key, sizeof key);
+        sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
         if (json_object_get(sw->done, key)) {
             ++*skipped;
             json_decref(options);
             continue;
         }
         if (!s.worker)
-            st = clp_worker_create(sw->devices[d], &s.worker, err);
-        json_t *record = json_pack("{s:s, s:s, s:O, s:O, s:s}", "case", sw->case_path, "case_hash",
-                                   sw->case_hash, "options", options, "device", sw->identities[d],
-                                   "version", clp_version());
+            st = clp_worker_create(sw->dev.devices[d], &s.worker, err);
+        json_t *record =
+            sweep_record_new(sw->case_path, sw->case_hash, options, sw->dev.identities[d]);
         const double start = clp__now();
         if (st == CLP_OK)
-            st = run_combination(sw, base, &s, options, record, err);
+            st = sweep_run_options(&sw->plan, &s, options, record, err);
         json_object_set_new(record, "seconds", json_real(clp__now() - start));
         if (st == CLP_OK)
-            st = append_result(sw, record, err);
+            st = sweep_results_append(sw->results, record, err);
         if (st == CLP_OK) {
             json_object_set(sw->done, key, record);
             const json_t *rate = json_object_get(record, "throughput");
             char text[1024];
-            options_text(options, text, sizeof text);
+            sweep_options_text(options, text, sizeof text);
             fprintf(stderr, "[%zu/%zu] device %zu: %s: %s", k + 1, sw->combinations,
-                    sw->devices[d]->index, text,
+                    sw->dev.devices[d]->index, text,
                     json_string_value(json_object_get(record, "status")));
             if (rate)
                 fprintf(stderr, ", %.4g %s", json_real_value(rate),
@@ -755,7 +503,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     clp_status st = parse(argc, argv, &sw, &base, &err);
     if (st == CLP_OK) {
         cli_handle_signals();
-        st = select_devices(&sw, cli, &err);
+        st = sweep_devices_select(&sw.dev, sw.selectors, cli, &err);
     }
     if (st == CLP_OK)
         st = cli_open_cache(cli, &cache, &err);
@@ -766,19 +514,19 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
             st = CLP_FAIL_AT(&err, CLP_IO, sw.dir, -1, -1, "cannot make %s: %s", sw.dir, why);
     }
     if (st == CLP_OK)
-        st = load_done(&sw, &err);
-    for (size_t d = 0; st == CLP_OK && d < sw.n_devices; d++)
+        st = sweep_results_load(sw.results, &sw.done, &err);
+    for (size_t d = 0; st == CLP_OK && d < sw.dev.n; d++)
         for (size_t k = 0; k < sw.combinations; k++) {
             json_t *options = combination(&sw, k);
             char key[2048];
-            record_key(options, sw.identities[d], key, sizeof key);
+            sweep_record_key(sw.case_hash, options, sw.dev.identities[d], key, sizeof key);
             sw.to_run += json_object_get(sw.done, key) == NULL;
             json_decref(options);
         }
     sw.started = clp__now();
     size_t ran = 0, skipped = 0;
-    for (size_t d = 0; st == CLP_OK && d < sw.n_devices; d++)
-        st = sweep_device(&sw, &base, d, cache, &ran, &skipped, &err);
+    for (size_t d = 0; st == CLP_OK && d < sw.dev.n; d++)
+        st = sweep_device(&sw, d, cache, &ran, &skipped, &err);
     if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
         clp_error summary_err = CLP_ERROR_INIT;
         clp_status summary = write_summary(&sw, &summary_err);

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# clpart bench on the default device with the quick suite, checked against the records it
+# wrote: each application efficiency is the default options' rate over the best of the
+# workload's records, each architectural efficiency the best record's bytes/s or flop/s
+# over the probes, each Φ the harmonic mean; the hand counts of bytes and flops per unit
+# (PSO 24 bytes per component update, repulsive 10 D + 12 flops per pair at q = 3); a rerun
+# that runs nothing again. Then clpart report merging this machine's bench.json with a
+# hand-made one from another machine, its Φ computed by hand; and bad input.
+set -uo pipefail
+clpart=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CLPART_CACHE_DIR=$work/cache
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
+[ $? -eq 0 ] || fail "the bench failed: $out"
+grep -q "^done: $work/bench/bench.md" <<<"$out" || fail "no done line: $out"
+python3 - "$work/bench" <<'PY' || fail "bench.json disagrees with its records"
+import json, sys
+d = sys.argv[1]
+doc = json.load(open(d + "/bench.json"))
+records = [json.loads(l) for l in open(d + "/results.jsonl")]
+assert len(doc["devices"]) == 1 and len(doc["workloads"]) == 5, doc.keys()
+probe = doc["devices"][0]["probe"]
+bandwidth = max(probe[k] for k in ("copy_float", "copy_float4", "triad_float", "triad_float4"))
+assert bandwidth > 0 and probe["fma"] > 0, probe
+harmonic = lambda e: 0.0 if min(e) <= 0 else len(e) / sum(1 / x for x in e)
+arch_all, app_all = [], []
+for w in doc["workloads"]:
+    (result,) = w["results"]
+    assert result["status"] == "ok", (w["name"], result)
+    mine = [r for r in records if r["workload"].startswith(w["name"]) and r["status"] == "ok"]
+    default = result["default"]
+    if w["name"].endswith("largest"):  # the larger size that ran, timed once
+        assert default["case"].endswith("largest-1.json"), default["case"]
+        mine = [r for r in mine if r["case"] == default["case"]]
+    best = max(mine, key=lambda r: r["throughput"])
+    assert result["best"]["throughput"] == best["throughput"], w["name"]
+    app = default["throughput"] / best["throughput"]
+    rate = best["throughput"]
+    arch = max(rate * best["bytes_per_unit"] / bandwidth, rate * best["flops_per_unit"] / probe["fma"])
+    assert abs(result["application_efficiency"] - app) < 1e-9 * app, (w["name"], app)
+    assert abs(result["architectural_efficiency"] - arch) <= 1e-9 * arch, (w["name"], arch)
+    assert abs(w["phi"]["application"] - app) < 1e-9, w["phi"]
+    arch_all.append(arch)
+    app_all.append(app)
+    if w["name"] == "pso-128d":
+        assert all(r["bytes_per_unit"] == 24 for r in mine), "PSO: 24 bytes per update"
+        assert len(mine) == 6, [r["options"] for r in mine]  # the defaults and 5 layouts
+    if w["name"] == "repulsive-24-2d":
+        assert all(r["flops_per_unit"] == 10 * 2 + 12 for r in mine), "repulsive flops"
+        assert {r["options"].get("repulsive.impl") for r in mine} == {None, "global"}
+mean = lambda e: sum(e) / len(e)
+assert abs(doc["phi"]["architectural"] - mean(arch_all)) < 1e-9, doc["phi"]
+assert abs(doc["phi"]["application"] - mean(app_all)) < 1e-9, doc["phi"]
+PY
+lines=$(wc -l <"$work/bench/results.jsonl")
+out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
+[ $? -eq 0 ] || fail "the rerun failed: $out"
+[ "$(wc -l <"$work/bench/results.jsonl")" -eq "$lines" ] || fail "the rerun ran again: $out"
+grep -q "What did not run" "$work/bench/bench.md" || fail "bench.md lacks its sections"
+
+# Two machines merged: this one's pso-128d and the hand-made GPU's; only-there ran only on
+# the other machine, so its Φ over both is 0.
+out=$("$clpart" report "$work/bench/bench.json" "$CLPART_DATA_DIR/tests/data/bench/other_machine.json" \
+    --out "$work/report" 2>&1)
+[ $? -eq 0 ] || fail "report failed: $out"
+grep -q "^2 devices from 2 files" <<<"$out" || fail "report: $out"
+python3 - "$work/report/report.json" "$work/bench/bench.json" <<'PY' || fail "the merged report is wrong"
+import json, sys
+report, here = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [d["name"] for d in report["devices"]][1] == "Hand-made GPU", report["devices"]
+names = [w["name"] for w in report["workloads"]]
+assert names == [w["name"] for w in here["workloads"]] + ["only-there"], names
+pso = next(w for w in report["workloads"] if w["name"] == "pso-128d")
+mine = next(w for w in here["workloads"] if w["name"] == "pso-128d")["results"][0]
+# the other machine by hand: architectural 4e10 * 24 / 2e12 = 0.48, application 2e10 / 4e10
+other = next(r for r in pso["results"] if r["device"] == 1)
+assert abs(other["architectural_efficiency"] - 0.48) < 1e-12, other
+assert abs(other["application_efficiency"] - 0.5) < 1e-12, other
+a, b = mine["architectural_efficiency"], 0.48
+assert abs(pso["phi"]["architectural"] - 2 / (1 / a + 1 / b)) < 1e-12, pso["phi"]
+c = mine["application_efficiency"]
+assert abs(pso["phi"]["application"] - 2 / (1 / c + 1 / 0.5)) < 1e-12, pso["phi"]
+only = report["workloads"][-1]
+assert only["phi"]["architectural"] == 0 and only["phi"]["application"] == 0, only["phi"]
+# flop-bound there: 1e12 * 20 / 5e13 = 0.4
+assert abs(only["results"][0]["architectural_efficiency"] - 0.4) < 1e-12, only
+PY
+[ -s "$work/report/report.md" ] || fail "no report.md"
+if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
+    [ "$(head -c 8 "$work/report/report.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+        fail "report.png is not a PNG file"
+fi
+
+# Bad input: one clear message each, exit status 1 or 2, nothing half-written passed off.
+out=$("$clpart" report "$CLPART_DATA_DIR/cases/dam_break_2d.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -q 'not a clpart bench.json' <<<"$out" || fail "report of a case: $out"
+out=$("$clpart" bench --suite nosuch --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -q 'suites/nosuch.json' <<<"$out" || fail "a missing suite: $out"
+printf '{"workloads": [{"name": "x", "case": "cases/dam_break_2d.json"}]}' >"$work/nosteps.json"
+out=$("$clpart" bench --suite "$work/nosteps.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -q 'workload x needs "steps"' <<<"$out" || fail "a suite without steps: $out"
+out=$("$clpart" report 2>&1)
+[ $? -eq 2 ] || fail "report without files: $out"
+
+[ "$failures" -eq 0 ] && echo "bench and report: all checks passed"
+exit $((failures > 0))

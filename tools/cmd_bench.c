@@ -1,0 +1,449 @@
+/* clpart bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]: the
+ * portability benchmark. On each device: the bandwidth and FMA probes, then each workload of
+ * the suite (a case, resized by a patch, run for a few steps) with its default options and
+ * with every variant of the performance options its model takes, the best kept. Results go
+ * to DIR/results.jsonl as they come, so that a rerun goes on where an interrupted one
+ * stopped; DIR/bench.json, bench.md and bench.png hold the efficiencies and Φ. */
+#include "core/options_schema.h"
+#include "portability.h"
+#include "sweep_engine.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MAX_AXES = 8 };
+
+typedef struct bench {
+    const char *suite_arg, *out, *selectors;
+    char suite_path[1024], dir[900], results[1024];
+    json_t *suite;
+    clp_schema *schema;
+    sweep_devices dev;
+    clp_cache *cache;
+    json_t *done;
+    int repeat, variant_repeat;
+    json_t *doc; /* bench.json as it grows */
+} bench;
+
+static double suite_number(const json_t *o, const char *key, double fallback) {
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : fallback;
+}
+
+/* --suite NAME (suites/NAME.json of the data folder) or a file; checked for what the bench
+ * needs of it, with the workload that lacks it named. */
+static clp_status load_suite(bench *b, clp_error *err) {
+    clp_status st = CLP_OK;
+    const char *arg = b->suite_arg ? b->suite_arg : "standard";
+    if (strchr(arg, '/') || strstr(arg, ".json"))
+        snprintf(b->suite_path, sizeof b->suite_path, "%s", arg);
+    else
+        snprintf(b->suite_path, sizeof b->suite_path, "%s/suites/%s.json", clp_data_dir(), arg);
+    json_error_t e;
+    b->suite = json_load_file(b->suite_path, 0, &e);
+    if (!b->suite)
+        return CLP_FAIL_AT(err, CLP_CASE, b->suite_path, e.line, e.column, "%s", e.text);
+    const json_t *workloads = json_object_get(b->suite, "workloads");
+    CLP_REQUIRE(json_is_array(workloads), err, CLP_CASE,
+                "%s: \"workloads\" must be a list (an empty one runs the probes alone)",
+                b->suite_path);
+    size_t w;
+    json_t *workload;
+    json_array_foreach(workloads, w, workload) {
+        const char *name = json_string_value(json_object_get(workload, "name"));
+        CLP_REQUIRE(name && *name && !strchr(name, '/'), err, CLP_CASE,
+                    "%s: workload %zu needs a \"name\" (no '/')", b->suite_path, w);
+        CLP_REQUIRE(json_is_string(json_object_get(workload, "case")), err, CLP_CASE,
+                    "%s: workload %s needs a \"case\" file", b->suite_path, name);
+        CLP_REQUIRE(json_integer_value(json_object_get(workload, "steps")) > 0, err, CLP_CASE,
+                    "%s: workload %s needs \"steps\" above 0", b->suite_path, name);
+        const json_t *largest = json_object_get(workload, "largest");
+        CLP_REQUIRE(!largest || json_array_size(largest) > 0, err, CLP_CASE,
+                    "%s: workload %s: \"largest\" must list patches, smallest first", b->suite_path,
+                    name);
+    }
+    b->repeat = (int)suite_number(b->suite, "repeat", 3);
+    b->variant_repeat = (int)suite_number(b->suite, "variant_repeat", 1);
+    CLP_REQUIRE(
+        b->repeat >= 1 && b->repeat <= 64 && b->variant_repeat >= 1 && b->variant_repeat <= 64, err,
+        CLP_CASE, "%s: \"repeat\" and \"variant_repeat\" take 1 to 64 runs", b->suite_path);
+fail:
+    return st;
+}
+
+/* The workload's case, `patch` merged into it, as DIR/cases/NAME.json. */
+static clp_status write_case(const bench *b, const json_t *workload, const json_t *patch,
+                             const char *name, char *path, size_t size, clp_error *err) {
+    clp_status st = CLP_OK;
+    char source[1024];
+    const char *file = json_string_value(json_object_get(workload, "case"));
+    if (file[0] == '/')
+        snprintf(source, sizeof source, "%s", file);
+    else
+        snprintf(source, sizeof source, "%s/%s", clp_data_dir(), file);
+    json_error_t e;
+    json_t *c = json_load_file(source, 0, &e);
+    if (!c)
+        return CLP_FAIL_AT(err, CLP_CASE, source, e.line, e.column, "%s", e.text);
+    if (patch)
+        CLP_REQUIRE(json_object_update_recursive(c, (json_t *)patch) == 0, err, CLP_CASE,
+                    "%s: workload %s: its patch must be an object", b->suite_path, name);
+    snprintf(path, size, "%s/cases/%s.json", b->dir, name);
+    CLP_REQUIRE(json_dump_file(c, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0, err, CLP_IO,
+                "cannot write %s", path);
+fail:
+    json_decref(c);
+    return st;
+}
+
+/* Every combination of the values of the performance options of the case's model (those the
+ * workload's "sweep" lists, when it lists some) other than the case's own: new objects in
+ * `out`. */
+static clp_status variants(const bench *b, const json_t *workload, const char *case_path,
+                           json_t *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *opts = NULL;
+    const clp_model *model;
+    CLP_TRY(clp_options_create(b->schema, &opts, err));
+    CLP_TRY(clp_options_apply_case(opts, case_path, NULL, 0, err));
+    CLP_TRY(clp_model_find(clp_options_model(opts), &model, err));
+    const json_t *only = json_object_get(workload, "sweep"); /* [] sweeps none */
+    if (json_is_array(only) && json_array_size(only) == 0)
+        goto fail;
+    size_t axes[MAX_AXES], n_axes = 0, product = 1;
+    for (size_t i = 0; i < clp_schema_count(b->schema) && n_axes < MAX_AXES; i++) {
+        const clp__option_def *def = clp__schema_option(b->schema, i);
+        bool taken = def->performance;
+        for (size_t m = 0; model->modules[m] && taken; m++)
+            taken = strcmp(def->module, model->modules[m]) != 0;
+        taken = def->performance && !taken;
+        if (taken && json_array_size(only)) {
+            bool listed = false;
+            for (size_t k = 0; k < json_array_size(only); k++)
+                listed |= !strcmp(json_string_value(json_array_get(only, k)), def->name);
+            taken = listed;
+        }
+        if (taken) {
+            axes[n_axes++] = i;
+            product *= def->type == CLP_OPT_BOOL ? 2 : def->n_values;
+        }
+    }
+    for (size_t k = 0; k < product; k++) {
+        json_t *set = json_object();
+        bool same = true;
+        size_t rest = k;
+        for (size_t a = 0; a < n_axes; a++) {
+            const clp__option_def *def = clp__schema_option(b->schema, axes[a]);
+            const size_t n = def->type == CLP_OPT_BOOL ? 2 : def->n_values;
+            const char *value =
+                def->type == CLP_OPT_BOOL ? (rest % n ? "true" : "false") : def->values[rest % n];
+            rest /= n;
+            char own[64];
+            clp__value_format(def, clp__options_value_at(opts, axes[a]), own, sizeof own);
+            same &= !strcmp(own, value);
+            json_object_set_new(set, def->name, json_string(value));
+        }
+        if (same)
+            json_decref(set); /* the case's own options: the defaults' run */
+        else
+            json_array_append_new(out, set);
+    }
+fail:
+    clp_options_destroy(opts);
+    return st;
+}
+
+/* The record of `options` of the case on device d: from results.jsonl, or run now and
+ * appended. */
+static clp_status measure(bench *b, size_t d, const cli_session *s, const char *case_path,
+                          const char *name, uint64_t steps, json_t *options, int repeat,
+                          json_t **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    char hash[17], key[2048];
+    CLP_TRY(sweep_case_hash(case_path, hash, err));
+    sweep_record_key(hash, options, b->dev.identities[d], key, sizeof key);
+    json_t *record = json_object_get(b->done, key);
+    if (record) {
+        *out = json_incref(record);
+        return CLP_OK;
+    }
+    record = sweep_record_new(case_path, hash, options, b->dev.identities[d]);
+    json_object_set_new(record, "workload", json_string(name));
+    const sweep_plan plan = {.case_path = case_path,
+                             .schema = b->schema,
+                             .limits = {.max_steps = steps},
+                             .repeat = repeat};
+    const double start = clp__now();
+    st = sweep_run_options(&plan, s, options, record, err);
+    json_object_set_new(record, "seconds", json_real(clp__now() - start));
+    if (st == CLP_OK)
+        st = sweep_results_append(b->results, record, err);
+    if (st == CLP_OK) {
+        char text[512];
+        sweep_options_text(options, text, sizeof text);
+        fprintf(stderr, "device %zu: %s %s: %s", b->dev.devices[d]->index, name,
+                text[0] ? text : "defaults", json_string_value(json_object_get(record, "status")));
+        if (json_object_get(record, "throughput"))
+            fprintf(stderr, ", %.4g %s", json_real_value(json_object_get(record, "throughput")),
+                    json_string_value(json_object_get(record, "unit")));
+        fprintf(stderr, " (%.1f s)\n", clp__now() - start);
+        json_object_set(b->done, key, record);
+        *out = record;
+    } else
+        json_decref(record);
+fail:
+    return st;
+}
+
+static bool record_ok(const json_t *record) {
+    const char *status = json_string_value(json_object_get(record, "status"));
+    return status && !strcmp(status, "ok");
+}
+
+/* The faster of two records (either may be NULL or failed). */
+static json_t *faster(json_t *a, json_t *b) {
+    if (!record_ok(b))
+        return a;
+    if (!record_ok(a))
+        return b;
+    return json_real_value(json_object_get(b, "throughput")) >
+                   json_real_value(json_object_get(a, "throughput"))
+               ? b
+               : a;
+}
+
+/* The result of `workload` on device d, another of the devices' results in bench.json. A
+ * workload with "largest" climbs its patches, smallest first, each run once after a
+ * warm-up, and keeps the largest that ran within its "max_seconds"; it runs the defaults
+ * and the best variant of the workload "best_from" names. */
+static clp_status run_workload(bench *b, size_t d, const cli_session *s, const json_t *workload,
+                               size_t w, clp_error *err) {
+    clp_status st = CLP_OK;
+    const char *name = json_string_value(json_object_get(workload, "name"));
+    const uint64_t steps = (uint64_t)json_integer_value(json_object_get(workload, "steps"));
+    const json_t *largest = json_object_get(workload, "largest");
+    char case_path[1024], rung[256];
+    json_t *defaults = json_object(), *chosen = NULL, *best = NULL, *list = json_array();
+    if (largest) {
+        const double max_seconds = suite_number(workload, "max_seconds", 30);
+        for (size_t k = 0; k < json_array_size(largest); k++) {
+            snprintf(rung, sizeof rung, "%s-%zu", name, k);
+            char path[1024];
+            json_t *record = NULL;
+            CLP_TRY(
+                write_case(b, workload, json_array_get(largest, k), rung, path, sizeof path, err));
+            CLP_TRY(measure(b, d, s, path, rung, steps, defaults, 1, &record, err));
+            const bool fits =
+                record_ok(record) &&
+                json_real_value(json_object_get(record, "run_seconds")) <= max_seconds;
+            if (fits || !chosen) {
+                json_decref(chosen);
+                chosen = json_incref(record);
+                snprintf(case_path, sizeof case_path, "%s", path);
+            }
+            json_decref(record);
+            if (!fits)
+                break;
+        }
+        /* the best variant that the workload "best_from" found on this device */
+        const char *from = json_string_value(json_object_get(workload, "best_from"));
+        const json_t *options = NULL;
+        size_t v, r;
+        json_t *other, *result;
+        json_array_foreach(json_object_get(b->doc, "workloads"), v, other) {
+            if (!from || strcmp(json_string_value(json_object_get(other, "name")), from))
+                continue;
+            json_array_foreach(json_object_get(other, "results"), r, result) {
+                if ((size_t)json_integer_value(json_object_get(result, "device")) == d)
+                    options = json_object_get(json_object_get(result, "best"), "options");
+            }
+        }
+        best = json_incref(chosen);
+        if (json_object_size(options) && record_ok(chosen)) {
+            json_t *record = NULL;
+            CLP_TRY(measure(b, d, s, case_path,
+                            json_string_value(json_object_get(chosen, "workload")), steps,
+                            (json_t *)options, 1, &record, err));
+            json_t *kept = json_incref(faster(best, record));
+            json_decref(best);
+            best = kept;
+            json_decref(record);
+        }
+    } else {
+        CLP_TRY(write_case(b, workload, json_object_get(workload, "patch"), name, case_path,
+                           sizeof case_path, err));
+        CLP_TRY(measure(b, d, s, case_path, name, steps, defaults, b->repeat, &chosen, err));
+        best = json_incref(chosen);
+        CLP_TRY(variants(b, workload, case_path, list, err));
+        size_t k;
+        json_t *options;
+        json_array_foreach(list, k, options) {
+            json_t *record = NULL;
+            CLP_TRY(
+                measure(b, d, s, case_path, name, steps, options, b->variant_repeat, &record, err));
+            json_t *kept = json_incref(faster(best, record));
+            json_decref(best);
+            best = kept;
+            json_decref(record);
+        }
+    }
+    json_t *result = json_pack("{s:I, s:O}", "device", (json_int_t)d, "status",
+                               json_object_get(chosen, "status"));
+    if (json_object_get(chosen, "reason"))
+        json_object_set(result, "reason", json_object_get(chosen, "reason"));
+    json_object_set(result, "default", chosen);
+    json_object_set(result, "best", record_ok(best) ? best : chosen);
+    json_t *entry = json_array_get(json_object_get(b->doc, "workloads"), w);
+    if (!json_object_get(entry, "unit") && json_object_get(chosen, "unit"))
+        json_object_set(entry, "unit", json_object_get(chosen, "unit"));
+    json_array_append_new(json_object_get(entry, "results"), result);
+fail:
+    json_decref(defaults);
+    json_decref(chosen);
+    json_decref(best);
+    json_decref(list);
+    return st;
+}
+
+/* The probes on device d: floats per array from the suite, fewer where the device's largest
+ * allocation is smaller. */
+static clp_status probe(bench *b, size_t d, const cli_session *s, json_t *device, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *opts = NULL;
+    const json_t *p = json_object_get(b->suite, "probe");
+    size_t floats = (size_t)suite_number(p, "floats", 1 << 26);
+    const size_t fit = (size_t)(b->dev.devices[d]->max_mem_alloc_size / sizeof(float));
+    floats = (floats < fit ? floats : fit) / 4 * 4;
+    CLP_TRY(clp_options_create(b->schema, &opts, err));
+    clp_probe_result r;
+    CLP_TRY(clp_probe_run(s->worker, opts, b->cache, floats, (int)suite_number(p, "launches", 10),
+                          &r, err));
+    json_object_set_new(device, "probe",
+                        json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "floats", (json_int_t)floats,
+                                  "copy_float", r.copy_float, "copy_float4", r.copy_float4,
+                                  "triad_float", r.triad_float, "triad_float4", r.triad_float4,
+                                  "fma", r.fma));
+    fprintf(stderr, "device %zu: copy %.1f GB/s (float4), triad %.1f GB/s, FMA %.0f GFLOP/s\n",
+            b->dev.devices[d]->index, r.copy_float4 / 1e9, r.triad_float4 / 1e9, r.fma / 1e9);
+fail:
+    clp_options_destroy(opts);
+    return st;
+}
+
+static clp_status run_device(bench *b, size_t d, clp_error *err) {
+    clp_status st = CLP_OK;
+    cli_session s = {.cache = b->cache};
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_t *device = json_deep_copy(b->dev.identities[d]);
+    json_object_set_new(device, "host", json_string(host));
+    json_object_set_new(device, "version", json_string(clp_version()));
+    json_object_set_new(device, "global_memory",
+                        json_integer((json_int_t)b->dev.devices[d]->global_mem_size));
+    json_array_append_new(json_object_get(b->doc, "devices"), device);
+    CLP_TRY(clp_worker_create(b->dev.devices[d], &s.worker, err));
+    CLP_TRY(probe(b, d, &s, device, err));
+    size_t w;
+    json_t *workload;
+    json_array_foreach(json_object_get(b->suite, "workloads"), w, workload) {
+        CLP_TRY(run_workload(b, d, &s, workload, w, err));
+    }
+fail:
+    clp_worker_destroy(s.worker);
+    return st;
+}
+
+static clp_status parse(int argc, char **argv, bench *b, clp_error *err) {
+    for (int i = 1; i < argc; i++) {
+        const bool value = i + 1 < argc;
+        if (!strcmp(argv[i], "--suite") && value)
+            b->suite_arg = argv[++i];
+        else if (!strcmp(argv[i], "--out") && value)
+            b->out = argv[++i];
+        else if (!strcmp(argv[i], "--devices") && value)
+            b->selectors = argv[++i];
+        else
+            return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
+                               "unknown argument '%s' (or it lacks its value)", argv[i]);
+    }
+    return CLP_OK;
+}
+
+static void bench_free(bench *b) {
+    json_decref(b->suite);
+    json_decref(b->done);
+    json_decref(b->doc);
+    sweep_devices_free(&b->dev);
+    clp_cache_close(b->cache);
+    clp_schema_destroy(b->schema);
+}
+
+int cmd_bench(int argc, char **argv, const clp_cli *cli) {
+    clp_error err = CLP_ERROR_INIT;
+    bench b = {0};
+    clp_status st = parse(argc, argv, &b, &err);
+    char path[1024], why[256];
+    if (st == CLP_OK)
+        st = load_suite(&b, &err);
+    if (st == CLP_OK) {
+        snprintf(path, sizeof path, "%s/options", clp_data_dir());
+        st = clp_schema_load(path, &b.schema, &err);
+    }
+    if (st == CLP_OK) {
+        cli_handle_signals();
+        st = sweep_devices_select(&b.dev, b.selectors, cli, &err);
+    }
+    if (st == CLP_OK)
+        st = cli_open_cache(cli, &b.cache, &err);
+    if (st == CLP_OK) {
+        snprintf(b.dir, sizeof b.dir, "%s", b.out ? b.out : "clpart-bench");
+        snprintf(path, sizeof path, "%s/cases", b.dir);
+        if (!clp__make_dirs(path, why, sizeof why))
+            st = CLP_FAIL_AT(&err, CLP_IO, b.dir, -1, -1, "cannot make %s: %s", path, why);
+        snprintf(b.results, sizeof b.results, "%s/results.jsonl", b.dir);
+    }
+    if (st == CLP_OK)
+        st = sweep_results_load(b.results, &b.done, &err);
+    if (st == CLP_OK) {
+        b.doc = json_pack("{s:s, s:s, s:o, s:o}", "suite", b.suite_path, "clpart", clp_version(),
+                          "devices", json_array(), "workloads", json_array());
+        size_t w;
+        json_t *workload;
+        json_array_foreach(json_object_get(b.suite, "workloads"), w, workload) {
+            json_array_append_new(
+                json_object_get(b.doc, "workloads"),
+                json_pack("{s:O, s:O, s:o}", "name", json_object_get(workload, "name"), "note",
+                          json_object_get(workload, "note") ? json_object_get(workload, "note")
+                                                            : json_string(""),
+                          "results", json_array()));
+        }
+    }
+    for (size_t d = 0; st == CLP_OK && d < b.dev.n; d++)
+        st = run_device(&b, d, &err);
+    if (st == CLP_OK) {
+        portability_compute(b.doc);
+        char title[1100];
+        snprintf(title, sizeof title, "clpart bench, suite %s", b.suite_path);
+        st = portability_write(b.doc, b.dir, "bench", title, &err);
+    }
+    if (st == CLP_OK)
+        printf("done: %s/bench.md, %s/bench.json, %s/bench.png; Φ architectural %.3f, "
+               "application %.3f\n",
+               b.dir, b.dir, b.dir,
+               json_real_value(json_object_get(json_object_get(b.doc, "phi"), "architectural")),
+               json_real_value(json_object_get(json_object_get(b.doc, "phi"), "application")));
+    int rc;
+    if (st == CLP_INTERRUPTED || (st != CLP_OK && err.status == CLP_INTERRUPTED)) {
+        fprintf(stderr,
+                "clpart: interrupted: the results so far are in %s; run the same bench "
+                "again to go on\n",
+                b.results);
+        rc = 128 + (cli_stop_signal ? cli_stop_signal : 2);
+    } else
+        rc = st == CLP_OK ? CLP_EXIT_OK : cli_report(&err);
+    bench_free(&b);
+    return rc;
+}

@@ -1,0 +1,275 @@
+/* The portability table of clpart bench and clpart report (see portability.h). */
+#include "portability.h"
+#include "sweep_engine.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static double number(const json_t *object, const char *key) {
+    const json_t *v = json_object_get(object, key);
+    return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+/* The device's bandwidth: the best of its copy and triad probes, in bytes/s. */
+static double bandwidth(const json_t *probe) {
+    return fmax(fmax(number(probe, "copy_float"), number(probe, "copy_float4")),
+                fmax(number(probe, "triad_float"), number(probe, "triad_float4")));
+}
+
+/* How close a record's rate comes to the device's roofline: its bytes per second over the
+ * bandwidth, or its flops per second over the FMA probe, whichever is larger. */
+static double architectural(const json_t *record, const json_t *probe) {
+    const double rate = number(record, "throughput");
+    const double bw = bandwidth(probe), peak = number(probe, "fma");
+    const double bytes = bw > 0 ? rate * number(record, "bytes_per_unit") / bw : 0.0;
+    const double flops = peak > 0 ? rate * number(record, "flops_per_unit") / peak : 0.0;
+    return fmax(bytes, flops);
+}
+
+static bool ok(const json_t *result) {
+    const char *status = json_string_value(json_object_get(result, "status"));
+    return status && !strcmp(status, "ok");
+}
+
+void portability_compute(json_t *doc) {
+    json_t *devices = json_object_get(doc, "devices"),
+           *workloads = json_object_get(doc, "workloads");
+    const size_t n_devices = json_array_size(devices), n_workloads = json_array_size(workloads);
+    double arch_sum[64] = {0}, app_sum[64] = {0};
+    size_t w;
+    json_t *workload;
+    json_array_foreach(workloads, w, workload) {
+        double arch[64], app[64];
+        for (size_t d = 0; d < n_devices && d < 64; d++)
+            arch[d] = app[d] = 0.0; /* a device without a result cannot run it */
+        size_t k;
+        json_t *result;
+        json_array_foreach(json_object_get(workload, "results"), k, result) {
+            const size_t d = (size_t)json_integer_value(json_object_get(result, "device"));
+            if (d >= n_devices || d >= 64 || !ok(result))
+                continue;
+            const json_t *probe = json_object_get(json_array_get(devices, d), "probe");
+            const json_t *best = json_object_get(result, "best");
+            const double best_rate = number(best, "throughput");
+            arch[d] = architectural(best, probe);
+            app[d] = best_rate > 0
+                         ? number(json_object_get(result, "default"), "throughput") / best_rate
+                         : 0.0;
+            json_object_set_new(result, "architectural_efficiency", json_real(arch[d]));
+            json_object_set_new(result, "application_efficiency", json_real(app[d]));
+        }
+        for (size_t d = 0; d < n_devices && d < 64; d++) {
+            arch_sum[d] += arch[d];
+            app_sum[d] += app[d];
+        }
+        const size_t n = n_devices < 64 ? n_devices : 64;
+        json_object_set_new(workload, "phi",
+                            json_pack("{s:f, s:f}", "architectural", clp_phi(arch, n),
+                                      "application", clp_phi(app, n)));
+    }
+    for (size_t d = 0; d < n_devices && d < 64 && n_workloads; d++) {
+        arch_sum[d] /= (double)n_workloads;
+        app_sum[d] /= (double)n_workloads;
+    }
+    const size_t n = n_devices < 64 ? n_devices : 64;
+    json_object_set_new(doc, "phi",
+                        json_pack("{s:f, s:f}", "architectural", clp_phi(arch_sum, n),
+                                  "application", clp_phi(app_sum, n)));
+}
+
+/* The result of workload w on device d, or NULL. */
+static const json_t *result_of(const json_t *workload, size_t d) {
+    size_t k;
+    json_t *result;
+    json_array_foreach(json_object_get(workload, "results"), k, result) {
+        if ((size_t)json_integer_value(json_object_get(result, "device")) == d)
+            return result;
+    }
+    return NULL;
+}
+
+static const char *text(const json_t *object, const char *key) {
+    const char *s = json_string_value(json_object_get(object, key));
+    return s ? s : "";
+}
+
+/* One table, workloads as rows and devices as columns: `cell` writes a result's cell; Φ
+ * of `phi_key` ends each row when it is not NULL. */
+static void table(FILE *md, const json_t *doc, const char *heading, const char *note,
+                  void (*cell)(FILE *, const json_t *workload, const json_t *result),
+                  const char *phi_key) {
+    const json_t *devices = json_object_get(doc, "devices");
+    const size_t n = json_array_size(devices);
+    fprintf(md, "## %s\n\n%s\n\n| workload |", heading, note);
+    for (size_t d = 0; d < n; d++)
+        fprintf(md, " %zu |", d);
+    fprintf(md, "%s\n| --- |", phi_key ? " Φ |" : "");
+    for (size_t d = 0; d < n; d++)
+        fprintf(md, " --- |");
+    fprintf(md, "%s\n", phi_key ? " --- |" : "");
+    size_t w;
+    json_t *workload;
+    json_array_foreach(json_object_get(doc, "workloads"), w, workload) {
+        fprintf(md, "| %s |", text(workload, "name"));
+        for (size_t d = 0; d < n; d++) {
+            const json_t *result = result_of(workload, d);
+            fputc(' ', md);
+            if (!result)
+                fprintf(md, "not run");
+            else if (!ok(result))
+                fprintf(md, "%s", text(result, "status"));
+            else
+                cell(md, workload, result);
+            fprintf(md, " |");
+        }
+        if (phi_key)
+            fprintf(md, " %.3f |", number(json_object_get(workload, "phi"), phi_key));
+        fputc('\n', md);
+    }
+    if (phi_key)
+        fprintf(md, "\nOverall Φ (of each device's mean over the workloads): %.3f\n",
+                number(json_object_get(doc, "phi"), phi_key));
+    fputc('\n', md);
+}
+
+static void rate_cell(FILE *md, const json_t *workload, const json_t *result) {
+    (void)workload;
+    fprintf(md, "%.3g", number(json_object_get(result, "default"), "throughput"));
+}
+
+static void architectural_cell(FILE *md, const json_t *workload, const json_t *result) {
+    (void)workload;
+    fprintf(md, "%.1f %%", 100 * number(result, "architectural_efficiency"));
+}
+
+static void application_cell(FILE *md, const json_t *workload, const json_t *result) {
+    (void)workload;
+    fprintf(md, "%.1f %%", 100 * number(result, "application_efficiency"));
+}
+
+static void best_cell(FILE *md, const json_t *workload, const json_t *result) {
+    (void)workload;
+    char options[512];
+    sweep_options_text(json_object_get(json_object_get(result, "best"), "options"), options,
+                       sizeof options);
+    fprintf(md, "`%s`", options[0] ? options : "defaults");
+}
+
+static clp_status write_markdown(const json_t *doc, const char *path, const char *title,
+                                 clp_error *err) {
+    FILE *md = fopen(path, "w");
+    if (!md)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s: %s", path, strerror(errno));
+    fprintf(md, "# %s\n\n", title);
+    fprintf(md, "| device | name | platform | driver | host | clpart | bandwidth GB/s | "
+                "FMA GFLOP/s |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    size_t d;
+    json_t *dev;
+    json_array_foreach(json_object_get(doc, "devices"), d, dev) {
+        const json_t *probe = json_object_get(dev, "probe");
+        fprintf(md, "| %zu | %s | %s | %s | %s | %s | %.1f | %.0f |\n", d, text(dev, "name"),
+                text(dev, "platform"), text(dev, "driver"), text(dev, "host"), text(dev, "version"),
+                bandwidth(probe) / 1e9, number(probe, "fma") / 1e9);
+    }
+    fprintf(md, "\nBandwidth: the best of the copy and triad probes (float and float4); FMA: "
+                "chains of fused multiply-adds. Each workload's unit is its model's.\n\n");
+    table(md, doc, "Throughput with the default options", "The median of the timed runs.",
+          rate_cell, NULL);
+    table(md, doc, "Architectural efficiency",
+          "The best variant's bytes/s (the least traffic its kernels must move) over the "
+          "device's bandwidth, or its flop/s over the FMA probe, whichever is larger.",
+          architectural_cell, "architectural");
+    table(md, doc, "Application efficiency",
+          "The default options' rate over the best variant's found on that device.",
+          application_cell, "application");
+    table(md, doc, "Best option set per device",
+          "The performance options that gave the best rate (defaults: none beat them).", best_cell,
+          NULL);
+    fprintf(md, "## What did not run\n\n");
+    size_t w, r, failures = 0;
+    json_t *workload, *result;
+    json_array_foreach(json_object_get(doc, "workloads"), w, workload) {
+        json_array_foreach(json_object_get(workload, "results"), r, result) {
+            if (ok(result))
+                continue;
+            fprintf(md, "- %s on device %lld: %s: %s\n", text(workload, "name"),
+                    (long long)json_integer_value(json_object_get(result, "device")),
+                    text(result, "status"), text(result, "reason"));
+            failures++;
+        }
+    }
+    fprintf(md, "%s\n", failures ? "" : "Every workload ran on every device.\n");
+    const bool written = !ferror(md);
+    if (fclose(md) != 0 || !written)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s", path);
+    return CLP_OK;
+}
+
+/* STEM.dat and STEM.gp: both efficiencies per workload, a bar per device, in two panels. */
+static clp_status write_chart(const json_t *doc, const char *dir, const char *stem,
+                              const char *title, clp_error *err) {
+    char path[1024], script[256], chart[256];
+    const json_t *devices = json_object_get(doc, "devices");
+    const size_t n = json_array_size(devices);
+    const json_t *workloads = json_object_get(doc, "workloads");
+    snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
+    FILE *dat = fopen(path, "w");
+    if (!dat)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s: %s", path, strerror(errno));
+    size_t w;
+    json_t *workload;
+    json_array_foreach(workloads, w, workload) {
+        fprintf(dat, "\"%s\"", text(workload, "name"));
+        for (size_t d = 0; d < n; d++) {
+            const json_t *result = result_of(workload, d);
+            fprintf(dat, " %.4f %.4f", 100 * number(result, "architectural_efficiency"),
+                    100 * number(result, "application_efficiency"));
+        }
+        fputc('\n', dat);
+    }
+    if (fclose(dat) != 0)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s", path);
+    snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
+    FILE *gp = fopen(path, "w");
+    if (!gp)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s: %s", path, strerror(errno));
+    fprintf(gp,
+            "set terminal pngcairo size %zu,900 font ',10'\nset output '%s.png'\n"
+            "set termoption noenhanced\nset multiplot layout 2,1 title '%s'\n"
+            "set style data histograms\nset style histogram clustered gap 1\n"
+            "set style fill solid 0.8 border -1\nset xtics rotate by 20 right scale 0\n"
+            "set key outside right top vertical\nset grid ytics\nset yrange [0:*]\n",
+            (size_t)900 + 60 * json_array_size(workloads) * n, stem, title);
+    const char *panels[2][2] = {{"architectural efficiency (%)", "2"},
+                                {"application efficiency (%)", "3"}};
+    for (int p = 0; p < 2; p++) {
+        fprintf(gp, "set ylabel '%s'\n", panels[p][0]);
+        for (size_t d = 0; d < n; d++)
+            fprintf(gp, "%s '%s.dat' using %zu%s title '%zu: %s'", d ? ", \\\n  " : "plot", stem,
+                    2 * d + (size_t)(p + 2), d ? "" : ":xtic(1)", d,
+                    text(json_array_get(devices, d), "name"));
+        fputc('\n', gp);
+    }
+    fprintf(gp, "unset multiplot\n");
+    if (fclose(gp) != 0)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s", path);
+    snprintf(script, sizeof script, "%s.gp", stem);
+    snprintf(chart, sizeof chart, "%s.png", stem);
+    return sweep_gnuplot(dir, script, chart, err);
+}
+
+clp_status portability_write(const json_t *doc, const char *dir, const char *stem,
+                             const char *title, clp_error *err) {
+    clp_status st = CLP_OK;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.json", dir, stem);
+    CLP_REQUIRE(json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0, err, CLP_IO,
+                "cannot write %s", path);
+    snprintf(path, sizeof path, "%s/%s.md", dir, stem);
+    CLP_TRY(write_markdown(doc, path, title, err));
+    if (json_array_size(json_object_get(doc, "workloads"))) /* probes alone: no chart */
+        CLP_TRY(write_chart(doc, dir, stem, title, err));
+fail:
+    return st;
+}

@@ -1,0 +1,24 @@
+/* The portability table that clpart bench writes for its devices and clpart report for
+ * several benches merged: per workload and device, the architectural efficiency (bytes/s
+ * over the device's bandwidth probe, or flop/s over its FMA probe, whichever is larger) and
+ * the application efficiency (the default options' rate over the best variant's), and
+ * Pennycook's Φ of each over the devices.
+ *
+ * The document: {"devices": [{identity..., "probe": {...}}, ...], "workloads": [{"name",
+ * "unit", "results": [{"device": index into devices, "status", "reason", "default": record,
+ * "best": record}, ...]}, ...]}, records as sweep_run_options writes them. */
+#ifndef CLPART_PORTABILITY_H
+#define CLPART_PORTABILITY_H
+
+#include "internal.h"
+
+#include <jansson.h>
+
+/* Adds each result's efficiencies, each workload's Φ over the devices and the overall Φ
+ * (over the devices, of each device's efficiencies averaged over the workloads). */
+void portability_compute(json_t *doc);
+/* DIR/STEM.json (the document), DIR/STEM.md (the tables) and DIR/STEM.png (the chart). */
+clp_status portability_write(const json_t *doc, const char *dir, const char *stem,
+                             const char *title, clp_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+/* What clpart sweep and clpart bench share: the devices they run on, one option set of a case
+ * run on one device into a result record, and the results.jsonl file of such records that
+ * makes both resumable. */
+#ifndef CLPART_SWEEP_ENGINE_H
+#define CLPART_SWEEP_ENGINE_H
+
+#include "cli_case.h"
+
+#include <jansson.h>
+
+enum { SWEEP_MAX_DEVICES = 16 };
+
+/* The devices `selectors` names (a comma-separated list of selectors, or all), else the one
+ * the global flags select; each with its identity as the records hold it (new objects). */
+typedef struct sweep_devices {
+    clp_device_list *list;
+    const clp_device_info *devices[SWEEP_MAX_DEVICES];
+    json_t *identities[SWEEP_MAX_DEVICES];
+    size_t n;
+} sweep_devices;
+clp_status sweep_devices_select(sweep_devices *d, const char *selectors, const clp_cli *cli,
+                                clp_error *err);
+void sweep_devices_free(sweep_devices *d);
+
+/* How each option set is run: the case, the run's limits, and the timed runs after the
+ * warm-up. */
+typedef struct sweep_plan {
+    const char *case_path;
+    const clp_schema *schema;
+    clp_run_config limits; /* max_steps and max_time; the rest is set per run */
+    int repeat;
+} sweep_plan;
+
+/* Runs one option set (an object NAME: value text, a preset under "preset") on the session's
+ * device into `record`: its status (ok, refused, build failed, run failed) with the reason,
+ * build time and cache hit, the time before the runs, the rate of each timed run and their
+ * median, the steps, the least bytes and the flops per unit of work, and the last run's
+ * diagnostics. CLP_INTERRUPTED (and no status) when a signal stopped it. */
+clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
+                             json_t *record, clp_error *err);
+
+/* The case file's contents hashed (16 hex digits): a changed case is a new result. */
+clp_status sweep_case_hash(const char *case_path, char hash[17], clp_error *err);
+/* The key of a result: its case hash, options and device, each as one line. */
+void sweep_record_key(const char *case_hash, const json_t *options, const json_t *device, char *out,
+                      size_t size);
+/* The records of `path` that this clpart version wrote, by their key (new object); a line
+ * that is not a whole record (a run killed mid-write) is skipped with a warning. */
+clp_status sweep_results_load(const char *path, json_t **out, clp_error *err);
+/* Appends one record to `path`, whole and flushed. */
+clp_status sweep_results_append(const char *path, json_t *record, clp_error *err);
+/* A new record for `options` of the case on device `identity`. */
+json_t *sweep_record_new(const char *case_path, const char *case_hash, const json_t *options,
+                         const json_t *identity);
+
+/* The options of a record as "NAME=VALUE NAME=VALUE", in their order. */
+void sweep_options_text(const json_t *options, char *out, size_t size);
+/* `text` as one CSV field: quoted, its quotes doubled, its line breaks made spaces. */
+void sweep_csv_field(FILE *f, const char *text);
+/* Runs gnuplot on `script` in `dir`; without gnuplot a note says which chart is missing. */
+clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart, clp_error *err);
+
+#endif
