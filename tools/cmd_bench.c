@@ -275,7 +275,8 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
     } else {
         CLP_TRY(write_case(b, workload, json_object_get(workload, "patch"), name, case_path,
                            sizeof case_path, err));
-        CLP_TRY(measure(b, d, s, case_path, name, steps, defaults, b->repeat, &chosen, err));
+        CLP_TRY(measure(b, d, s, case_path, name, steps, defaults,
+                        (int)suite_number(workload, "repeat", b->repeat), &chosen, err));
         best = json_incref(chosen);
         CLP_TRY(variants(b, workload, case_path, list, err));
         size_t k;
