@@ -99,6 +99,17 @@ fail:
     return st;
 }
 
+/* Whether the JSON list of strings `list` holds `name`. */
+static bool listed(const json_t *list, const char *name) {
+    size_t k;
+    json_t *item;
+    json_array_foreach(list, k, item) {
+        if (json_is_string(item) && !strcmp(json_string_value(item), name))
+            return true;
+    }
+    return false;
+}
+
 /* Every combination of the values of the performance options of the case's model (those the
  * workload's "sweep" lists, when it lists some) other than the case's own: new objects in
  * `out`. */
@@ -116,16 +127,10 @@ static clp_status variants(const bench *b, const json_t *workload, const char *c
     size_t axes[MAX_AXES], n_axes = 0, product = 1;
     for (size_t i = 0; i < clp_schema_count(b->schema) && n_axes < MAX_AXES; i++) {
         const clp__option_def *def = clp__schema_option(b->schema, i);
-        bool taken = def->performance;
-        for (size_t m = 0; model->modules[m] && taken; m++)
-            taken = strcmp(def->module, model->modules[m]) != 0;
-        taken = def->performance && !taken;
-        if (taken && json_array_size(only)) {
-            bool listed = false;
-            for (size_t k = 0; k < json_array_size(only); k++)
-                listed |= !strcmp(json_string_value(json_array_get(only, k)), def->name);
-            taken = listed;
-        }
+        bool taken = false; /* a performance option of one of the model's modules */
+        for (size_t m = 0; def->performance && model->modules[m]; m++)
+            taken |= strcmp(def->module, model->modules[m]) == 0;
+        taken = taken && (!json_array_size(only) || listed(only, def->name));
         if (taken) {
             axes[n_axes++] = i;
             product *= def->type == CLP_OPT_BOOL ? 2 : def->n_values;

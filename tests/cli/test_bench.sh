@@ -8,14 +8,7 @@
 # hand-made one from another machine, its Φ computed by hand; and bad input.
 set -uo pipefail
 clpart=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CLPART_CACHE_DIR=$work/cache
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+. "$(dirname "$0")/common.sh"
 
 out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
 [ $? -eq 0 ] || fail "the bench failed: $out"

@@ -8,15 +8,7 @@
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/cases/selftest.json
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CLPART_CACHE_DIR=$work/cache
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+. "$(dirname "$0")/common.sh"
 
 # expect CODE PATTERN -- command...: exit code and a pattern in stdout+stderr
 expect() {

@@ -9,14 +9,7 @@
 set -uo pipefail
 clpart=$1
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export CLPART_CACHE_DIR=$work/cache
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+. "$(dirname "$0")/common.sh"
 
 out=$("$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic -s sph.shifting_coefficient=2,-1 \
     --steps 5 --repeat 1 --out "$work/sweep" 2>&1)
