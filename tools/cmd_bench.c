@@ -25,7 +25,8 @@ typedef struct bench {
     clp_cache *cache;
     json_t *done;
     int repeat, variant_repeat;
-    json_t *doc; /* bench.json as it grows */
+    double prune_factor; /* variants whose warm-up is this many times slower are not timed */
+    json_t *doc;         /* bench.json as it grows */
 } bench;
 
 static double suite_number(const json_t *o, const char *key, double fallback) {
@@ -67,9 +68,12 @@ static clp_status load_suite(bench *b, clp_error *err) {
     }
     b->repeat = (int)suite_number(b->suite, "repeat", 3);
     b->variant_repeat = (int)suite_number(b->suite, "variant_repeat", 1);
+    b->prune_factor = suite_number(b->suite, "prune_factor", 0);
     CLP_REQUIRE(
         b->repeat >= 1 && b->repeat <= 64 && b->variant_repeat >= 1 && b->variant_repeat <= 64, err,
         CLP_CASE, "%s: \"repeat\" and \"variant_repeat\" take 1 to 64 runs", b->suite_path);
+    CLP_REQUIRE(b->prune_factor == 0 || b->prune_factor >= 1, err, CLP_CASE,
+                "%s: \"prune_factor\" is 0 (time every variant) or at least 1", b->suite_path);
 fail:
     return st;
 }
@@ -162,10 +166,10 @@ fail:
 }
 
 /* The record of `options` of the case on device d: from results.jsonl, or run now and
- * appended. */
+ * appended; not timed when its warm-up runs slower than prune_below. */
 static clp_status measure(bench *b, size_t d, const cli_session *s, const char *case_path,
                           const char *name, uint64_t steps, json_t *options, int repeat,
-                          json_t **out, clp_error *err) {
+                          double prune_below, json_t **out, clp_error *err) {
     clp_status st = CLP_OK;
     char hash[17], key[2048];
     CLP_TRY(sweep_case_hash(case_path, hash, err));
@@ -180,7 +184,8 @@ static clp_status measure(bench *b, size_t d, const cli_session *s, const char *
     const sweep_plan plan = {.case_path = case_path,
                              .schema = b->schema,
                              .limits = {.max_steps = steps},
-                             .repeat = repeat};
+                             .repeat = repeat,
+                             .prune_below = prune_below};
     const double start = clp__now();
     st = sweep_run_options(&plan, s, options, record, err);
     json_object_set_new(record, "seconds", json_real(clp__now() - start));
@@ -240,7 +245,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
             json_t *record = NULL;
             CLP_TRY(
                 write_case(b, workload, json_array_get(largest, k), rung, path, sizeof path, err));
-            CLP_TRY(measure(b, d, s, path, rung, steps, defaults, 1, &record, err));
+            CLP_TRY(measure(b, d, s, path, rung, steps, defaults, 1, 0, &record, err));
             const bool fits =
                 record_ok(record) &&
                 json_real_value(json_object_get(record, "run_seconds")) <= max_seconds;
@@ -271,7 +276,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
             json_t *record = NULL;
             CLP_TRY(measure(b, d, s, case_path,
                             json_string_value(json_object_get(chosen, "workload")), steps,
-                            (json_t *)options, 1, &record, err));
+                            (json_t *)options, 1, 0, &record, err));
             json_t *kept = json_incref(faster(best, record));
             json_decref(best);
             best = kept;
@@ -281,15 +286,20 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
         CLP_TRY(write_case(b, workload, json_object_get(workload, "patch"), name, case_path,
                            sizeof case_path, err));
         CLP_TRY(measure(b, d, s, case_path, name, steps, defaults,
-                        (int)suite_number(workload, "repeat", b->repeat), &chosen, err));
+                        (int)suite_number(workload, "repeat", b->repeat), 0, &chosen, err));
         best = json_incref(chosen);
+        /* a variant that far slower than the defaults cannot be the best: not timed */
+        const double prune_below =
+            b->prune_factor > 0
+                ? json_real_value(json_object_get(chosen, "warmup_throughput")) / b->prune_factor
+                : 0;
         CLP_TRY(variants(b, workload, case_path, list, err));
         size_t k;
         json_t *options;
         json_array_foreach(list, k, options) {
             json_t *record = NULL;
-            CLP_TRY(
-                measure(b, d, s, case_path, name, steps, options, b->variant_repeat, &record, err));
+            CLP_TRY(measure(b, d, s, case_path, name, steps, options, b->variant_repeat,
+                            prune_below, &record, err));
             json_t *kept = json_incref(faster(best, record));
             json_decref(best);
             best = kept;

@@ -56,24 +56,31 @@ void sweep_devices_free(sweep_devices *d) {
     clp_device_list_destroy(d->list);
 }
 
-/* A built option set's runs: a warm-up, then `repeat` timed ones; their rates, their cost
- * per unit of work and the last run's diagnostics go into `record`. */
+/* A built option set's runs: a one-step warm-up (the program loaded, the first launches made,
+ * the clocks up), then `repeat` timed ones; their rates, their cost per unit of work and the
+ * last run's diagnostics go into `record`. *pruned: the warm-up ran slower than
+ * plan->prune_below, and nothing was timed. */
 static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const clp_model *model,
-                            const clp_options *opts, json_t *record, clp_error *err) {
+                            const clp_options *opts, json_t *record, bool *pruned, clp_error *err) {
+    clp_status st = CLP_OK;
     double rates[64];
     clp_run_result result = {0};
     clp_run_config config = plan->limits;
     config.cache = s->cache;
     config.stop_requested = &cli_stop_signal;
     config.result = &result;
+    config.max_steps = 1;
+    CLP_TRY(model->run(s->worker, opts, plan->case_path, &config, err));
+    const double warmup = result.seconds > 0 ? result.work / result.seconds : 0.0;
+    json_object_set_new(record, "warmup_throughput", json_real(warmup));
+    *pruned = warmup < plan->prune_below;
+    if (*pruned)
+        goto fail;
+    config.max_steps = plan->limits.max_steps;
     json_t *runs = json_array();
     json_object_set_new(record, "runs", runs);
-    for (int r = -1; r < plan->repeat; r++) {
-        clp_status st = model->run(s->worker, opts, plan->case_path, &config, err);
-        if (st != CLP_OK)
-            return st;
-        if (r < 0)
-            continue; /* the warm-up: caches, clocks and the first allocations */
+    for (int r = 0; r < plan->repeat; r++) {
+        CLP_TRY(model->run(s->worker, opts, plan->case_path, &config, err));
         rates[r] = result.seconds > 0 ? result.work / result.seconds : 0.0;
         json_array_append_new(runs, json_real(rates[r]));
     }
@@ -90,7 +97,8 @@ static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const 
     for (size_t i = 0; i < result.n_values; i++)
         json_object_set_new(diagnostics, result.values[i].name, json_real(result.values[i].value));
     json_object_set_new(record, "diagnostics", diagnostics);
-    return CLP_OK;
+fail:
+    return st;
 }
 
 clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
@@ -137,8 +145,16 @@ clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_
     /* what comes before the runs: options, source, build or cache hit */
     json_object_set_new(record, "prepare_seconds", json_real(clp__now() - start));
     status = "run failed";
-    RECORD_FAILURE(time_runs(plan, s, model, opts, record, &e));
-    status = "ok";
+    bool pruned;
+    RECORD_FAILURE(time_runs(plan, s, model, opts, record, &pruned, &e));
+    status = pruned ? "pruned" : "ok";
+    if (pruned) {
+        char why[256];
+        snprintf(why, sizeof why, "its one-step warm-up ran at %.3g %s, below %.3g: not timed",
+                 json_real_value(json_object_get(record, "warmup_throughput")),
+                 model->throughput_unit, plan->prune_below);
+        json_object_set_new(record, "reason", json_string(why));
+    }
 recorded:
     json_object_set_new(record, "status", json_string(status));
     if (e.message[0]) {

@@ -22,20 +22,22 @@ clp_status sweep_devices_select(sweep_devices *d, const char *selectors, const c
                                 clp_error *err);
 void sweep_devices_free(sweep_devices *d);
 
-/* How each option set is run: the case, the run's limits, and the timed runs after the
- * warm-up. */
+/* How each option set is run: the case, the run's limits, and the timed runs after a one-step
+ * warm-up; an option set whose warm-up runs slower than prune_below (in the model's unit; 0:
+ * none) is recorded as pruned, not timed. */
 typedef struct sweep_plan {
     const char *case_path;
     const clp_schema *schema;
     clp_run_config limits; /* max_steps and max_time; the rest is set per run */
     int repeat;
+    double prune_below;
 } sweep_plan;
 
 /* Runs one option set (an object NAME: value text, a preset under "preset") on the session's
- * device into `record`: its status (ok, refused, build failed, run failed) with the reason,
- * build time and cache hit, the time before the runs, the rate of each timed run and their
- * median, the steps, the least bytes and the flops per unit of work, and the last run's
- * diagnostics. CLP_INTERRUPTED (and no status) when a signal stopped it. */
+ * device into `record`: its status (ok, refused, build failed, run failed, pruned) with the reason,
+ * build time and cache hit, the time before the runs, the warm-up's rate, the rate of each
+ * timed run and their median, the steps, the least bytes and the flops per unit of work, and the
+ * last run's diagnostics. CLP_INTERRUPTED (and no status) when a signal stopped it. */
 clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
                              json_t *record, clp_error *err);
 

@@ -91,6 +91,32 @@ if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI install
         fail "report.png is not a PNG file"
 fi
 
+# Pruning: with prune_factor 1, exactly the PSO layouts whose one-step warm-up ran slower than
+# the defaults' warm-up are recorded as pruned and left untimed; the best is among the rest.
+python3 - "$CLPART_DATA_DIR/suites/quick.json" "$work/prune.json" <<'PY'
+import json, sys
+quick = json.load(open(sys.argv[1]))
+pso = next(w for w in quick["workloads"] if w["name"] == "pso-128d")
+json.dump({"prune_factor": 1, "probe": quick["probe"], "workloads": [pso]}, open(sys.argv[2], "w"))
+PY
+out=$("$clpart" bench --suite "$work/prune.json" --out "$work/prune" 2>&1)
+[ $? -eq 0 ] || fail "the pruning bench failed: $out"
+python3 - "$work/prune" <<'PY' || fail "pruning disagrees with the warm-ups"
+import json, sys
+d = sys.argv[1]
+records = [json.loads(l) for l in open(d + "/results.jsonl")]
+(default,) = [r for r in records if not r["options"]]
+variants = [r for r in records if r["options"]]
+assert len(variants) == 5 and default["status"] == "ok", records
+for r in variants:
+    slower = r["warmup_throughput"] < default["warmup_throughput"]
+    assert (r["status"] == "pruned") == slower, r
+    assert ("throughput" in r) == (not slower), r
+(result,) = json.load(open(d + "/bench.json"))["workloads"][0]["results"]
+best = max([default] + [r for r in variants if r["status"] == "ok"], key=lambda r: r["throughput"])
+assert result["best"]["throughput"] == best["throughput"], result
+PY
+
 # Bad input: one clear message each, exit status 1 or 2, nothing half-written passed off.
 out=$("$clpart" report "$CLPART_DATA_DIR/cases/dam_break_2d.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -q 'not a clpart bench.json' <<<"$out" || fail "report of a case: $out"
