@@ -619,6 +619,12 @@ CLP_API const char *const *clp_grid_cl_files(void);
 /* The buffers a kernel that iterates over neighbours takes, in bit order: CLP_GRID_PARAMS. */
 CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);
 
+/* Every buffer the grid may allocate; clp_buffers_needed keeps those the options need. */
+#define CLP_GRID_BUFFERS                                                                           \
+    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_PERM | CLP_BUF_CELL_START |   \
+     CLP_BUF_CELL_END | CLP_BUF_CELL_COUNT | CLP_BUF_NEIB_LIST | CLP_BUF_GRID_STATUS |             \
+     CLP_BUF_POS_REBUILT)
+
 typedef struct clp_grid clp_grid;
 
 /* The grid of a worker whose program contains clp_grid_cl_files() built with
@@ -833,13 +839,46 @@ CLP_API double clp_phi(const double *efficiencies, size_t n);
 
 /* ==== Models ============================================================================ */
 
-/* A model: what `clpart run`, `source` and `build` need of it, in one entry of the registry
- * (src/models/registry.c). */
+/* Where a stage's device time goes in clp_run_timing (clpart run --timing). */
+typedef enum clp_run_phase {
+    CLP_PHASE_SORT, /* keys, sort and reorder of a rebuild */
+    CLP_PHASE_LIST,
+    CLP_PHASE_BOUNDARY,
+    CLP_PHASE_DENSITY,
+    CLP_PHASE_FORCES,
+    CLP_PHASE_TIME_STEP,
+    CLP_PHASE_INTEGRATION,
+    CLP_PHASE_COUNT
+} clp_run_phase;
+
+/* One stage of a model's step: a kernel of its program, or (kernel NULL) a stage the library
+ * runs, such as the neighbour search's rebuild. It runs only when the option `needs_option`
+ * has the value `needs_value` (with needs_not: any other value); always when NULL. */
+typedef struct clp_model_stage {
+    const char *kernel;
+    const char *what; /* what it does, in a few words */
+    clp_run_phase phase;
+    const char *needs_option, *needs_value;
+    bool needs_not;
+} clp_model_stage;
+
+/* A model, in one entry of the registry (src/models/registry.c): everything `clpart run`,
+ * `source`, `build`, `sweep`, `bench` and `models` need of it. Its code sits in one folder per
+ * layer: src/models/<name>/, cl/<name>/, options/<name>.json. */
 typedef struct clp_model {
     const char *name;            /* as a case's "model" key names it */
     const char *throughput_unit; /* what its runs' rate counts per second */
+    const char *steps_name;      /* what --steps counts: "steps" or "iterations" */
+    bool simulated_time;         /* whether --time limits it (its steps advance a clock) */
     const char *const *modules;  /* the option modules its programs take, NULL-ended */
-    const char *const *outputs;  /* the files a run writes to its output folder, NULL-ended */
+    clp_buffer_set buffers;      /* the device buffers its runs may allocate */
+    /* The stages of one step, in order, ended by one with neither kernel nor `what`; NULL
+     * for a model that another command runs. */
+    const clp_model_stage *stages;
+    bool profiled;                  /* whether --timing gives its stages' device time per phase */
+    const char *const *diagnostics; /* its clp_run_result's named values, in order, NULL-ended */
+    const char *const *outputs;     /* the files a run writes to its output folder, NULL-ended */
+    const char *checkpoint;         /* the file it continues from (--restart); NULL: none */
     /* Whether `source` needs the selected device for these options; NULL: never. */
     bool (*source_needs_device)(const clp_options *opts);
     /* The case's assembled device source (`dev` NULL where it is not needed). *out is new. */
@@ -851,6 +890,8 @@ typedef struct clp_model {
     const char *runner;
 } clp_model;
 
+/* Whether a stage runs under these options. */
+CLP_API bool clp_model_stage_runs(const clp_model_stage *stage, const clp_options *opts);
 /* The models, in the registry's order; *count their number. */
 CLP_API const clp_model *clp_models(size_t *count);
 /* The model called `name`; CLP_CASE naming the known ones when there is none (or `name` is

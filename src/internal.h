@@ -58,6 +58,10 @@ clp_status clp__fail_cl(clp_error *err, cl_int code, const char *origin_file, in
             goto fail;                                                                             \
     } while (0)
 
+/* Whether option `name` has the value `value` (an enum's name, "true"/"false", an integer);
+ * false for no such option. */
+bool clp__option_matches(const clp_options *opts, const char *name, const char *value);
+
 /* ---- Logging (log.c) */
 bool clp__log_enabled(clp_log_level level, unsigned category);
 void clp__log(clp_log_level level, unsigned category, const char *fmt, ...) CLP_PRINTF(3, 4);

@@ -17,6 +17,7 @@ typedef int (*clp_cmd_fn)(int argc, char **argv, const clp_cli *cli);
 
 int cmd_devices(int argc, char **argv, const clp_cli *cli);
 int cmd_options(int argc, char **argv, const clp_cli *cli);
+int cmd_models(int argc, char **argv, const clp_cli *cli);
 int cmd_source(int argc, char **argv, const clp_cli *cli);
 int cmd_build(int argc, char **argv, const clp_cli *cli);
 int cmd_selftest(int argc, char **argv, const clp_cli *cli);
@@ -33,6 +34,9 @@ enum { CLP_EXIT_OK = 0, CLP_EXIT_RUNTIME = 1, CLP_EXIT_USAGE = 2 };
 int cli_report(const clp_error *err);
 /* Prints "clpart: error: <text>" and the subcommand's usage; returns CLP_EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...);
+/* For a command whose one argument is an optional --json: *as_json, and CLP_EXIT_OK or, after
+ * a usage error naming any other argument, CLP_EXIT_USAGE. */
+int cli_json_flag(int argc, char **argv, bool *as_json);
 
 /* Opens the cache as the global flags say: NULL when --no-cache. */
 clp_status cli_open_cache(const clp_cli *cli, clp_cache **out, clp_error *err);

@@ -18,6 +18,8 @@ static const command commands[] = {
     {"devices", "list every OpenCL device of every platform", "devices [--json]", cmd_devices},
     {"options", "list every option with its type, default, values and description",
      "options [--json]", cmd_options},
+    {"models", "list every model: its options, the stages of its step, buffers and outputs",
+     "models [--json]", cmd_models},
     {"source", "print the assembled device source of a case",
      "source CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_source},
     {"build", "build (or load from the cache) the program of a case and report how",
@@ -84,6 +86,17 @@ int cli_usage_error(const char *name, const char *fmt, ...) {
         if (strcmp(commands[i].name, name) == 0)
             fprintf(stderr, "usage: clpart %s\n", commands[i].usage);
     return CLP_EXIT_USAGE;
+}
+
+int cli_json_flag(int argc, char **argv, bool *as_json) {
+    *as_json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            *as_json = true;
+        else
+            return cli_usage_error(argv[0], "unknown argument '%s'", argv[i]);
+    }
+    return CLP_EXIT_OK;
 }
 
 clp_status cli_open_cache(const clp_cli *cli, clp_cache **out, clp_error *err) {

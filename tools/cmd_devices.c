@@ -187,13 +187,10 @@ static int print_json(const clp_device_list *list, const clp_device_info *select
 }
 
 int cmd_devices(int argc, char **argv, const clp_cli *cli) {
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else
-            return cli_usage_error("devices", "unknown argument '%s'", argv[i]);
-    }
+    bool json;
+    const int usage = cli_json_flag(argc, argv, &json);
+    if (usage != CLP_EXIT_OK)
+        return usage;
     clp_error err = CLP_ERROR_INIT;
     clp_device_list *list = NULL;
     if (clp_device_list_create(&list, &err) != CLP_OK)

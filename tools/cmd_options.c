@@ -156,13 +156,10 @@ static bool print_json(const clp_schema *schema) {
 
 int cmd_options(int argc, char **argv, const clp_cli *cli) {
     (void)cli;
-    bool as_json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            as_json = true;
-        else
-            return cli_usage_error("options", "unknown argument '%s'", argv[i]);
-    }
+    bool as_json;
+    const int usage = cli_json_flag(argc, argv, &as_json);
+    if (usage != CLP_EXIT_OK)
+        return usage;
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/options", clp_data_dir());
     clp_error err = CLP_ERROR_INIT;

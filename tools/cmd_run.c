@@ -14,33 +14,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The device time of each phase per step, in milliseconds, and its share. */
-static void print_timing(const clp_run_timing *t) {
+/* The device time per step of each phase that the model's stages have under these options,
+ * in milliseconds, and its share. */
+static void print_timing(const clp_model *model, const clp_options *opts, const clp_run_timing *t) {
     const struct {
         const char *name;
         double seconds;
-    } phases[] = {
-        {"sort (keys, sort, reorder)", t->keys + t->sort + t->reorder},
-        {"neighbour list", t->list},
-        {"boundary (mDBC)", t->boundary},
-        {"density", t->density},
-        {"forces", t->forces},
-        {"time step", t->time_step},
-        {"integration", t->integration},
+    } phases[CLP_PHASE_COUNT] = {
+        [CLP_PHASE_SORT] = {"sort (keys, sort, reorder)", t->keys + t->sort + t->reorder},
+        [CLP_PHASE_LIST] = {"neighbour list", t->list},
+        [CLP_PHASE_BOUNDARY] = {"boundary (mDBC)", t->boundary},
+        [CLP_PHASE_DENSITY] = {"density", t->density},
+        [CLP_PHASE_FORCES] = {"forces", t->forces},
+        [CLP_PHASE_TIME_STEP] = {"time step", t->time_step},
+        [CLP_PHASE_INTEGRATION] = {"integration", t->integration},
     };
-    const size_t n = sizeof phases / sizeof phases[0];
+    bool shown[CLP_PHASE_COUNT] = {false};
+    for (const clp_model_stage *s = model->stages; s->kernel || s->what; s++)
+        shown[s->phase] |= clp_model_stage_runs(s, opts);
     double device = 0;
-    for (size_t i = 0; i < n; i++)
+    for (int i = 0; i < CLP_PHASE_COUNT; i++)
         device += phases[i].seconds;
     const double steps = t->steps ? (double)t->steps : 1.0;
     printf("timing: %llu steps of %llu particles, %llu rebuilds (%llu early); device ms per "
            "step:\n",
            (unsigned long long)t->steps, (unsigned long long)t->particles,
            (unsigned long long)t->rebuilds, (unsigned long long)t->forced_rebuilds);
-    for (size_t i = 0; i < n; i++)
-        printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
-               1e3 * phases[i].seconds / steps,
-               device > 0 ? 100 * phases[i].seconds / device : 0.0);
+    for (int i = 0; i < CLP_PHASE_COUNT; i++)
+        if (shown[i])
+            printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
+                   1e3 * phases[i].seconds / steps,
+                   device > 0 ? 100 * phases[i].seconds / device : 0.0);
     printf("timing: %-28s %10.4f ms\n", "device total", 1e3 * device / steps);
     printf("timing: %-28s %10.4f ms (profiled; outputs excluded)\n", "wall",
            1e3 * (t->wall - t->outputs) / steps);
@@ -147,7 +151,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
                result.work / result.seconds, model->throughput_unit,
                (unsigned long long)result.steps, result.seconds);
     if (st == CLP_OK && timed)
-        print_timing(&timing);
+        print_timing(model, c.options, &timing);
     if (st == CLP_INTERRUPTED) { /* not an error: what was asked, and where it stands */
         fprintf(stderr, "clpart: interrupted by %s: %s\n",
                 cli_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", err.message);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool option_matches(const clp_options *opts, const char *name, const char *value) {
+bool clp__option_matches(const clp_options *opts, const char *name, const char *value) {
     const clp_option_value *v = clp_options_get(opts, name);
     if (!v)
         return false;
@@ -24,7 +24,7 @@ static bool option_matches(const clp_options *opts, const char *name, const char
 static bool needed(const clp_buffer_traits *t, const clp_options *opts) {
     if (!t->needs_option)
         return true;
-    return option_matches(opts, t->needs_option, t->needs_value) != t->needs_not;
+    return clp__option_matches(opts, t->needs_option, t->needs_value) != t->needs_not;
 }
 
 clp_buffer_set clp_buffers_needed(clp_buffer_set wanted, const clp_options *opts) {

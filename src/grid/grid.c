@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every buffer the grid may use; clp_buffers_needed keeps those the options need. */
-static const clp_buffer_set grid_buffers = CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID |
-                                           CLP_BUF_PERM | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
-                                           CLP_BUF_CELL_COUNT | CLP_BUF_NEIB_LIST |
-                                           CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT;
-
 static bool is(const clp_options *opts, const char *name, const char *value) {
     return strcmp(clp_options_enum(opts, name), value) == 0;
 }
@@ -29,7 +23,7 @@ static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t p
 clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry, const clp_options *opts,
                                      size_t particles) {
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    clp_memory_need need = clp_buffers_need(grid_buffers, opts, &counts);
+    clp_memory_need need = clp_buffers_need(CLP_GRID_BUFFERS, opts, &counts);
     if (is(opts, "grid.sort", "radix")) /* its flags, keys and values scratch */
         need.total += 3ull * particles * sizeof(cl_uint);
     return need;
@@ -56,9 +50,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
         g->axis_order[a] = order[a] - 'x';
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
     g->check_displacement = true;
-    g->buffers = clp_buffers_needed(grid_buffers, opts);
+    g->buffers = clp_buffers_needed(CLP_GRID_BUFFERS, opts);
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    CLP_TRY(clp_worker_alloc(worker, grid_buffers & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
+    CLP_TRY(clp_worker_alloc(worker, CLP_GRID_BUFFERS & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
     if (g->list) /* room for the end markers only until a build has counted */
         CLP_TRY(clp__grid_allocate_list(g, geometry->max_neighbors, err));
     if (g->radix)

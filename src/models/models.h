@@ -1,4 +1,4 @@
-/* What the registry needs of the self-test model beyond the public API. */
+/* What the registry needs of the models beyond the public API. */
 #ifndef CLPART_MODELS_H
 #define CLPART_MODELS_H
 
@@ -7,6 +7,13 @@
 /* The self-test's assembled source for these options (it has no case; `dev` is not needed). */
 clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *dev,
                                 const char *case_path, char **out, clp_error *err);
+
+/* What each model's folder gives the registry: the named values of its runs' results (the LJ
+ * and repulsive ones follow "step" in their CSV columns), NULL-ended. */
+extern const char *const clp__sph_diagnostics[];
+extern const char *const clp__lj_columns[];
+extern const char *const clp__pso_diagnostics[];
+extern const char *const clp__rep_columns[];
 
 /* The option modules of the model called `name` (its registry entry's), *count their number. */
 const char *const *clp__model_modules(const char *name, size_t *count);

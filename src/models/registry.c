@@ -1,5 +1,7 @@
 /* The models clpart knows, one entry each: the commands find a model here by the name its
- * case gives, and drive it only through its entry. */
+ * case gives, and drive it only through its entry. An entry is data: the model's option
+ * modules, buffers, the stages of its step, its diagnostics, outputs and checkpoint, and the
+ * functions that assemble its source and run it. */
 #include "models/models.h"
 
 #include <stdio.h>
@@ -27,16 +29,132 @@ static const char *const pso_outputs[] = {"convergence.csv", "best.csv", "summar
 static const char *const repulsive_outputs[] = {"design.csv", "energy.csv", "summary.json", NULL};
 static const char *const no_outputs[] = {NULL};
 
+/* The stages of one step, as each model's run makes them (src/models/<model>/): always, only
+ * when an option has a value, or unless it has it. */
+#define STAGE(kernel_, what_, phase_)                                                              \
+    { .kernel = (kernel_), .what = (what_), .phase = (phase_) }
+#define WHEN(kernel_, what_, phase_, option_, value_)                                              \
+    {                                                                                              \
+        .kernel = (kernel_), .what = (what_), .phase = (phase_), .needs_option = (option_),        \
+        .needs_value = (value_)                                                                    \
+    }
+#define UNLESS(kernel_, what_, phase_, option_, value_)                                            \
+    {                                                                                              \
+        .kernel = (kernel_), .what = (what_), .phase = (phase_), .needs_option = (option_),        \
+        .needs_value = (value_), .needs_not = true                                                 \
+    }
+#define REBUILD                                                                                    \
+    STAGE(NULL, "neighbour search rebuild when due: keys, sort, reorder", CLP_PHASE_SORT),         \
+        WHEN("grid_build_list", "neighbour list", CLP_PHASE_LIST, "neighbors.mode", "list")
+#define END                                                                                        \
+    { .kernel = NULL, .what = NULL }
+static const clp_model_stage sph_stages[] = {
+    REBUILD,
+    WHEN("sph_mdbc", "boundary particles' density (mDBC)", CLP_PHASE_BOUNDARY, "sph.boundary",
+         "mdbc"),
+    WHEN("sph_density", "fluid density as a kernel sum", CLP_PHASE_DENSITY, "sph.density",
+         "summation"),
+    STAGE("sph_forces", "accelerations and density rates", CLP_PHASE_FORCES),
+    STAGE("sph_dt_partial", "time step: per work-group minima", CLP_PHASE_TIME_STEP),
+    STAGE("sph_dt_final", "time step: the step's dt", CLP_PHASE_TIME_STEP),
+    UNLESS("sph_integrate", "symplectic update", CLP_PHASE_INTEGRATION, "sph.integrator",
+           "predictor_corrector"),
+    WHEN("sph_predict", "predictor half step, then the rates again", CLP_PHASE_INTEGRATION,
+         "sph.integrator", "predictor_corrector"),
+    WHEN("sph_correct", "corrector", CLP_PHASE_INTEGRATION, "sph.integrator",
+         "predictor_corrector"),
+    END};
+static const clp_model_stage lj_stages[] = {
+    STAGE("lj_kick_drift", "half kick and drift (velocity Verlet)", CLP_PHASE_INTEGRATION), REBUILD,
+    STAGE("lj_forces", "pair forces and virial, by lj.strategy", CLP_PHASE_FORCES),
+    STAGE("lj_kick", "second half kick", CLP_PHASE_INTEGRATION), END};
+static const clp_model_stage pso_stages[] = {
+    WHEN("pso_ring", "ring neighbourhood bests", CLP_PHASE_FORCES, "pso.topology", "ring"),
+    STAGE("pso_move", "velocity and position update", CLP_PHASE_INTEGRATION),
+    STAGE("pso_evaluate", "objective at the new positions", CLP_PHASE_FORCES),
+    STAGE("pso_reduce_groups", "swarm best: per work-group", CLP_PHASE_FORCES),
+    STAGE("pso_reduce_final", "swarm best", CLP_PHASE_FORCES),
+    END};
+static const clp_model_stage repulsive_stages[] = {
+    STAGE("rep_step", "damped update of positions and velocities", CLP_PHASE_INTEGRATION),
+    WHEN("rep_clear", "zeroed sums (global implementation)", CLP_PHASE_FORCES, "repulsive.impl",
+         "global"),
+    STAGE("rep_forces", "all-pairs forces, energy and stress", CLP_PHASE_FORCES), END};
+#undef STAGE
+#undef WHEN
+#undef UNLESS
+#undef REBUILD
+#undef END
+
+/* The buffers of each model's runs: its own and those of the neighbour search. */
+#define SPH_BUFFERS                                                                                \
+    (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |                   \
+     CLP_BUF_DT_PARTIAL | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD |    \
+     CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST | CLP_BUF_GAUGE_POINTS |  \
+     CLP_BUF_GAUGE_SAMPLES | CLP_BUF_WALL_FORCE)
+#define LJ_BUFFERS (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL)
+#define PSO_BUFFERS                                                                                \
+    (CLP_BUF_PSO_POS | CLP_BUF_PSO_VEL | CLP_BUF_PSO_BEST_POS | CLP_BUF_PSO_BEST_VAL |             \
+     CLP_BUF_PSO_LOCAL_BEST | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |     \
+     CLP_BUF_PSO_STATE)
+#define REPULSIVE_BUFFERS                                                                          \
+    (CLP_BUF_REP_POS | CLP_BUF_REP_VEL | CLP_BUF_REP_ACC | CLP_BUF_REP_ENERGY |                    \
+     CLP_BUF_REP_STRESS | CLP_BUF_REP_PARTIAL | CLP_BUF_REP_MEASURE)
+
 /* In the order the documentation presents them. */
 static const clp_model models[] = {
-    {"sph", "particle-steps/s", sph_modules, sph_outputs, NULL, clp_sph_source, clp_sph_run, NULL},
-    {"lj", "atom-steps/s", lj_modules, lj_outputs, always, clp_lj_source, clp_lj_run, NULL},
-    {"pso", "component-updates/s", pso_modules, pso_outputs, NULL, clp_pso_source, clp_pso_run,
-     NULL},
-    {"repulsive", "interactions/s", repulsive_modules, repulsive_outputs,
-     repulsive_source_needs_device, clp_repulsive_source, clp_repulsive_run, NULL},
-    {"selftest", NULL, selftest_modules, no_outputs, NULL, clp__selftest_source, NULL,
-     "clpart selftest"},
+    {.name = "sph",
+     .throughput_unit = "particle-steps/s",
+     .steps_name = "steps",
+     .simulated_time = true,
+     .modules = sph_modules,
+     .buffers = SPH_BUFFERS,
+     .stages = sph_stages,
+     .profiled = true,
+     .diagnostics = clp__sph_diagnostics,
+     .outputs = sph_outputs,
+     .checkpoint = "checkpoint.ckpt",
+     .source = clp_sph_source,
+     .run = clp_sph_run},
+    {.name = "lj",
+     .throughput_unit = "atom-steps/s",
+     .steps_name = "steps",
+     .simulated_time = true,
+     .modules = lj_modules,
+     .buffers = LJ_BUFFERS,
+     .stages = lj_stages,
+     .diagnostics = clp__lj_columns + 1,
+     .outputs = lj_outputs,
+     .source_needs_device = always,
+     .source = clp_lj_source,
+     .run = clp_lj_run},
+    {.name = "pso",
+     .throughput_unit = "component-updates/s",
+     .steps_name = "iterations",
+     .modules = pso_modules,
+     .buffers = PSO_BUFFERS,
+     .stages = pso_stages,
+     .diagnostics = clp__pso_diagnostics,
+     .outputs = pso_outputs,
+     .source = clp_pso_source,
+     .run = clp_pso_run},
+    {.name = "repulsive",
+     .throughput_unit = "interactions/s",
+     .steps_name = "steps",
+     .modules = repulsive_modules,
+     .buffers = REPULSIVE_BUFFERS,
+     .stages = repulsive_stages,
+     .diagnostics = clp__rep_columns + 1,
+     .outputs = repulsive_outputs,
+     .source_needs_device = repulsive_source_needs_device,
+     .source = clp_repulsive_source,
+     .run = clp_repulsive_run},
+    {.name = "selftest",
+     .modules = selftest_modules,
+     .diagnostics = no_outputs,
+     .outputs = no_outputs,
+     .source = clp__selftest_source,
+     .runner = "clpart selftest"},
 };
 enum { MODEL_COUNT = sizeof models / sizeof models[0] };
 
@@ -69,4 +187,10 @@ const char *const *clp__model_modules(const char *name, size_t *count) {
         }
     *count = 0;
     return NULL;
+}
+
+bool clp_model_stage_runs(const clp_model_stage *stage, const clp_options *opts) {
+    if (!stage->needs_option)
+        return true;
+    return clp__option_matches(opts, stage->needs_option, stage->needs_value) != stage->needs_not;
 }

@@ -4,26 +4,25 @@
 
 #include <stdio.h>
 
-clp_status clp__run_refuse_restart_timing(const clp_run_config *config, const char *model,
-                                          const char *rate_note, clp_error *err) {
-    if (config->restart)
+clp_status clp__run_check_flags(const clp_run_config *config, const char *name, clp_error *err) {
+    const clp_model *model;
+    clp_status st = clp_model_find(name, &model, err);
+    if (st != CLP_OK)
+        return st;
+    if (config->restart && !model->checkpoint)
         return CLP_FAIL(err, CLP_USAGE,
                         "--restart is not supported for model %s: its runs write no checkpoints",
-                        model);
-    if (config->timing)
+                        name);
+    if (config->timing && !model->profiled)
         return CLP_FAIL(err, CLP_USAGE,
-                        "--timing is not supported for model %s: its steps are not profiled; %s",
-                        model, rate_note);
-    return CLP_OK;
-}
-
-clp_status clp__run_refuse_time(const clp_run_config *config, const char *model, const char *steps,
-                                clp_error *err) {
-    if (config->max_time > 0)
+                        "--timing is not supported for model %s: its steps are not profiled; the "
+                        "rate line at the end gives its speed",
+                        name);
+    if (config->max_time > 0 && !model->simulated_time)
         return CLP_FAIL(err, CLP_USAGE,
                         "--time is not supported for model %s: it has no simulated time; limit "
                         "its %s with --steps",
-                        model, steps);
+                        name, model->steps_name);
     return CLP_OK;
 }
 

@@ -5,15 +5,10 @@
 
 #include "internal.h"
 
-/* CLP_USAGE when `config` asks for a restart or for timings, naming `model`; `rate_note` says
- * where the speed is seen instead ("the progress line gives the rate"). */
-clp_status clp__run_refuse_restart_timing(const clp_run_config *config, const char *model,
-                                          const char *rate_note, clp_error *err);
-
-/* CLP_USAGE when `config` limits the simulated time of a model whose runs have none, naming
- * `model` and what its steps are ("iterations"). */
-clp_status clp__run_refuse_time(const clp_run_config *config, const char *model, const char *steps,
-                                clp_error *err);
+/* CLP_USAGE, naming the model, when `config` asks of the model `name` what its registry entry
+ * says it cannot do: a restart (no checkpoint), timings (not profiled), a simulated-time limit
+ * (no simulated time). */
+clp_status clp__run_check_flags(const clp_run_config *config, const char *name, clp_error *err);
 /* The case's step count, or config->max_steps when that is smaller (and not 0). */
 uint64_t clp__run_steps(const clp_run_config *config, uint64_t case_steps);
 /* Fills config->result, when asked for: the time loop's seconds (outputs excluded), the work

@@ -47,6 +47,20 @@ expect 2 "--device needs a value" -- "$clpart" devices --device
 expect 0 "core.summation" -- "$clpart" options
 "$clpart" options --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any(o["name"]=="core.summation" for o in d)' ||
     fail "options --json is not a JSON list naming core.summation"
+# clpart models: every model, each stage's condition an option and value that the schema has.
+python3 - "$clpart" <<'PY' || fail "models --json disagrees with options --json"
+import json, subprocess, sys
+models = json.loads(subprocess.run([sys.argv[1], "models", "--json"], capture_output=True, check=True).stdout)
+options = {o["name"]: o for o in json.loads(subprocess.run([sys.argv[1], "options", "--json"], capture_output=True, check=True).stdout)}
+assert [m["name"] for m in models] == ["sph", "lj", "pso", "repulsive", "selftest"], models
+for m in models:
+    assert all(any(o.startswith(mod + ".") for o in options) for mod in m["modules"]), m["modules"]
+    for stage in m["stages"]:
+        if "when" in stage:
+            name, value = stage["when"].replace("!=", "=").split("=")
+            assert value in options[name]["values"], stage
+PY
+expect 2 "unknown argument '--x'" -- "$clpart" models --x
 expect 0 "Portable Computing Language" -- "$clpart" devices
 "$clpart" devices --json | python3 -c 'import json,sys; json.load(sys.stdin)' || fail "devices --json is not JSON"
 expect 1 "no device matches 'no-such-device'.*0: " -- "$clpart" selftest --device no-such-device

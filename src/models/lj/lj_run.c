@@ -5,6 +5,7 @@
 #include "models/lj/lj.h"
 #include "models/lj/lj_case.h"
 #include "run/pacer.h"
+#include "models/models.h"
 #include "run/run_flags.h"
 
 #include <jansson.h>
@@ -137,11 +138,12 @@ static clp_status write_summary(const char *dir, size_t atoms, const double row[
     return clp__summary_write(dir, "summary.json", root, err);
 }
 
-static const char *const diagnostics_columns[] = {"step",  "time",        "kinetic",  "potential",
-                                                  "total", "temperature", "pressure", "momentum"};
+/* diagnostics.csv's columns; after "step", the values of a run's result (the registry's). */
+const char *const clp__lj_columns[] = {"step",        "time",     "kinetic",  "potential", "total",
+                                       "temperature", "pressure", "momentum", NULL};
 
 static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
-    return clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, 8, out, err);
+    return clp__csv_open_in(dir, "diagnostics.csv", clp__lj_columns, 8, out, err);
 }
 
 clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
@@ -153,8 +155,7 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
     clp__csv *csv = NULL;
     clp__lj_sample b = {0};
     clp__progress progress;
-    CLP_TRY(clp__run_refuse_restart_timing(config, "lj",
-                                           "the progress line gives the stepping rate", err));
+    CLP_TRY(clp__run_check_flags(config, "lj", err));
     CLP_TRY(clp__lj_case_load(case_path, &c, err));
     CLP_TRY(check_box(&c, opts, case_path, err));
     c.steps = clp__run_steps(config, c.steps);
@@ -213,7 +214,7 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
     }
     if (config->out_dir)
         CLP_TRY(write_summary(config->out_dir, s.n, row, stopped, seconds, err));
-    clp__run_result_set(config, seconds, (double)s.n * (double)done, done, diagnostics_columns + 1,
+    clp__run_result_set(config, seconds, (double)s.n * (double)done, done, clp__lj_columns + 1,
                         row + 1, 7);
     /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
     const double search = c.rc * (1.0 + clp_options_float(opts, "neighbors.skin"));

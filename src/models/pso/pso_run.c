@@ -4,6 +4,7 @@
 #include "io/io.h"
 #include "run/pacer.h"
 #include "models/pso/pso_case.h"
+#include "models/models.h"
 #include "run/run_flags.h"
 
 #include <jansson.h>
@@ -65,6 +66,9 @@ static clp_status write_summary(const char *dir, double best, uint32_t particle,
     return clp__summary_write(dir, "summary.json", root, err);
 }
 
+/* The values of a run's result (clp_run_result), as the registry lists them. */
+const char *const clp__pso_diagnostics[] = {"best", "particle", NULL};
+
 clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                        const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
@@ -73,8 +77,7 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
     clp__csv *csv = NULL;
     double *history = NULL, *best_position = NULL;
     clp__progress progress;
-    CLP_TRY(clp__run_refuse_restart_timing(config, "pso", "the progress line gives the rate", err));
-    CLP_TRY(clp__run_refuse_time(config, "pso", "iterations", err));
+    CLP_TRY(clp__run_check_flags(config, "pso", err));
     CLP_TRY(load_case(opts, case_path, &c, err));
     c.iterations = clp__run_steps(config, c.iterations);
     const clp__pso_params *p = &c.params;
@@ -152,10 +155,9 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
         CLP_TRY(write_best(config->out_dir, best_position, p->dim, err));
         CLP_TRY(write_summary(config->out_dir, best, particle, done, stopped, seconds, err));
     }
-    static const char *const names[] = {"best", "particle"};
     const double values[] = {best, (double)particle};
-    clp__run_result_set(config, seconds, (double)p->particles * p->dim * (double)done, done, names,
-                        values, 2);
+    clp__run_result_set(config, seconds, (double)p->particles * p->dim * (double)done, done,
+                        clp__pso_diagnostics, values, 2);
     /* per component and iteration: pso_move reads position, velocity and own best and writes
        position and velocity, pso_evaluate reads the position again (cl/pso/pso.cl); a best
        that improves is written too, and the guide comes from cache: neither is counted */

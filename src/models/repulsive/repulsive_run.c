@@ -5,6 +5,7 @@
 #include "io/io.h"
 #include "run/pacer.h"
 #include "models/repulsive/repulsive_case.h"
+#include "models/models.h"
 #include "run/run_flags.h"
 
 #include <jansson.h>
@@ -155,8 +156,9 @@ fail:
 }
 
 /* The columns of energy.csv, one row per check. */
-static const char *const energy_columns[] = {"step",  "kinetic", "potential",
-                                             "total", "ae",      "maximin"};
+/* energy.csv's columns; after "step", the values of a run's result (the registry's). */
+const char *const clp__rep_columns[] = {"step", "kinetic", "potential", "total",
+                                        "ae",   "maximin", NULL};
 
 clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                              const clp_run_config *config, clp_error *err) {
@@ -167,10 +169,7 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     clp__csv *csv = NULL;
     double *x = NULL, *energy = NULL;
     clp__progress progress;
-    CLP_TRY(clp__run_refuse_restart_timing(
-        config, "repulsive", "the progress line gives the rate (bench/repulsive times the forces)",
-        err));
-    CLP_TRY(clp__run_refuse_time(config, "repulsive", "steps", err));
+    CLP_TRY(clp__run_check_flags(config, "repulsive", err));
     CLP_TRY(prepare(case_path, &c, &start, err));
     c.steps = clp__run_steps(config, c.steps);
     const clp__rep_params *p = &c.params;
@@ -192,7 +191,7 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     CLP_TRY(clp__rep_system_open(worker, opts, config->cache, &start, p, &sys, err));
     clp__rep_design_free(&start);
     if (config->out_dir) {
-        CLP_TRY(clp__csv_open_in(config->out_dir, "energy.csv", energy_columns, 6, &csv, err));
+        CLP_TRY(clp__csv_open_in(config->out_dir, "energy.csv", clp__rep_columns, 6, &csv, err));
         /* the start as the device holds it, in single precision */
         CLP_TRY(clp__rep_system_read(sys, x, NULL, NULL, NULL, err));
         CLP_TRY(write_design(config->out_dir, "start.csv", x, c.points, c.dim, err));
@@ -262,7 +261,7 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     }
     /* every point's force sums the other points' */
     clp__run_result_set(config, s.seconds, (double)c.points * (double)(c.points - 1) * s.steps,
-                        s.steps, energy_columns + 1, row + 1, 5);
+                        s.steps, clp__rep_columns + 1, row + 1, 5);
     /* the flops of a pair in PAIR_TERMS and its sums (cl/repulsive/repulsive.cl), an add, a
        product, rint, a division or rsqrt 1 and an FMA 2: per component the periodic
        difference (3) and its square added (2) for L^2, then again for the force (3 + 2);

@@ -315,6 +315,10 @@ typedef struct outputs {
     int64_t last_step; /* of the last row written, -1 before any */
 } outputs;
 
+/* The values of a run's result (clp_run_result), as the registry lists them. */
+const char *const clp__sph_diagnostics[] = {"time",  "kinetic_energy", "mass", "max_velocity",
+                                            "front", "excluded",       NULL};
+
 static const char *const diagnostics_columns[] = {"time", "step",         "dt",    "kinetic_energy",
                                                   "mass", "max_velocity", "front", "excluded"};
 enum { DIAGNOSTICS_COLUMNS = 8 };
@@ -543,6 +547,7 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     clp__progress progress;
     clp__sph_gauges *gauges = NULL;
     char *identity = NULL, ckpt[1024];
+    CLP_TRY(clp__run_check_flags(config, "sph", err));
     CLP_TRY(setup(&r, case_path, config->cache, err));
     clp_worker_set_profiling(w, r.timed);
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
@@ -623,15 +628,13 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     if (config->timing)
         *config->timing = r.timing;
     if (last && config->result) {
-        static const char *const names[] = {"time",         "kinetic_energy", "mass",
-                                            "max_velocity", "front",          "excluded"};
         if (!snap.xyz) /* the last row was the continued run's: read the state again */
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
         const double values[] = {clock.time, snap.kinetic, snap.mass,
                                  snap.vmax,  snap.front,   (double)snap.excluded};
         clp__run_result_set(config, r.timing.wall - r.timing.outputs,
-                            (double)r.n * (double)(clock.step - first), clock.step - first, names,
-                            values, sizeof names / sizeof names[0]);
+                            (double)r.n * (double)(clock.step - first), clock.step - first,
+                            clp__sph_diagnostics, values, sizeof values / sizeof values[0]);
         const bool list = strcmp(clp_options_enum(r.opts, "neighbors.mode"), "list") == 0;
         const double listed = list ? clp__sph_lattice_neighbours(&r.c, r.geo.search_radius) : 0.0;
         clp__run_result_cost(

@@ -1,0 +1,104 @@
+/* The registry's entries against what the models do: each model that clpart run runs is run
+ * for two steps on a small case, with its defaults and with the options that turn on its
+ * optional stages, each on a fresh worker. Its result must hold the entry's diagnostics, by
+ * name and in order; the buffers it allocated must be among the entry's; every kernel stage
+ * that runs under those options must be in the program it built; and every stage's condition
+ * must name an option and one of its values. */
+#include "common.h"
+
+#include <string.h>
+
+typedef struct model_case {
+    const char *model, *case_file;
+    const char *const optional[4]; /* the assignments that turn on its optional stages */
+} model_case;
+
+static const model_case cases[] = {
+    {"sph",
+     "tests/data/sph/tiny_dam_break.json",
+     {"sph.boundary=mdbc", "sph.density=summation", "sph.integrator=predictor_corrector"}},
+    {"lj", "cases/lj_liquid_small.json", {"neighbors.mode=jit"}},
+    {"pso", "cases/pso_sphere_128.json", {"pso.topology=ring"}},
+    {"repulsive", "cases/repulsive_24_2d.json", {"repulsive.impl=global"}},
+};
+
+/* A condition names an option of the schema and a value it takes. */
+static void check_conditions(const test_env *t, const clp_model *m) {
+    clp_error err = CLP_ERROR_INIT;
+    for (const clp_model_stage *s = m->stages; s->kernel || s->what; s++) {
+        if (!s->needs_option)
+            continue;
+        clp_options *opts = test_options(t, NULL);
+        char assignment[256];
+        snprintf(assignment, sizeof assignment, "%s=%s", s->needs_option, s->needs_value);
+        CLP_ASSERT_OK(clp_options_apply_assignment(opts, assignment, &err), &err);
+        CLP_ASSERT(clp_model_stage_runs(s, opts) != s->needs_not);
+        clp_options_destroy(opts);
+    }
+}
+
+static void check_run(test_env *t, const clp_model *m, const model_case *c, bool optional) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_options *opts = test_options(t, NULL);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", clp_data_dir(), c->case_file);
+    CLP_ASSERT_OK(clp_options_apply_case(opts, path, NULL, 0, &err), &err);
+    for (size_t i = 0; optional && i < 4 && c->optional[i]; i++)
+        CLP_ASSERT_OK(clp_options_apply_assignment(opts, c->optional[i], &err), &err);
+    CLP_ASSERT_OK(clp_options_check(opts, &err), &err);
+    clp_worker *w;
+    CLP_ASSERT_OK(clp_worker_create(t->device, &w, &err), &err);
+    clp_run_result result = {0};
+    const clp_run_config config = {.max_steps = 2, .result = &result};
+    CLP_ASSERT_OK(m->run(w, opts, path, &config, &err), &err);
+
+    size_t n = 0;
+    while (m->diagnostics[n])
+        n++;
+    CLP_ASSERT_EQ(result.n_values, n);
+    for (size_t i = 0; i < n; i++)
+        CLP_ASSERT_STR_EQ(result.values[i].name, m->diagnostics[i]);
+    const clp_buffer_set outside = clp_worker_buffers(w) & ~m->buffers;
+    if (outside) {
+        const clp_buffer_set bit = outside & (~outside + 1);
+        CLP_TEST_FAIL("%s allocated buffer %s, which its registry entry does not list", m->name,
+                      clp_buffer_traits_of(bit)->name);
+    }
+    size_t kernels = 0;
+    for (const clp_model_stage *s = m->stages; s->kernel || s->what; s++) {
+        if (!s->kernel || !clp_model_stage_runs(s, opts))
+            continue;
+        cl_kernel k;
+        CLP_ASSERT_OK(clp_worker_kernel(w, s->kernel, &k, &err), &err);
+        kernels++;
+    }
+    printf("ok %s (%s): %zu diagnostics, its buffers listed, %zu kernel stages in its program\n",
+           m->name, optional ? "optional stages on" : "defaults", n, kernels);
+    clp_worker_destroy(w);
+    clp_options_destroy(opts);
+}
+
+int main(void) {
+    test_env t = {0};
+    test_env_open(&t);
+    size_t count, runnable = 0;
+    const clp_model *models = clp_models(&count);
+    for (size_t i = 0; i < count; i++) {
+        const clp_model *m = &models[i];
+        if (!m->run)
+            continue;
+        runnable++;
+        const model_case *c = NULL;
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+            if (!strcmp(cases[k].model, m->name))
+                c = &cases[k];
+        if (!c)
+            CLP_TEST_FAIL("model %s has no small case in this test", m->name);
+        check_conditions(&t, m);
+        check_run(&t, m, c, false);
+        check_run(&t, m, c, true);
+    }
+    CLP_ASSERT_EQ(runnable, sizeof cases / sizeof cases[0]);
+    test_env_close(&t);
+    return 0;
+}
