@@ -1,6 +1,11 @@
 /* clpart: particle simulations on any OpenCL device.
  * This is the library's only public header: status and errors, logging, devices, option
- * schema and values, source assembly, the program binary cache, workers and the self-test. */
+ * schema and values, source assembly, the program binary cache, workers and the self-test.
+ *
+ * Threads: a handle that changes (a worker, an option set) is used by one thread at a time. A
+ * loaded schema, a device list and its device infos are only read, and a cache handle takes
+ * loads and stores from several threads at once (two storing the same key leave one whole
+ * entry), so threads may share them. Set the log level and sink before starting threads. */
 #ifndef CLPART_H
 #define CLPART_H
 

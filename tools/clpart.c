@@ -29,8 +29,8 @@ static const command commands[] = {
      "[--steps N] [--time T]",
      cmd_run},
     {"sweep", "run a case under every combination of listed option values, and compare them",
-     "sweep CASE [-s NAME=V1,V2,...]... [--devices SEL,...|all] [--steps N | --time T] "
-     "[--repeat R] [--out DIR]",
+     "sweep CASE [-s NAME=V1,V2,...]... [--devices SEL,...|all] [--serial | --parallel] "
+     "[--steps N | --time T] [--repeat R] [--out DIR]",
      cmd_sweep},
     {"bench", "the portability benchmark: probes and standard workloads on each device",
      "bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},

@@ -1,22 +1,26 @@
 /* clpart sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...] [--combos FILE] [--fraction F |
- * --max N] [--seed S] [--devices SEL,...|all] [--steps N | --time T] [--repeat R] [--out DIR]:
- * runs the case under every combination of the listed option values and presets (or the
- * option sets of a --combos file, or a random sample of the product) on each device (the
- * selected one by default), one device after the other.
+ * --max N] [--seed S] [--devices SEL,...|all] [--serial | --parallel] [--steps N | --time T]
+ * [--repeat R] [--out DIR]: runs the case under every combination of the listed option values
+ * and presets (or the option sets of a --combos file, or a random sample of the product) on
+ * each device (the selected one by default), a thread per group of devices (sweep_groups.h:
+ * the devices on the host's cores one after the other, every other device at the same time).
  * A combination the options refuse, a failed build or a failed run is recorded with its
  * reason and the sweep goes on. Each result is one line of DIR/results.jsonl, written whole
  * as soon as it is known, so an interrupted sweep loses nothing and a rerun skips what is
  * there; DIR/summary.csv and DIR/summary.md compare the combinations with the first. */
 #include "sweep_engine.h"
+#include "sweep_groups.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <xxhash.h>
 
 enum { MAX_AXES = 16, MAX_VALUES = 64, DEFAULT_REPEAT = 3 };
@@ -42,9 +46,15 @@ typedef struct sweep {
     char case_hash[17];
     const char *selectors; /* --devices, NULL for the selected device */
     sweep_devices dev;
-    json_t *done;  /* the results in results.jsonl for this version, by sweep_record_key */
+    sweep_schedule schedule; /* --serial, --parallel, else by the devices' hardware */
+    clp_cache *cache;        /* shared by the threads (clp_cache takes that) */
     size_t to_run; /* combinations and devices not in results.jsonl when the sweep began */
     double started;
+    atomic_bool stop; /* a thread failed: the others stop after their current run */
+    /* Under `lock`, as every device's thread reads and adds to them: */
+    pthread_mutex_t lock;
+    json_t *done; /* the results in results.jsonl for this version, by sweep_record_key */
+    size_t ran;   /* combinations run and recorded by this sweep */
 } sweep;
 
 /* -s NAME=V1,V2,... (or, for -p, "preset=P1,P2,...") into a new axis (one value is an axis
@@ -392,7 +402,13 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
             out = argv[++i];
         else if (!strcmp(argv[i], "--devices") && value)
             sw->selectors = argv[++i];
-        else if (!strcmp(argv[i], "--steps") && value)
+        else if (!strcmp(argv[i], "--serial") || !strcmp(argv[i], "--parallel")) {
+            const sweep_schedule schedule =
+                !strcmp(argv[i], "--serial") ? SWEEP_SERIAL : SWEEP_PARALLEL;
+            CLP_REQUIRE(sw->schedule == SWEEP_BY_HARDWARE || sw->schedule == schedule, err,
+                        CLP_USAGE, "--serial and --parallel exclude each other");
+            sw->schedule = schedule;
+        } else if (!strcmp(argv[i], "--steps") && value)
             CLP_TRY(
                 cli_positive("--steps", argv[++i], true, &sw->plan.limits.max_steps, NULL, err));
         else if (!strcmp(argv[i], "--time") && value)
@@ -444,18 +460,64 @@ fail:
     return st;
 }
 
-/* Sweeps device d: every combination that results.jsonl does not hold yet, each recorded as
- * soon as it is known. Its worker is opened only when there is something to run. */
-static clp_status sweep_device(sweep *sw, size_t d, clp_cache *cache, size_t *ran, size_t *skipped,
-                               clp_error *err) {
+/* Now as Unix time, in seconds. */
+static double unix_time(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Whether results.jsonl holds the result `key`. */
+static bool recorded(sweep *sw, const char *key) {
+    pthread_mutex_lock(&sw->lock);
+    const bool found = json_object_get(sw->done, key) != NULL;
+    pthread_mutex_unlock(&sw->lock);
+    return found;
+}
+
+/* Appends the record of combination k on device d to results.jsonl and the table of results,
+ * and says so on stderr with the time left: under the lock, so that each record and each line
+ * is written whole, by one thread at a time. */
+static clp_status record_result(sweep *sw, size_t d, size_t k, const char *key, json_t *record,
+                                clp_error *err) {
+    pthread_mutex_lock(&sw->lock);
+    const clp_status st = sweep_results_append(sw->results, record, err);
+    if (st == CLP_OK) {
+        json_object_set(sw->done, key, record);
+        const json_t *rate = json_object_get(record, "throughput");
+        char options[1024], line[2048];
+        sweep_options_text(json_object_get(record, "options"), options, sizeof options);
+        int at = snprintf(line, sizeof line, "[%zu/%zu] device %zu: %s: %s", k + 1,
+                          sw->combinations, sw->dev.devices[d]->index, options,
+                          json_string_value(json_object_get(record, "status")));
+        if (rate && at >= 0 && (size_t)at < sizeof line)
+            at += snprintf(line + at, sizeof line - (size_t)at, ", %.4g %s", json_real_value(rate),
+                           json_string_value(json_object_get(record, "unit")));
+        ++sw->ran;
+        /* the time left, at the pace so far of all the threads together */
+        const double left =
+            (clp__now() - sw->started) / (double)sw->ran * (double)(sw->to_run - sw->ran);
+        if (sw->ran < sw->to_run && at >= 0 && (size_t)at < sizeof line)
+            snprintf(line + at, sizeof line - (size_t)at, " (%zu to go, about %.0f s left)",
+                     sw->to_run - sw->ran, left);
+        fprintf(stderr, "%s\n", line);
+    }
+    pthread_mutex_unlock(&sw->lock);
+    return st;
+}
+
+/* Sweeps device d (a sweep_device_fn; `user` is the sweep): every combination that
+ * results.jsonl does not hold yet, each recorded as soon as it is known, until another
+ * thread's failure sets sw->stop. Its worker is opened only when there is something to run. */
+static clp_status sweep_device(size_t d, void *user, clp_error *err) {
+    sweep *sw = user;
     clp_status st = CLP_OK;
-    cli_session s = {.cache = cache};
-    for (size_t k = 0; st == CLP_OK && k < sw->combinations; k++) {
+    cli_session s = {.cache = sw->cache};
+    for (size_t k = 0; st == CLP_OK && k < sw->combinations && !atomic_load(&sw->stop); k++) {
         json_t *options = combination(sw, k);
         char key[2048];
         sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
-        if (json_object_get(sw->done, key)) {
-            ++*skipped;
+        if (recorded(sw, key)) {
             json_decref(options);
             continue;
         }
@@ -463,31 +525,13 @@ static clp_status sweep_device(sweep *sw, size_t d, clp_cache *cache, size_t *ra
             st = clp_worker_create(sw->dev.devices[d], &s.worker, err);
         json_t *record =
             sweep_record_new(sw->case_path, sw->case_hash, options, sw->dev.identities[d]);
-        const double start = clp__now();
+        const double started = unix_time(), start = clp__now();
         if (st == CLP_OK)
             st = sweep_run_options(&sw->plan, &s, options, record, err);
+        json_object_set_new(record, "started", json_real(started));
         json_object_set_new(record, "seconds", json_real(clp__now() - start));
         if (st == CLP_OK)
-            st = sweep_results_append(sw->results, record, err);
-        if (st == CLP_OK) {
-            json_object_set(sw->done, key, record);
-            const json_t *rate = json_object_get(record, "throughput");
-            char text[1024];
-            sweep_options_text(options, text, sizeof text);
-            fprintf(stderr, "[%zu/%zu] device %zu: %s: %s", k + 1, sw->combinations,
-                    sw->dev.devices[d]->index, text,
-                    json_string_value(json_object_get(record, "status")));
-            if (rate)
-                fprintf(stderr, ", %.4g %s", json_real_value(rate),
-                        json_string_value(json_object_get(record, "unit")));
-            ++*ran;
-            /* the time left, at the pace so far */
-            const double left =
-                (clp__now() - sw->started) / (double)*ran * (double)(sw->to_run - *ran);
-            if (*ran < sw->to_run)
-                fprintf(stderr, " (%zu to go, about %.0f s left)", sw->to_run - *ran, left);
-            fprintf(stderr, "\n");
-        }
+            st = record_result(sw, d, k, key, record, err);
         json_decref(record);
         json_decref(options);
     }
@@ -495,18 +539,34 @@ static clp_status sweep_device(sweep *sw, size_t d, clp_cache *cache, size_t *ra
     return st;
 }
 
+/* "clpart: 3 devices, 2 threads: [0, 2] [1] ...": which devices share a thread. */
+static void describe_groups(const sweep *sw, const size_t *group_of, size_t groups) {
+    fprintf(stderr, "clpart: %zu devices, %zu thread%s:", sw->dev.n, groups,
+            groups == 1 ? "" : "s");
+    for (size_t g = 0; g < groups; g++) {
+        const char *sep = " [";
+        for (size_t d = 0; d < sw->dev.n; d++)
+            if (group_of[d] == g) {
+                fprintf(stderr, "%s%zu", sep, sw->dev.devices[d]->index);
+                sep = ", ";
+            }
+        fprintf(stderr, "]");
+    }
+    fprintf(stderr, " (a thread's devices run one after the other)\n");
+}
+
 int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     sweep sw = {0};
     cli_case base = {0};
-    clp_cache *cache = NULL;
+    pthread_mutex_init(&sw.lock, NULL);
     clp_status st = parse(argc, argv, &sw, &base, &err);
     if (st == CLP_OK) {
         cli_handle_signals();
         st = sweep_devices_select(&sw.dev, sw.selectors, cli, &err);
     }
     if (st == CLP_OK)
-        st = cli_open_cache(cli, &cache, &err);
+        st = cli_open_cache(cli, &sw.cache, &err);
     if (st == CLP_OK) {
         char path[sizeof sw.dir], why[256];
         snprintf(path, sizeof path, "%s", sw.dir);
@@ -524,9 +584,13 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
             json_decref(options);
         }
     sw.started = clp__now();
-    size_t ran = 0, skipped = 0;
-    for (size_t d = 0; st == CLP_OK && d < sw.dev.n; d++)
-        st = sweep_device(&sw, d, cache, &ran, &skipped, &err);
+    if (st == CLP_OK) {
+        size_t group_of[SWEEP_MAX_DEVICES];
+        const size_t groups = sweep_group_devices(sw.dev.devices, sw.dev.n, sw.schedule, group_of);
+        if (sw.dev.n > 1)
+            describe_groups(&sw, group_of, groups);
+        st = sweep_groups_run(group_of, sw.dev.n, groups, sweep_device, &sw, &sw.stop, &err);
+    }
     if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
         clp_error summary_err = CLP_ERROR_INIT;
         clp_status summary = write_summary(&sw, &summary_err);
@@ -540,18 +604,19 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     if (st == CLP_OK)
         printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv, "
                "%s/summary.png\n",
-               ran, skipped, sw.results, sw.dir, sw.dir, sw.dir);
+               sw.ran, sw.combinations * sw.dev.n - sw.to_run, sw.results, sw.dir, sw.dir, sw.dir);
     int rc;
     if (st == CLP_INTERRUPTED) {
         fprintf(stderr,
                 "clpart: interrupted: %zu combinations recorded in %s; run the same "
                 "sweep again to go on\n",
-                ran, sw.results);
+                sw.ran, sw.results);
         rc = 128 + cli_stop_signal;
     } else
         rc = st == CLP_OK ? CLP_EXIT_OK : cli_report(&err);
-    clp_cache_close(cache);
+    clp_cache_close(sw.cache);
     cli_case_free(&base);
     sweep_free(&sw);
+    pthread_mutex_destroy(&sw.lock);
     return rc;
 }

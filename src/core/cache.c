@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -19,7 +20,9 @@ struct clp_cache {
     char *dir;          /* no trailing slash; "" when nothing names a folder */
     bool enabled;       /* false: loads miss without counting, stores do nothing */
     uint64_t max_bytes; /* size cap on the sum of entry file sizes */
-    bool stats_warned;  /* a failing counter file is reported once per handle */
+    /* A failing counter file is reported once per handle; atomic because threads may share
+     * the handle (the rest is only read after clp_cache_open and clp_cache_set_max_bytes). */
+    atomic_bool stats_warned;
 };
 
 /* ---- Opening */
@@ -204,10 +207,9 @@ static void stats_count(clp_cache *cache, bool hit) {
     close(fd);
     return;
 fail:
-    if (!cache->stats_warned)
+    if (!atomic_exchange(&cache->stats_warned, true))
         CLP_WARN(CLP_LOG_CACHE, "cannot count a cache %s in %s: %s failed: %s",
                  hit ? "hit" : "miss", path, step, strerror(errno));
-    cache->stats_warned = true;
     if (fd >= 0)
         close(fd);
 }

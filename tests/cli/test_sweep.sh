@@ -4,8 +4,11 @@
 # a rerun that runs nothing already recorded, each record's diagnostics equal to those of a
 # separate clpart run of the same combination, summaries that list every combination, a
 # sweep stopped by SIGINT that loses nothing and goes on where it stopped, two PoCL devices
-# and Oclgrind beside PoCL in one sweep, a failed build recorded with its reason, a --combos
-# list, a --max sample and a list of presets.
+# and Oclgrind beside PoCL in one sweep (all on the host's cores: one after the other), the
+# same two PoCL devices in a thread each (--parallel: their runs overlap, every record is
+# whole and there once, summaries do not depend on the records' order, a SIGINT and a failure
+# stop both threads), a failed build recorded with its reason, a --combos list, a --max sample
+# and a list of presets.
 set -uo pipefail
 clpart=$1
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -101,8 +104,81 @@ pocl_devices() {
 export POCL_DEVICES="pthread pthread"
 two=$(pocl_devices)
 "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices "$two" --steps 3 --repeat 1 \
-    --out "$work/two" >/dev/null 2>&1 || fail "the sweep on two PoCL devices ($two) failed"
+    --out "$work/two" >"$work/two.log" 2>&1 || fail "the sweep on two PoCL devices ($two) failed"
 check_devices "$work/two" 2 1e-12 || fail "the two PoCL devices' records are wrong"
+# Both are CPU devices: one thread runs them one after the other.
+grep -q "^clpart: 2 devices, 1 thread: \[${two/,/, }\]" "$work/two.log" ||
+    fail "two CPU devices are not in one thread: $(head -1 "$work/two.log")"
+# records DIR COUNT OVERLAP: every line a whole record, each (options, device) once, COUNT
+# in all; OVERLAP yes when some run of one device overlaps in time a run of another, no when
+# none does (a run: from its "started" for its "seconds").
+records() {
+    python3 - "$@" <<'PY'
+import json, sys
+lines = open(sys.argv[1] + "/results.jsonl").read().split("\n")
+assert lines[-1] == "", "the last line is not ended"
+records = [json.loads(line) for line in lines[:-1]]
+keys = [(json.dumps(r["options"], sort_keys=True), r["device"]["index"]) for r in records]
+assert len(keys) == len(set(keys)) == int(sys.argv[2]), keys
+runs = [(r["device"]["index"], r["started"], r["started"] + r["seconds"]) for r in records]
+overlap = any(a[0] != b[0] and a[1] < b[2] and b[1] < a[2] for a in runs for b in runs)
+assert overlap == (sys.argv[3] == "yes"), runs
+PY
+}
+records "$work/two" 4 no || fail "the two CPU devices' runs overlap in time"
+# --parallel: a thread each. The case runs longer (an end time of 100 s, not 4 ms) so that a
+# run of 2000 steps takes some 0.3 s; both threads store the same programs in a cache of their own, which
+# then holds one whole entry per program (a third sweep finds all of them).
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["end_time"]=100.0; json.dump(c,open(sys.argv[2],"w"))' \
+    "$tiny" "$work/long.json"
+"$clpart" --cache-dir "$work/threads-cache" sweep "$work/long.json" -s sph.kernel=wendland,cubic \
+    --devices "$two" --parallel --steps 2000 --repeat 1 --out "$work/parallel" \
+    >"$work/parallel.log" 2>&1 || fail "the --parallel sweep failed: $(tail -3 "$work/parallel.log")"
+grep -q "^clpart: 2 devices, 2 threads: \[${two%,*}\] \[${two#*,}\]" "$work/parallel.log" ||
+    fail "--parallel did not give a thread each: $(head -1 "$work/parallel.log")"
+records "$work/parallel" 4 yes || fail "the --parallel records are wrong or did not overlap"
+check_devices "$work/parallel" 2 1e-12 || fail "the --parallel devices disagree"
+[ "$("$clpart" --cache-dir "$work/threads-cache" cache list --json |
+    python3 -c 'import json,sys; print(len(json.load(sys.stdin)["entries"]))')" = 2 ] ||
+    fail "the threads' cache does not hold one entry per program"
+"$clpart" --cache-dir "$work/threads-cache" sweep "$work/long.json" -s sph.kernel=wendland,cubic \
+    --devices "$two" --parallel --steps 2 --repeat 1 --out "$work/parallel-hits" >/dev/null 2>&1
+python3 -c 'import json,sys; assert all(json.loads(l)["cache_hit"] for l in open(sys.argv[1]))' \
+    "$work/parallel-hits/results.jsonl" || fail "a program the threads stored does not load"
+# The summaries follow the devices and combinations, not the order in which the threads
+# wrote: the records reversed give the same summaries, and the rerun runs nothing.
+mkdir -p "$work/reversed" && tac "$work/parallel/results.jsonl" >"$work/reversed/results.jsonl"
+out=$("$clpart" sweep "$work/long.json" -s sph.kernel=wendland,cubic --devices "$two" --serial \
+    --steps 2000 --repeat 1 --out "$work/reversed" 2>&1)
+grep -q "^done: 0 run, 4 already in" <<<"$out" || fail "the rerun of the --parallel sweep ran: $out"
+for f in summary.md summary.csv; do
+    cmp -s "$work/parallel/$f" "$work/reversed/$f" || fail "$f depends on the records' order"
+done
+# SIGINT stops both threads in their runs (some 30 s each): 130 within seconds, nothing
+# half-written.
+"$clpart" sweep "$work/long.json" -s sph.kernel=wendland,cubic --devices "$two" --parallel \
+    --steps 200000 --repeat 1 --out "$work/parallel-stopped" >"$work/parallel-stopped.log" 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "the threads did not stop within 10 s of SIGINT"; }
+wait "$pid"
+code=$?
+[ "$code" -eq 130 ] || fail "the interrupted --parallel sweep exited $code, not 130"
+[ ! -s "$work/parallel-stopped/results.jsonl" ] ||
+    fail "the interrupted --parallel sweep recorded a run that it stopped"
+grep -q "^clpart: interrupted: 0 combinations recorded" "$work/parallel-stopped.log" ||
+    fail "the interrupted --parallel sweep says: $(tail -1 "$work/parallel-stopped.log")"
+# A failure in one thread (results.jsonl cannot be written: it is a folder) stops the other
+# after its current run, and is reported once.
+mkdir -p "$work/unwritable/results.jsonl"
+out=$(timeout 60 "$clpart" sweep "$work/long.json" -s sph.kernel=wendland,cubic --devices "$two" \
+    --parallel --steps 200 --repeat 1 --out "$work/unwritable" 2>&1)
+code=$?
+[ "$code" -eq 1 ] && [ "$(grep -c '^clpart: error: ' <<<"$out")" -eq 1 ] &&
+    grep -q "^clpart: error: cannot append to $work/unwritable/results.jsonl: Is a directory" <<<"$out" ||
+    fail "a failing thread was not reported once with exit 1 ($code): $out"
 unset POCL_DEVICES
 # Oclgrind as a second platform, through a vendors folder of our own holding PoCL's ICD file.
 pocl_icd=$(ls "${OCL_ICD_VENDORS:-/etc/OpenCL/vendors}"/*pocl*.icd 2>/dev/null | head -1)
@@ -115,6 +191,10 @@ if [ -f /usr/lib/oclgrind/liboclgrind-rt-icd.so ] && [ -n "$pocl_icd" ]; then
         fail "the sweep on Oclgrind and PoCL failed: $(tail -3 "$work/oclgrind.log")"
     grep -q "Oclgrind" "$work/oclgrind/summary.md" || fail "Oclgrind is not in the summary"
     check_devices "$work/oclgrind" 2 1e-4 || fail "Oclgrind's and PoCL's records are wrong"
+    # Oclgrind says it is a GPU, but it simulates one on the host's cores: one thread.
+    grep -q "^clpart: 2 devices, 1 thread: \[0, 1\]" "$work/oclgrind.log" ||
+        fail "Oclgrind and PoCL are not in one thread: $(head -1 "$work/oclgrind.log")"
+    records "$work/oclgrind" 4 no || fail "Oclgrind's and PoCL's runs overlap in time"
 elif [ "${CI:-}" = true ]; then
     fail "Oclgrind or PoCL's ICD file is missing (tools/install-deps installs both)"
 else
