@@ -19,12 +19,14 @@ static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", NU
 static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", NULL};
 static const char *const pso_modules[] = {"core", "pso", NULL};
 static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
+static const char *const search_modules[] = {"core", "grid", "neighbors", NULL};
 static const char *const selftest_modules[] = {"core", "selftest", NULL};
 
 static const char *const sph_outputs[] = {"diagnostics.csv", "particles.pvd", NULL};
 static const char *const lj_outputs[] = {"diagnostics.csv", NULL};
 static const char *const pso_outputs[] = {"convergence.csv", "best.csv", "summary.json", NULL};
 static const char *const repulsive_outputs[] = {"design.csv", "energy.csv", "summary.json", NULL};
+static const char *const search_outputs[] = {"summary.json", NULL};
 static const char *const no_outputs[] = {NULL};
 
 /* In the order the documentation presents them. */
@@ -35,6 +37,8 @@ static const clp_model models[] = {
      NULL},
     {"repulsive", "interactions/s", repulsive_modules, repulsive_outputs,
      repulsive_source_needs_device, clp_repulsive_source, clp_repulsive_run, NULL},
+    {"search", "particle-updates/s", search_modules, search_outputs, NULL, clp_search_source,
+     clp_search_run, NULL},
     {"selftest", NULL, selftest_modules, no_outputs, NULL, clp__selftest_source, NULL,
      "clpart selftest"},
 };
