@@ -622,7 +622,9 @@ CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);
 typedef struct clp_grid clp_grid;
 
 /* The grid of a worker whose program contains clp_grid_cl_files() built with
- * clp_grid_constants(). Allocates the grid's buffers. */
+ * clp_grid_constants(). Allocates the grid's buffers, and releases the other re-sorted buffers
+ * the worker holds (left by an earlier run): a model allocates its own after this call. Every
+ * re-sorted buffer must hold one element per particle (else an update is CLP_USAGE). */
 CLP_API clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
                                    const clp_grid_geometry *geometry, size_t particles,
                                    clp_grid **out, clp_error *err);
