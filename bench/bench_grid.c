@@ -1,142 +1,110 @@
-/* The neighbour search per step at SPH density: a jittered lattice in a periodic cube (spacing
- * dp, search radius 2.3 dp: 32 to 56 neighbours, about 50 on average), timed over repeated
- * updates (keys, sort, reorder, list) plus one pass over every neighbour, as an interaction
- * kernel makes. Medians of the repeats; the device's copy bandwidth is measured in the same
- * run, and the bytes each phase must move at least give its fraction of it.
- * usage: bench-grid [--device SEL] [--particles N] [--repeat R] [-s NAME=VALUE]... */
-#include "run/worker_private.h"
+/* The neighbour search per step at SPH density, run by the model `search` through the registry
+ * (cases/neighbour_search.json resized to about N particles): per step a small displacement of
+ * every particle, one update (keys, sort, reorder, list) and one pass over every neighbour, as
+ * an interaction kernel makes. Device times per step are means over the steps (the start's
+ * sort and list sizing come before them); the device's copy bandwidth is measured in the same
+ * run, and the least bytes a step must move (the model's count) give its fraction of it.
+ * usage: bench-grid [--device SEL] [--particles N] [--steps S] [-s NAME=VALUE]... */
+#include "internal.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int fail(const clp_error *err) {
     fprintf(stderr, "bench-grid: %s\n", err->message);
     return 1;
 }
 
+/* The example case with `side` particles per axis and `steps` steps, as a temporary file. */
+static clp_status write_case(size_t side, long steps, char *path, size_t size, clp_error *err) {
+    char source[1024];
+    snprintf(source, sizeof source, "%s/cases/neighbour_search.json", clp_data_dir());
+    json_error_t e;
+    json_t *c = json_load_file(source, 0, &e);
+    if (!c)
+        return CLP_FAIL_AT(err, CLP_CASE, source, e.line, e.column, "%s", e.text);
+    json_t *search = json_object_get(c, "search");
+    json_object_set_new(search, "side", json_integer((json_int_t)side));
+    json_object_set_new(search, "steps", json_integer(steps));
+    snprintf(path, size, "/tmp/bench-grid-XXXXXX");
+    const int fd = mkstemp(path);
+    const bool written = fd >= 0 && json_dumpfd(c, fd, 0) == 0;
+    if (fd >= 0)
+        close(fd);
+    json_decref(c);
+    return written ? CLP_OK : CLP_FAIL(err, CLP_IO, "cannot write the case %s", path);
+}
+
+/* The result's value called `name`, or NaN. */
+static double value_of(const clp_run_result *r, const char *name) {
+    for (size_t i = 0; i < r->n_values; i++)
+        if (!strcmp(r->values[i].name, name))
+            return r->values[i].value;
+    return NAN;
+}
+
 int main(int argc, char **argv) {
     const char *selector = NULL;
     size_t particles = 1000000;
-    int repeat = 5;
+    long steps = 5;
     clp_error err = CLP_ERROR_INIT;
-    clp_schema *schema;
-    clp_options *opts;
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/options", clp_data_dir());
-    if (clp_schema_load(dir, &schema, &err) || clp_options_create(schema, &opts, &err))
-        return fail(&err);
-    const char *periodic[] = {"grid.periodic_x=true", "grid.periodic_y=true",
-                              "grid.periodic_z=true"};
-    for (size_t i = 0; i < 3; i++)
-        if (clp_options_apply_assignment(opts, periodic[i], &err))
-            return fail(&err);
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device"))
             selector = argv[i + 1];
         else if (!strcmp(argv[i], "--particles"))
             particles = strtoull(argv[i + 1], NULL, 10);
-        else if (!strcmp(argv[i], "--repeat"))
-            repeat = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-s") && clp_options_apply_assignment(opts, argv[i + 1], &err))
-            return fail(&err);
+        else if (!strcmp(argv[i], "--steps"))
+            steps = atol(argv[i + 1]);
     }
-    if (clp_options_check(opts, &err))
+    steps = steps < 1 ? 1 : steps;
+    const size_t side = (size_t)llround(cbrt((double)particles));
+    char case_path[64], dir[1024];
+    if (write_case(side, steps, case_path, sizeof case_path, &err))
         return fail(&err);
-    repeat = repeat < 1 ? 1 : repeat > 50 ? 50 : repeat;
-
-    /* A cube of side^3 particles on a lattice of spacing 1, each moved by up to 0.05. */
-    size_t side = (size_t)llround(cbrt((double)particles));
-    particles = side * side * side;
-    double *xyz = malloc(3 * particles * sizeof(double));
-    if (!xyz)
-        return 1;
-    uint64_t state = 7;
-    for (size_t i = 0; i < particles; i++) {
-        size_t c[3] = {i % side, i / side % side, i / (side * side)};
-        for (int a = 0; a < 3; a++) {
-            state = state * 6364136223846793005ull + 1442695040888963407ull;
-            double jitter = 0.1 * ((double)(state >> 11) * 0x1p-53 - 0.5);
-            xyz[3 * i + a] = (double)c[a] + 0.5 + jitter;
-        }
-    }
-    clp_grid_desc desc = {{0, 0, 0}, {(double)side, (double)side, (double)side}, 2.3};
-    clp_grid_geometry geo;
+    clp_schema *schema;
+    clp_options *opts;
+    snprintf(dir, sizeof dir, "%s/options", clp_data_dir());
+    if (clp_schema_load(dir, &schema, &err) || clp_options_create(schema, &opts, &err) ||
+        clp_options_apply_case(opts, case_path, NULL, 0, &err))
+        return fail(&err);
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "-s") && clp_options_apply_assignment(opts, argv[i + 1], &err))
+            return fail(&err);
+    const clp_model *model;
     clp_device_list *list;
     const clp_device_info *dev;
     clp_worker *w;
-    if (clp_grid_geometry_make(opts, &desc, &geo, &err) || clp_device_list_create(&list, &err) ||
-        clp_device_select(list, selector, &dev, &err) || clp_worker_create(dev, &w, &err))
-        return fail(&err);
-
-    clp_constant constants[40];
-    size_t nc = clp_grid_constants(&geo, particles, constants, 40);
-    const char *files[8];
-    size_t nf = 0;
-    for (const char *const *f = clp_grid_cl_files(); *f; f++)
-        files[nf++] = *f;
-    files[nf++] = "grid/collect.cl";
-    const char *modules[] = {"core", "grid", "neighbors"};
-    clp_program_spec spec = {"bench-grid", modules, 3, files, nf, constants, nc};
-    char *source, *flags;
-    clp_grid *grid;
-    if (clp_source_assemble(opts, clp_data_dir(), &spec, &source, &err) ||
-        clp_build_flags(dev, opts, &flags, &err) ||
-        clp_worker_build(w, source, flags, NULL, NULL, &err) ||
-        clp_grid_create(w, opts, &geo, particles, &grid, &err) ||
-        clp_grid_set_particles(grid, xyz, NULL, &err))
-        return fail(&err);
-    clp_buffer_counts counts = {.particles = particles};
-    if (clp_worker_alloc(w, CLP_BUF_COLLECT_COUNT, opts, &counts, &err))
-        return fail(&err);
     double bandwidth;
-    if (clp__copy_bandwidth(w, (size_t)1 << 28, &bandwidth, &err))
+    if (clp_options_check(opts, &err) || clp_model_find(clp_options_model(opts), &model, &err) ||
+        clp_device_list_create(&list, &err) || clp_device_select(list, selector, &dev, &err) ||
+        clp_worker_create(dev, &w, &err) ||
+        clp__copy_bandwidth(w, (size_t)1 << 28, &bandwidth, &err))
         return fail(&err);
 
-    clp_worker_set_profiling(w, true);
-    double keys[50], sort[50], reorder[50], build[50], total[50], pass[50];
-    const clp_step count = {"grid_count_neighbors",
-                            clp_grid_iteration_buffers(opts) | CLP_BUF_ID | CLP_BUF_COLLECT_COUNT,
-                            particles, 0};
-    for (int r = -1; r < repeat; r++) { /* r = -1 warms up */
-        if (clp_grid_update(grid, &err) || clp_worker_run_step(w, &count, NULL, &err) ||
-            clFinish(clp_worker_queue(w)) != CL_SUCCESS)
-            return fail(&err);
-        double start = clp__now();
-        if (clp_worker_run_step(w, &count, NULL, &err) ||
-            clFinish(clp_worker_queue(w)) != CL_SUCCESS)
-            return fail(&err);
-        if (r < 0)
-            continue;
-        clp_grid_timing t = clp_grid_last_timing(grid);
-        keys[r] = t.keys, sort[r] = t.sort, reorder[r] = t.reorder, build[r] = t.list;
-        total[r] = t.keys + t.sort + t.reorder + t.list;
-        pass[r] = clp__now() - start;
-    }
-    uint32_t *n_neighbours = malloc(particles * sizeof(uint32_t));
-    if (clp_worker_read(w, CLP_BUF_COLLECT_COUNT, n_neighbours, &err))
+    clp_run_timing t = {0};
+    clp_run_result result = {0};
+    const clp_run_config config = {.timing = &t, .result = &result};
+    const clp_status st = model->run(w, opts, case_path, &config, &err);
+    remove(case_path);
+    if (st != CLP_OK)
         return fail(&err);
-    double mean = 0;
-    for (size_t i = 0; i < particles; i++)
-        mean += n_neighbours[i];
-    mean /= (double)particles;
-    double step = clp__median(total, (size_t)repeat);
-    double bytes = clp_grid_update_bytes(opts, &geo, particles, mean);
-    printf("| %-32.32s | %9zu | %-8s | %-6s | %-6s | %5.1f | %8.2f | %8.2f | %8.2f | %8.2f | "
-           "%8.2f | %8.3g | %7.2f | %6.1f | %4.0f%% | %8.2f |\n",
-           dev->name, particles, clp_options_enum(opts, "grid.sort"),
-           clp_options_enum(opts, "neighbors.mode"), clp_options_enum(opts, "grid.positions"), mean,
-           1e3 * clp__median(keys, (size_t)repeat), 1e3 * clp__median(sort, (size_t)repeat),
-           1e3 * clp__median(reorder, (size_t)repeat), 1e3 * clp__median(build, (size_t)repeat),
-           1e3 * step, (double)particles / step, bytes / 1e9, bytes / step / 1e9,
-           100 * bytes / step / bandwidth, 1e3 * clp__median(pass, (size_t)repeat));
-    fprintf(stderr, "copy bandwidth %.1f GB/s, %d repeats, %u cells\n", bandwidth / 1e9, repeat,
-            geo.key_count);
-    free(n_neighbours);
-    free(xyz);
-    free(source);
-    free(flags);
-    clp_grid_destroy(grid);
+    const double n = (double)t.steps, per_step = 1e3 / n; /* ms per step */
+    const double rebuild = t.keys + t.sort + t.reorder + t.list;
+    const double step = (t.integration + rebuild + t.forces) / n, bytes = result.bytes / n;
+    printf("| %-32.32s | %9zu | %-6s | %-8s | %-4s | %-6s | %5.1f | %7.2f | %7.2f | %7.2f | "
+           "%8.2f | %7.2f | %10.2f | %7.2f | %7.2f | %8.3g | %6.3f | %6.1f | %4.0f%% |\n",
+           dev->name, (size_t)t.particles, clp_options_enum(opts, "grid.key"),
+           clp_options_enum(opts, "grid.sort"), clp_options_enum(opts, "neighbors.mode"),
+           clp_options_enum(opts, "grid.positions"), value_of(&result, "mean_neighbours"),
+           per_step * t.integration, per_step * t.keys, per_step * t.sort, per_step * t.reorder,
+           per_step * t.list, per_step * rebuild, per_step * t.forces, 1e3 * step,
+           (double)t.particles / step, bytes / 1e9, bytes / step / 1e9,
+           100 * bytes / step / bandwidth);
+    fprintf(stderr, "copy bandwidth %.1f GB/s, %llu steps\n", bandwidth / 1e9,
+            (unsigned long long)t.steps);
     clp_worker_destroy(w);
     clp_device_list_destroy(list);
     clp_options_destroy(opts);

@@ -633,7 +633,9 @@ CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);
 typedef struct clp_grid clp_grid;
 
 /* The grid of a worker whose program contains clp_grid_cl_files() built with
- * clp_grid_constants(). Allocates the grid's buffers. */
+ * clp_grid_constants(). Allocates the grid's buffers, and releases the other re-sorted buffers
+ * the worker holds (left by an earlier run): a model allocates its own after this call. Every
+ * re-sorted buffer must hold one element per particle (else an update is CLP_USAGE). */
 CLP_API clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
                                    const clp_grid_geometry *geometry, size_t particles,
                                    clp_grid **out, clp_error *err);
@@ -697,10 +699,11 @@ CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 typedef struct clp_run_timing {
     double keys, sort, reorder, list;  /* neighbour-search rebuilds (clp_grid_timing) */
     double boundary;                   /* boundary conditions (SPH mDBC) */
-    double density, forces, time_step; /* density sum, forces, time-step reduction */
-    double integration;                /* the integrator's kernels */
-    double wall;                       /* seconds of the whole time loop, outputs included */
-    double outputs;                    /* of which snapshots, output files and checkpoints */
+    double density, forces, time_step; /* density sum, forces (the neighbour-search model: its
+                                          neighbour passes), time-step reduction */
+    double integration; /* the integrator's kernels (neighbour search: the displacement) */
+    double wall;        /* seconds of the whole time loop, outputs included */
+    double outputs;     /* of which snapshots, output files and checkpoints */
     uint64_t steps, rebuilds, particles;
     uint64_t forced_rebuilds; /* of the rebuilds, those a particle forced by moving more than
                                  half the skin (SPH) */
@@ -815,6 +818,24 @@ CLP_API clp_status clp_repulsive_source(const clp_options *opts, const clp_devic
 CLP_API clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts,
                                      const char *case_path, const clp_run_config *config,
                                      clp_error *err);
+
+/* The assembled device source of the neighbour-search case at `case_path` (options already
+ * applied): it depends on the options and the case only (`dev` may be NULL). *out is new. */
+CLP_API clp_status clp_search_source(const clp_options *opts, const clp_device_info *dev,
+                                     const char *case_path, char **out, clp_error *err);
+
+/* Runs the neighbour-search case at `case_path` (options already applied) on the worker's
+ * device: a jittered lattice of side^3 particles in a periodic cube, sorted once, then `steps`
+ * steps of a small random displacement of every particle, a grid update (every neighbors.every
+ * steps) and `passes` passes over every particle's neighbours. At the end the host checks the
+ * sorted state (CLP_CHECK on a violation) and, with config->out_dir, writes summary.json
+ * (particles, steps, interrupted, mean_neighbours, min_neighbours, max_neighbours, violations,
+ * seconds). config->timing gets the device seconds of the update's phases, of the
+ * displacement (integration) and of the passes (forces). config->restart and config->max_time
+ * are refused (CLP_USAGE); config->checkpoint_requested is ignored. */
+CLP_API clp_status clp_search_run(clp_worker *worker, const clp_options *opts,
+                                  const char *case_path, const clp_run_config *config,
+                                  clp_error *err);
 
 /* ==== Device probes ===================================================================== */
 

@@ -65,6 +65,12 @@ void clp__worker_release_buffers(clp_worker *w) {
         release_buffer(w, i);
 }
 
+void clp__worker_release(clp_worker *w, clp_buffer_set set) {
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        if (set & (1ull << i))
+            release_buffer(w, i);
+}
+
 /* New buffers start as zeros, written from the host: no run reads what a previous buffer
  * left, and checkers such as Oclgrind see the memory as initialised. */
 static clp_status zero(clp_worker *w, cl_mem mem, size_t bytes, const char *name, clp_error *err) {

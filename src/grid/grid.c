@@ -51,6 +51,13 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
     g->check_displacement = true;
     g->buffers = clp_buffers_needed(CLP_GRID_BUFFERS, opts);
+    /* a new particle set: the sort moves every re-sorted buffer the worker holds, so those an
+       earlier run left (of another particle count) go, before the model allocates its own */
+    clp_buffer_set stale = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        if (clp_buffer_traits_of(1ull << i)->resorted)
+            stale |= 1ull << i;
+    clp__worker_release(worker, stale & ~CLP_GRID_BUFFERS);
     const clp_buffer_counts counts = grid_counts(geometry, particles);
     CLP_TRY(clp_worker_alloc(worker, CLP_GRID_BUFFERS & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
     if (g->list) /* room for the end markers only until a build has counted */

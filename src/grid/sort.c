@@ -63,6 +63,10 @@ static clp_status gather(clp_grid *g, const clp_buffer_traits *t, clp_error *err
     const char *name = bytes == 16 ? "grid_gather_uint4" : "grid_gather_uint";
     CLP_REQUIRE(bytes == 4 || bytes == 16, err, CLP_USAGE,
                 "buffer \"%s\": the reorder moves 4- or 16-byte elements, not %zu", t->name, bytes);
+    CLP_REQUIRE(clp_worker_buffer_bytes(w, t->bit) == bytes * g->particles, err, CLP_USAGE,
+                "buffer \"%s\" holds %zu bytes, and the reorder of %zu particles moves %zu: a "
+                "re-sorted buffer must have one element per particle of the grid",
+                t->name, clp_worker_buffer_bytes(w, t->bit), g->particles, bytes * g->particles);
     const cl_mem args[] = {clp__worker_buffer_copy(w, t->bit, 0),
                            clp__worker_buffer_copy(w, t->bit, 1),
                            clp_worker_buffer(w, CLP_BUF_PERM)};

@@ -14,6 +14,7 @@ extern const char *const clp__sph_diagnostics[];
 extern const char *const clp__lj_columns[];
 extern const char *const clp__pso_diagnostics[];
 extern const char *const clp__rep_columns[];
+extern const char *const clp__search_diagnostics[];
 
 /* The option modules of the model called `name` (its registry entry's), *count their number. */
 const char *const *clp__model_modules(const char *name, size_t *count);

@@ -21,12 +21,14 @@ static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", NU
 static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", NULL};
 static const char *const pso_modules[] = {"core", "pso", NULL};
 static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
+static const char *const search_modules[] = {"core", "grid", "neighbors", NULL};
 static const char *const selftest_modules[] = {"core", "selftest", NULL};
 
 static const char *const sph_outputs[] = {"diagnostics.csv", "particles.pvd", NULL};
 static const char *const lj_outputs[] = {"diagnostics.csv", NULL};
 static const char *const pso_outputs[] = {"convergence.csv", "best.csv", "summary.json", NULL};
 static const char *const repulsive_outputs[] = {"design.csv", "energy.csv", "summary.json", NULL};
+static const char *const search_outputs[] = {"summary.json", NULL};
 static const char *const no_outputs[] = {NULL};
 
 /* The stages of one step, as each model's run makes them (src/models/<model>/): always, only
@@ -80,6 +82,11 @@ static const clp_model_stage repulsive_stages[] = {
     WHEN("rep_clear", "zeroed sums (global implementation)", CLP_PHASE_FORCES, "repulsive.impl",
          "global"),
     STAGE("rep_forces", "all-pairs forces, energy and stress", CLP_PHASE_FORCES), END};
+static const clp_model_stage search_stages[] = {
+    STAGE("search_move", "every particle moved a little", CLP_PHASE_INTEGRATION), REBUILD,
+    STAGE("grid_count_neighbors", "passes over every neighbour, as a force kernel makes",
+          CLP_PHASE_FORCES),
+    END};
 #undef STAGE
 #undef WHEN
 #undef UNLESS
@@ -100,6 +107,8 @@ static const clp_model_stage repulsive_stages[] = {
 #define REPULSIVE_BUFFERS                                                                          \
     (CLP_BUF_REP_POS | CLP_BUF_REP_VEL | CLP_BUF_REP_ACC | CLP_BUF_REP_ENERGY |                    \
      CLP_BUF_REP_STRESS | CLP_BUF_REP_PARTIAL | CLP_BUF_REP_MEASURE)
+
+#define SEARCH_BUFFERS (CLP_GRID_BUFFERS | CLP_BUF_COLLECT_COUNT)
 
 /* In the order the documentation presents them. */
 static const clp_model models[] = {
@@ -149,6 +158,17 @@ static const clp_model models[] = {
      .source_needs_device = repulsive_source_needs_device,
      .source = clp_repulsive_source,
      .run = clp_repulsive_run},
+    {.name = "search",
+     .throughput_unit = "particle-updates/s",
+     .steps_name = "steps",
+     .modules = search_modules,
+     .buffers = SEARCH_BUFFERS,
+     .stages = search_stages,
+     .profiled = true,
+     .diagnostics = clp__search_diagnostics,
+     .outputs = search_outputs,
+     .source = clp_search_source,
+     .run = clp_search_run},
     {.name = "selftest",
      .modules = selftest_modules,
      .diagnostics = no_outputs,

@@ -38,6 +38,8 @@ clp_status clp__buffer_create(clp_worker *worker, const char *name, size_t bytes
 void clp__buffer_release(cl_mem mem);
 /* Releases every buffer. */
 void clp__worker_release_buffers(clp_worker *worker);
+/* Releases the buffers of `set` that are allocated. */
+void clp__worker_release(clp_worker *worker, clp_buffer_set set);
 /* Replaces the named buffer `bit` by one of `bytes` bytes (zeroed), whether the options asked
  * for it before or not: for a buffer whose size the run decides, as the neighbour list's. */
 clp_status clp__worker_realloc(clp_worker *worker, clp_buffer_set bit, size_t bytes,

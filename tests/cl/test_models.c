@@ -20,6 +20,7 @@ static const model_case cases[] = {
     {"lj", "cases/lj_liquid_small.json", {"neighbors.mode=jit"}},
     {"pso", "cases/pso_sphere_128.json", {"pso.topology=ring"}},
     {"repulsive", "cases/repulsive_24_2d.json", {"repulsive.impl=global"}},
+    {"search", "cases/neighbour_search.json", {"neighbors.mode=jit"}},
 };
 
 /* A condition names an option of the schema and a value it takes. */

@@ -3,7 +3,8 @@
 # wrote: each application efficiency is the default options' rate over the best of the
 # workload's records, each architectural efficiency the best record's bytes/s or flop/s
 # over the probes, each Φ the harmonic mean; the hand counts of bytes and flops per unit
-# (PSO 24 bytes per component update, repulsive 10 D + 12 flops per pair at q = 3); a rerun
+# (PSO 24 bytes per component update, repulsive 10 D + 12 flops per pair at q = 3, the
+# neighbour search's bytes per particle-update from its documented count); a rerun
 # that runs nothing again. Then clpart report merging this machine's bench.json with a
 # hand-made one from another machine, its Φ computed by hand; and bad input.
 set -uo pipefail
@@ -18,7 +19,7 @@ import json, sys
 d = sys.argv[1]
 doc = json.load(open(d + "/bench.json"))
 records = [json.loads(l) for l in open(d + "/results.jsonl")]
-assert len(doc["devices"]) == 1 and len(doc["workloads"]) == 5, doc.keys()
+assert len(doc["devices"]) == 1 and len(doc["workloads"]) == 6, doc.keys()
 probe = doc["devices"][0]["probe"]
 bandwidth = max(probe[k] for k in ("copy_float", "copy_float4", "triad_float", "triad_float4"))
 assert bandwidth > 0 and probe["fma"] > 0, probe
@@ -45,6 +46,31 @@ for w in doc["workloads"]:
     if w["name"] == "pso-128d":
         assert all(r["bytes_per_unit"] == 24 for r in mine), "PSO: 24 bytes per update"
         assert len(mine) == 6, [r["options"] for r in mine]  # the defaults and 5 layouts
+    if w["name"] == "neighbour-search-4k":
+        # docs/models/search.md: 16^3 particles, radius 2.3 in a cube of side 16, so 6 cells
+        # per axis: 216 linear keys, or 8^3 Morton keys; ~50.97 listed neighbours (density 1)
+        import math
+        n, listed = 16 ** 3, 4 / 3 * math.pi * 2.3 ** 3
+        for r in mine:
+            o = {"grid.key": "linear", "grid.sort": "counting", "neighbors.mode": "list"}
+            o.update(r["options"])
+            cells = (216 if o["grid.key"] == "linear" else 512) + 1
+            radix, listing = o["grid.sort"] == "radix", o["neighbors.mode"] == "list"
+            entries = 4 * (listed + 1) if listing else 0
+            bytes = (36  # the move: pos read and written, id read
+                     + 40 + (0 if radix else 4)  # keys
+                     + (math.ceil(math.log2(cells)) * 32 if radix else 20)  # the sort
+                     + 60  # the reorder: perm, then pos, key, type and id read and written
+                     + (16 + entries if listing else 0)  # the list build
+                     + 28 + entries  # one pass: pos, key, id, the count, the list
+                     + (0 if radix else 16 * cells / n))  # the counting sort's cells
+            assert abs(r["bytes_per_unit"] - bytes) < 1e-9 * bytes, (o, r["bytes_per_unit"], bytes)
+            assert r["flops_per_unit"] == 0, r
+            assert r["diagnostics"]["violations"] == 0, r
+        # every variant moves the same particles the same way: the same neighbour counts
+        assert len({r["diagnostics"]["mean_neighbours"] for r in mine}) == 1, mine
+        assert 40 < mine[0]["diagnostics"]["mean_neighbours"] < 60, mine[0]
+        assert len(mine) == 8, [r["options"] for r in mine]  # the defaults and 7 variants
     if w["name"] == "repulsive-24-2d":
         assert all(r["flops_per_unit"] == 10 * 2 + 12 for r in mine), "repulsive flops"
         assert {r["options"].get("repulsive.impl") for r in mine} == {None, "global"}

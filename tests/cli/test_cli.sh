@@ -52,7 +52,7 @@ python3 - "$clpart" <<'PY' || fail "models --json disagrees with options --json"
 import json, subprocess, sys
 models = json.loads(subprocess.run([sys.argv[1], "models", "--json"], capture_output=True, check=True).stdout)
 options = {o["name"]: o for o in json.loads(subprocess.run([sys.argv[1], "options", "--json"], capture_output=True, check=True).stdout)}
-assert [m["name"] for m in models] == ["sph", "lj", "pso", "repulsive", "selftest"], models
+assert [m["name"] for m in models] == ["sph", "lj", "pso", "repulsive", "search", "selftest"], models
 for m in models:
     assert all(any(o.startswith(mod + ".") for o in options) for mod in m["modules"]), m["modules"]
     for stage in m["stages"]:
