@@ -1,12 +1,13 @@
-/* clpart run CASE: runs a case (model sph, lj, pso or repulsive) on the selected device to its
- * end, writing diagnostics (for PSO the convergence, the best position and a summary; for
- * repulsive particles the start and optimised designs, the energies and a summary), and for
- * SPH snapshots and checkpoints, to --out DIR (default: out/<case name>); --restart FILE
- * continues an SPH run from a checkpoint; --timing prints the device time of each SPH phase
- * per step; --steps N and --time T end it sooner. It ends with the rate in the model's
- * throughput unit. SIGUSR1 asks for an SPH checkpoint at the next step. The first SIGINT or SIGTERM
- * stops the run after its current step with a checkpoint (SPH) or the outputs so far, and
- * the exit status is 128 + the signal's number; a second one ends the process at once. */
+/* clpart run CASE: runs a case (model sph, lj, pso, repulsive or search) on the selected device
+ * to its end, writing diagnostics (for PSO the convergence, the best position and a summary;
+ * for repulsive particles the start and optimised designs, the energies and a summary; for
+ * the neighbour search a summary), and for SPH snapshots and checkpoints, to --out DIR
+ * (default: out/<case name>); --restart FILE continues an SPH run from a checkpoint; --timing
+ * prints the device time of each phase per step (SPH, neighbour search); --steps N and
+ * --time T end it sooner. It ends with the rate in the model's throughput unit. SIGUSR1 asks
+ * for an SPH checkpoint at the next step. The first SIGINT or SIGTERM stops the run after its
+ * current step with a checkpoint (SPH) or the outputs so far, and the exit status is 128 +
+ * the signal's number; a second one ends the process at once. */
 #include "cli_case.h"
 
 #include <libgen.h>
@@ -51,7 +52,7 @@ static void print_timing(const clp_model *model, const clp_options *opts, const 
     printf("timing: %-28s %10.4f s in all\n", "outputs and checkpoints", t->outputs);
 }
 
-/* The models clpart run runs, as "sph, lj, pso and repulsive". */
+/* The models clpart run runs, as "sph, lj, pso, repulsive and search". */
 static const char *runnable_models(void) {
     static char list[128];
     size_t count, n = 0, listed = 0;

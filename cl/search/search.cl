@@ -16,22 +16,23 @@
  * Philox4x32-10 of the counter (id, step, 0, 0) under the seed, so it follows the particle
  * through every sort and is the same on every device and in every option set. Global
  * positions are wrapped back into the cube (every axis is periodic); local offsets are moved
- * to their new cell by the next grid_keys. */
+ * to their new cell by the next grid_keys. Per axis, in scalars: Oclgrind 21.10's check of
+ * uninitialised values crashes inside itself on the same steps written with float3. */
 __kernel void search_move(__global float4 *restrict pos, __global const uint *restrict id,
                           const uint step) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
-    const uint4 bits =
-        philox4x32_10((uint4)(id[i], step, 0u, 0u), (uint2)(CLP_SEARCH_SEED_LO, CLP_SEARCH_SEED_HI));
-    const float3 u = (float3)(uniform_from_bits(bits.x), uniform_from_bits(bits.y),
-                              uniform_from_bits(bits.z));
+    const uint4 bits = philox4x32_10((uint4)(id[i], step, 0u, 0u),
+                                     (uint2)(CLP_SEARCH_SEED_LO, CLP_SEARCH_SEED_HI));
     float4 p = pos[i];
-    float3 x = p.xyz + CLP_SEARCH_MOVE * (2.0f * u - 1.0f);
+    p.x += CLP_SEARCH_MOVE * (2.0f * uniform_from_bits(bits.x) - 1.0f);
+    p.y += CLP_SEARCH_MOVE * (2.0f * uniform_from_bits(bits.y) - 1.0f);
+    p.z += CLP_SEARCH_MOVE * (2.0f * uniform_from_bits(bits.z) - 1.0f);
 #if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_GLOBAL
-    const float3 origin = CLP_GRID_ORIGIN.xyz, size = CLP_GRID_SIZE.xyz;
-    x -= size * floor((x - origin) / size);
+    p.x -= CLP_GRID_SIZE_X * floor((p.x - CLP_GRID_ORIGIN_X) / CLP_GRID_SIZE_X);
+    p.y -= CLP_GRID_SIZE_Y * floor((p.y - CLP_GRID_ORIGIN_Y) / CLP_GRID_SIZE_Y);
+    p.z -= CLP_GRID_SIZE_Z * floor((p.z - CLP_GRID_ORIGIN_Z) / CLP_GRID_SIZE_Z);
 #endif
-    p.xyz = x;
     pos[i] = p;
 }

@@ -4,7 +4,8 @@
 # building one key, a build error mapped to its cl/ file, an install outside the tree,
 # Lennard-Jones runs (diagnostics against independent values, and bad LJ cases), particle
 # swarm runs (optima known analytically, bests recomputed here, and bad PSO cases), and
-# repulsive-particle designs (criteria recomputed here against a lattice, and bad cases).
+# repulsive-particle designs (criteria recomputed here against a lattice, and bad cases),
+# and the neighbour search (its commands, summary and bad cases).
 set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/cases/selftest.json
@@ -408,7 +409,7 @@ expect 2 "--restart is not supported for model lj" -- "$clpart" run "$work/lj.js
 expect 2 "--timing is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --timing
 [ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
 expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
-expect 1 "clpart run runs models sph, lj, pso and repulsive, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
+expect 1 "clpart run runs models sph, lj, pso, repulsive and search, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
 # An LJ case's program, printed and built on its own as its run builds it (a cache hit after
 # the run); lj.strategy=auto, which times the strategies on the device, is refused.
 expect 0 'device program for model "lj"' -- "$clpart" source "$work/lj.json"
@@ -645,6 +646,33 @@ expect 1 "$work/rep_bad.json: 'repulsive.tolerance' must be a number in \[0, 1e\
 expect 2 "--restart is not supported for model repulsive" -- "$clpart" run "$rep24" --out "$work/rep_bad" --restart "$work/none.ckpt"
 expect 2 "--timing is not supported for model repulsive" -- "$clpart" run "$rep24" --out "$work/rep_bad" --timing
 [ ! -e "$work/rep_bad" ] || fail "a refused repulsive case left output behind"
+
+# The neighbour search (model search): cases/neighbour_search.json at 8^3 particles, run,
+# timed and swept through the commands every model takes; bad cases name the file and the key.
+searchcase() {
+    local file=$1
+    shift
+    variant "$(cat "$CLPART_DATA_DIR/cases/neighbour_search.json")" "$file" search/side=8 search/steps=3 "$@"
+}
+searchcase "$work/search.json"
+expect 0 "^#define CLP_SEARCH_MOVE " -- "$clpart" source "$work/search.json"
+expect 0 "^built " -- "$clpart" build "$work/search.json" -s neighbors.mode=jit
+expect 0 "^timing: neighbour list " -- "$clpart" run "$work/search.json" --out "$work/search_out" --timing
+python3 - "$work/search_out/summary.json" <<'PY' || fail "search: summary.json is wrong"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["particles"] == 512 and s["steps"] == 3 and s["violations"] == 0, s
+assert not s["interrupted"] and 40 < s["mean_neighbours"] < 60, s
+assert s["min_neighbours"] <= s["mean_neighbours"] <= s["max_neighbours"], s
+PY
+expect 0 "^done: 2 run" -- "$clpart" sweep "$work/search.json" -s grid.sort=counting,radix --repeat 1 --out "$work/search_sweep"
+searchcase "$work/search_bad.json" search/sides=8
+expect 1 "$work/search_bad.json: unknown key 'search.sides'; did you mean 'side'" -- "$clpart" run "$work/search_bad.json" --out "$work/search_bad"
+searchcase "$work/search_bad.json" search/side=4
+expect 1 "the periodic x axis \(size 4\) needs at least 3 cells of the search radius 2.3" -- "$clpart" run "$work/search_bad.json" --out "$work/search_bad"
+expect 1 "model search places its lattice in a periodic cube" -- "$clpart" run "$work/search.json" --out "$work/search_bad" -s grid.periodic_z=false
+expect 2 "--time is not supported for model search" -- "$clpart" run "$work/search.json" --out "$work/search_bad" --time 1
+[ ! -e "$work/search_bad" ] || fail "a refused search case left output behind"
 
 # The main job.
 expect 0 "selftest passed" -- "$clpart" selftest
