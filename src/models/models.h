@@ -11,6 +11,8 @@ clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *
 /* What each model's folder gives the registry: the named values of its runs' results (the LJ
  * and repulsive ones follow "step" in their CSV columns), NULL-ended. */
 extern const char *const clp__sph_diagnostics[];
+/* The checkpoint file an SPH run writes to its output folder. */
+#define CLP__SPH_CHECKPOINT "checkpoint.ckpt"
 extern const char *const clp__lj_columns[];
 extern const char *const clp__pso_diagnostics[];
 extern const char *const clp__rep_columns[];

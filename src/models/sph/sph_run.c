@@ -535,7 +535,7 @@ static void report_rebuilds(const sph_run *r) {
 
 /* The checkpoint file of a run's output folder. */
 static void checkpoint_path(const clp_run_config *config, char *path, size_t size) {
-    snprintf(path, size, "%s/checkpoint.ckpt", config->out_dir);
+    snprintf(path, size, "%s/" CLP__SPH_CHECKPOINT, config->out_dir);
 }
 
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
