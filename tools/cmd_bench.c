@@ -441,16 +441,16 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
     }
     for (size_t d = 0; st == CLP_OK && d < b.dev.n; d++)
         st = run_device(&b, d, &err);
+    bool charted = false;
     if (st == CLP_OK) {
         portability_compute(b.doc);
         char title[1100];
         snprintf(title, sizeof title, "clpart bench, suite %s", b.suite_path);
-        st = portability_write(b.doc, b.dir, "bench", title, &err);
+        st = portability_write(b.doc, b.dir, "bench", title, &charted, &err);
     }
     if (st == CLP_OK)
-        printf("done: %s/bench.md, %s/bench.json, %s/bench.png; Φ architectural %.3f, "
-               "application %.3f\n",
-               b.dir, b.dir, b.dir,
+        printf("done: %s/bench.md, %s/bench.json%s%s%s; Φ architectural %.3f, application %.3f\n",
+               b.dir, b.dir, charted ? ", " : "", charted ? b.dir : "", charted ? "/bench.png" : "",
                json_real_value(json_object_get(json_object_get(b.doc, "phi"), "architectural")),
                json_real_value(json_object_get(json_object_get(b.doc, "phi"), "application")));
     int rc;

@@ -79,18 +79,20 @@ int cmd_report(int argc, char **argv, const clp_cli *cli) {
     if (st == CLP_OK && json_array_size(json_object_get(doc, "sources")) == 0)
         st = CLP_FAIL(&err, CLP_USAGE, "clpart report takes one or more bench.json files");
     char why[256], dir[1024];
+    bool charted = false;
     snprintf(dir, sizeof dir, "%s", out);
     if (st == CLP_OK && !clp__make_dirs(dir, why, sizeof why))
         st = CLP_FAIL_AT(&err, CLP_IO, out, -1, -1, "cannot make %s: %s", out, why);
     if (st == CLP_OK) {
         portability_compute(doc);
-        st = portability_write(doc, out, "report", "clpart portability report", &err);
+        st = portability_write(doc, out, "report", "clpart portability report", &charted, &err);
     }
     if (st == CLP_OK)
-        printf("%zu devices from %zu files: %s/report.md, %s/report.json, %s/report.png; "
+        printf("%zu devices from %zu files: %s/report.md, %s/report.json%s%s%s; "
                "Φ architectural %.3f, application %.3f\n",
                json_array_size(json_object_get(doc, "devices")),
-               json_array_size(json_object_get(doc, "sources")), out, out, out,
+               json_array_size(json_object_get(doc, "sources")), out, out, charted ? ", " : "",
+               charted ? out : "", charted ? "/report.png" : "",
                json_real_value(json_object_get(json_object_get(doc, "phi"), "architectural")),
                json_real_value(json_object_get(json_object_get(doc, "phi"), "application")));
     json_decref(doc);

@@ -200,7 +200,7 @@ static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
 /* DIR/summary.png: the median rate of every combination, a bar per device, drawn by gnuplot
  * (from summary.dat and summary.gp, kept beside it). Without gnuplot there is no chart, and
  * a note says so. */
-static clp_status write_chart(const sweep *sw, clp_error *err) {
+static clp_status write_chart(const sweep *sw, bool *drawn, clp_error *err) {
     clp_status st = CLP_OK;
     char path[1024];
     const char *unit = NULL;
@@ -252,7 +252,7 @@ static clp_status write_chart(const sweep *sw, clp_error *err) {
                 d + 2, d ? "" : ":xtic(1)", sw->dev.devices[d]->index, sw->dev.devices[d]->name);
     fprintf(gp, "\n");
     CLP_REQUIRE(fclose(gp) == 0, err, CLP_IO, "cannot write %s", path);
-    CLP_TRY(sweep_gnuplot(sw->dir, "summary.gp", "summary.png", err));
+    CLP_TRY(sweep_gnuplot(sw->dir, "summary.gp", "summary.png", drawn, err));
 fail:
     return st;
 }
@@ -591,20 +591,21 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
             describe_groups(&sw, group_of, groups);
         st = sweep_groups_run(group_of, sw.dev.n, groups, sweep_device, &sw, &sw.stop, &err);
     }
+    bool charted = false;
     if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
         clp_error summary_err = CLP_ERROR_INIT;
         clp_status summary = write_summary(&sw, &summary_err);
         if (summary == CLP_OK)
-            summary = write_chart(&sw, &summary_err);
+            summary = write_chart(&sw, &charted, &summary_err);
         if (summary != CLP_OK && st == CLP_OK) {
             st = summary;
             err = summary_err;
         }
     }
     if (st == CLP_OK)
-        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv, "
-               "%s/summary.png\n",
-               sw.ran, sw.combinations * sw.dev.n - sw.to_run, sw.results, sw.dir, sw.dir, sw.dir);
+        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv%s%s%s\n", sw.ran,
+               sw.combinations * sw.dev.n - sw.to_run, sw.results, sw.dir, sw.dir,
+               charted ? ", " : "", charted ? sw.dir : "", charted ? "/summary.png" : "");
     int rc;
     if (st == CLP_INTERRUPTED) {
         fprintf(stderr,

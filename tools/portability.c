@@ -208,7 +208,7 @@ static clp_status write_markdown(const json_t *doc, const char *path, const char
 
 /* STEM.dat and STEM.gp: both efficiencies per workload, a bar per device, in two panels. */
 static clp_status write_chart(const json_t *doc, const char *dir, const char *stem,
-                              const char *title, clp_error *err) {
+                              const char *title, bool *drawn, clp_error *err) {
     char path[1024], script[256], chart[256];
     const json_t *devices = json_object_get(doc, "devices");
     const size_t n = json_array_size(devices);
@@ -256,12 +256,13 @@ static clp_status write_chart(const json_t *doc, const char *dir, const char *st
         return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s", path);
     snprintf(script, sizeof script, "%s.gp", stem);
     snprintf(chart, sizeof chart, "%s.png", stem);
-    return sweep_gnuplot(dir, script, chart, err);
+    return sweep_gnuplot(dir, script, chart, drawn, err);
 }
 
 clp_status portability_write(const json_t *doc, const char *dir, const char *stem,
-                             const char *title, clp_error *err) {
+                             const char *title, bool *charted, clp_error *err) {
     clp_status st = CLP_OK;
+    *charted = false;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.json", dir, stem);
     CLP_REQUIRE(json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0, err, CLP_IO,
@@ -269,7 +270,7 @@ clp_status portability_write(const json_t *doc, const char *dir, const char *ste
     snprintf(path, sizeof path, "%s/%s.md", dir, stem);
     CLP_TRY(write_markdown(doc, path, title, err));
     if (json_array_size(json_object_get(doc, "workloads"))) /* probes alone: no chart */
-        CLP_TRY(write_chart(doc, dir, stem, title, err));
+        CLP_TRY(write_chart(doc, dir, stem, title, charted, err));
 fail:
     return st;
 }

@@ -17,8 +17,9 @@
 /* Adds each result's efficiencies, each workload's Φ over the devices and the overall Φ
  * (over the devices, of each device's efficiencies averaged over the workloads). */
 void portability_compute(json_t *doc);
-/* DIR/STEM.json (the document), DIR/STEM.md (the tables) and DIR/STEM.png (the chart). */
+/* DIR/STEM.json (the document), DIR/STEM.md (the tables) and DIR/STEM.png (the chart, when
+ * there are workloads and gnuplot: *charted says whether it was drawn). */
 clp_status portability_write(const json_t *doc, const char *dir, const char *stem,
-                             const char *title, clp_error *err);
+                             const char *title, bool *charted, clp_error *err);
 
 #endif

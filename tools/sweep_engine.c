@@ -266,7 +266,9 @@ void sweep_csv_field(FILE *f, const char *text) {
     fputc('"', f);
 }
 
-clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart, clp_error *err) {
+clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart, bool *drawn,
+                         clp_error *err) {
+    *drawn = false;
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "clpart: note: gnuplot is not installed: no %s/%s\n", dir, chart);
         return CLP_OK;
@@ -276,5 +278,6 @@ clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart,
     if (strchr(dir, '\'') || strchr(script, '\'') || system(command) != 0)
         return CLP_FAIL(err, CLP_IO, "gnuplot could not draw %s/%s (see %s/%s)", dir, chart, dir,
                         script);
+    *drawn = true;
     return CLP_OK;
 }

@@ -59,7 +59,9 @@ json_t *sweep_record_new(const char *case_path, const char *case_hash, const jso
 void sweep_options_text(const json_t *options, char *out, size_t size);
 /* `text` as one CSV field: quoted, its quotes doubled, its line breaks made spaces. */
 void sweep_csv_field(FILE *f, const char *text);
-/* Runs gnuplot on `script` in `dir`; without gnuplot a note says which chart is missing. */
-clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart, clp_error *err);
+/* Runs gnuplot on `script` in `dir`, and sets *drawn; without gnuplot a note says which
+ * chart is missing. */
+clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart, bool *drawn,
+                         clp_error *err);
 
 #endif

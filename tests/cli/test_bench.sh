@@ -13,7 +13,8 @@ clpart=$1
 
 out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
 [ $? -eq 0 ] || fail "the bench failed: $out"
-grep -q "^done: $work/bench/bench.md" <<<"$out" || fail "no done line: $out"
+grep -q "^done: $work/bench/bench.md, $work/bench/bench.json, $work/bench/bench.png;" <<<"$out" &&
+    [ -s "$work/bench/bench.png" ] || fail "no done line naming the chart, or no chart: $out"
 python3 - "$work/bench" <<'PY' || fail "bench.json disagrees with its records"
 import json, sys
 d = sys.argv[1]
@@ -151,6 +152,11 @@ out=$("$clpart" bench --suite nosuch --out "$work/bad" 2>&1)
 printf '{"workloads": [{"name": "x", "case": "cases/dam_break_2d.json"}]}' >"$work/nosteps.json"
 out=$("$clpart" bench --suite "$work/nosteps.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -q 'workload x needs "steps"' <<<"$out" || fail "a suite without steps: $out"
+# Probes alone: no chart, and the done line names none.
+printf '{"probe": {"floats": 65536, "launches": 2}, "workloads": []}' >"$work/probes.json"
+out=$("$clpart" bench --suite "$work/probes.json" --out "$work/probes" 2>&1)
+grep -q "^done: $work/probes/bench.md, $work/probes/bench.json; " <<<"$out" &&
+    [ ! -e "$work/probes/bench.png" ] || fail "a bench of probes alone: $out"
 out=$("$clpart" report 2>&1)
 [ $? -eq 2 ] || fail "report without files: $out"
 
