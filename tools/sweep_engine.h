@@ -24,7 +24,7 @@ void sweep_devices_free(sweep_devices *d);
 
 /* How each option set is run: the case, the run's limits, and the timed runs after a one-step
  * warm-up; an option set whose warm-up runs slower than prune_below (in the model's unit; 0:
- * none) is recorded as pruned, not timed. */
+ * none), and again in a second one-step warm-up, is recorded as pruned, not timed. */
 typedef struct sweep_plan {
     const char *case_path;
     const clp_schema *schema;
