@@ -61,7 +61,7 @@ void sweep_devices_free(sweep_devices *d) {
  * last run's diagnostics go into `record`. *pruned: the warm-up ran slower than
  * plan->prune_below twice, and nothing was timed. The second warm-up step is needed on a CPU:
  * PoCL compiles each kernel at its first launch, which made the first step of a variant run
- * 3 times slower than its timed steps and pruned variants that were not slow. */
+ * 3 to 4 times slower than its timed steps and pruned variants that were not slow. */
 static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const clp_model *model,
                             const clp_options *opts, json_t *record, bool *pruned, clp_error *err) {
     clp_status st = CLP_OK;
