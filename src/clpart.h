@@ -905,6 +905,10 @@ typedef struct clp_model {
     const char *const *diagnostics; /* its clp_run_result's named values, in order, NULL-ended */
     const char *const *outputs;     /* the files a run writes to its output folder, NULL-ended */
     const char *checkpoint;         /* the file it continues from (--restart); NULL: none */
+    /* An option value under which the run chooses its program itself, by timing candidates on
+     * the device (lj.strategy=auto): `source` refuses it, and a sweep leaves the build to the
+     * run. NULL: none. */
+    const char *run_chooses_option, *run_chooses_value;
     /* Whether `source` needs the selected device for these options; NULL: never. */
     bool (*source_needs_device)(const clp_options *opts);
     /* The case's assembled device source (`dev` NULL where it is not needed). *out is new. */
@@ -918,6 +922,8 @@ typedef struct clp_model {
 
 /* Whether a stage runs under these options. */
 CLP_API bool clp_model_stage_runs(const clp_model_stage *stage, const clp_options *opts);
+/* Whether the model's run chooses its program itself under these options. */
+CLP_API bool clp_model_run_chooses(const clp_model *model, const clp_options *opts);
 /* The models, in the registry's order; *count their number. */
 CLP_API const clp_model *clp_models(size_t *count);
 /* The model called `name`; CLP_CASE naming the known ones when there is none (or `name` is

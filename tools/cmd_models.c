@@ -38,12 +38,16 @@ static json_t *model_json(const clp_model *m) {
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (m->buffers & CLP_BUF_BIT(i))
             json_array_append_new(buffers, json_string(clp_buffer_traits_of(CLP_BUF_BIT(i))->name));
-    return json_pack("{s:s, s:s?, s:s?, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:s?, s:s?}", "name",
-                     m->name, "unit", m->throughput_unit, "steps", m->steps_name, "simulated_time",
-                     m->simulated_time, "modules", string_list(m->modules), "stages", stages,
-                     "profiled", m->profiled, "buffers", buffers, "diagnostics",
-                     string_list(m->diagnostics), "outputs", string_list(m->outputs), "checkpoint",
-                     m->checkpoint, "runner", m->runner);
+    json_t *doc = json_pack(
+        "{s:s, s:s?, s:s?, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:s?, s:s?}", "name", m->name, "unit",
+        m->throughput_unit, "steps", m->steps_name, "simulated_time", m->simulated_time, "modules",
+        string_list(m->modules), "stages", stages, "profiled", m->profiled, "buffers", buffers,
+        "diagnostics", string_list(m->diagnostics), "outputs", string_list(m->outputs),
+        "checkpoint", m->checkpoint, "runner", m->runner);
+    if (m->run_chooses_option)
+        json_object_set_new(doc, "program_chosen_by_run",
+                            json_sprintf("%s=%s", m->run_chooses_option, m->run_chooses_value));
+    return doc;
 }
 
 /* The strings of `list` after `label`, comma-separated, on one line. */
@@ -68,6 +72,9 @@ static void print_model(const json_t *m) {
                json_is_true(json_object_get(m, "simulated_time")) ? ", --time its simulated time"
                                                                   : "");
     print_list("options", json_object_get(m, "modules"));
+    const char *chooses = json_string_value(json_object_get(m, "program_chosen_by_run"));
+    if (chooses)
+        printf("  %-12sits program chosen by the run, by timing, when %s\n", "program", chooses);
     size_t i;
     json_t *s;
     json_array_foreach(json_object_get(m, "stages"), i, s) {

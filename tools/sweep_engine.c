@@ -141,12 +141,18 @@ clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_
         goto recorded;
     }
     json_object_set_new(record, "unit", json_string(model->throughput_unit));
-    RECORD_FAILURE(model->source(opts, clp_worker_device(s->worker), plan->case_path, &source, &e));
-    clp_build_report report;
-    status = "build failed";
-    RECORD_FAILURE(clp_worker_build_for(s->worker, source, opts, s->cache, &report, &e));
-    json_object_set_new(record, "build_seconds", json_real(report.seconds));
-    json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
+    if (clp_model_run_chooses(model, opts)) {
+        /* its builds and the timing of its candidates fall in the warm-up */
+        json_object_set_new(record, "program", json_string("chosen by the run"));
+    } else {
+        RECORD_FAILURE(
+            model->source(opts, clp_worker_device(s->worker), plan->case_path, &source, &e));
+        clp_build_report report;
+        status = "build failed";
+        RECORD_FAILURE(clp_worker_build_for(s->worker, source, opts, s->cache, &report, &e));
+        json_object_set_new(record, "build_seconds", json_real(report.seconds));
+        json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
+    }
     /* what comes before the runs: options, source, build or cache hit */
     json_object_set_new(record, "prepare_seconds", json_real(clp__now() - start));
     status = "run failed";

@@ -134,6 +134,8 @@ static const clp_model models[] = {
      .stages = lj_stages,
      .diagnostics = clp__lj_columns + 1,
      .outputs = lj_outputs,
+     .run_chooses_option = "lj.strategy",
+     .run_chooses_value = "auto",
      .source_needs_device = always,
      .source = clp_lj_source,
      .run = clp_lj_run},
@@ -213,4 +215,9 @@ bool clp_model_stage_runs(const clp_model_stage *stage, const clp_options *opts)
     if (!stage->needs_option)
         return true;
     return clp__option_matches(opts, stage->needs_option, stage->needs_value) != stage->needs_not;
+}
+
+bool clp_model_run_chooses(const clp_model *model, const clp_options *opts) {
+    return model->run_chooses_option &&
+           clp__option_matches(opts, model->run_chooses_option, model->run_chooses_value);
 }

@@ -7,8 +7,8 @@
 # and Oclgrind beside PoCL in one sweep (all on the host's cores: one after the other), the
 # same two PoCL devices in a thread each (--parallel: their runs overlap, every record is
 # whole and there once, summaries do not depend on the records' order, a SIGINT and a failure
-# stop both threads), a failed build recorded with its reason, a --combos list, a --max sample
-# and a list of presets.
+# stop both threads), a failed build recorded with its reason, a --combos list, a --max sample,
+# a list of presets, and lj.strategy=auto, whose program the run chooses.
 set -uo pipefail
 clpart=$1
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -240,6 +240,22 @@ assert len({json.dumps(r["options"], sort_keys=True) for r in sampled}) == 3, sa
 presets = {r["options"]["preset"]: r for r in read("presets")}
 assert "nosuch" in presets["nosuch"]["reason"], presets["nosuch"]
 assert "clpart selftest" in presets["tiny"]["reason"], presets["tiny"]
+PY
+
+# lj.strategy=auto: the run chooses its program by timing, so the sweep builds nothing first;
+# the chosen strategy gives the physics of a named one.
+"$clpart" sweep "$CLPART_DATA_DIR/cases/lj_liquid_small.json" -s lj.strategy=auto,par_part \
+    --steps 20 --repeat 1 --out "$work/auto" >/dev/null 2>&1 || fail "the lj.strategy sweep failed"
+python3 - "$work/auto/results.jsonl" <<'PY' || fail "the lj.strategy=auto record is wrong"
+import json, sys
+by = {json.loads(l)["options"]["lj.strategy"]: json.loads(l) for l in open(sys.argv[1])}
+auto, named = by["auto"], by["par_part"]
+assert auto["status"] == "ok" and named["status"] == "ok", (auto, named)
+assert auto["program"] == "chosen by the run" and "build_seconds" not in auto, auto
+assert "program" not in named and named["build_seconds"] >= 0, named
+for name in ("total", "kinetic", "potential"):
+    a, b = auto["diagnostics"][name], named["diagnostics"][name]
+    assert abs(a - b) <= 1e-4 * abs(b), (name, a, b)
 PY
 
 out=$("$clpart" sweep "$tiny" -s sph.kernel=wendland --steps 0 --out "$work/bad" 2>&1)
