@@ -442,6 +442,7 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
     for (size_t d = 0; st == CLP_OK && d < b.dev.n; d++)
         st = run_device(&b, d, &err);
     bool charted = false;
+    char chart[1100];
     if (st == CLP_OK) {
         portability_compute(b.doc);
         char title[1100];
@@ -449,8 +450,8 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
         st = portability_write(b.doc, b.dir, "bench", title, &charted, &err);
     }
     if (st == CLP_OK)
-        printf("done: %s/bench.md, %s/bench.json%s%s%s; Φ architectural %.3f, application %.3f\n",
-               b.dir, b.dir, charted ? ", " : "", charted ? b.dir : "", charted ? "/bench.png" : "",
+        printf("done: %s/bench.md, %s/bench.json%s; Φ architectural %.3f, application %.3f\n",
+               b.dir, b.dir, sweep_chart_mention(charted, b.dir, "bench.png", chart, sizeof chart),
                json_real_value(json_object_get(json_object_get(b.doc, "phi"), "architectural")),
                json_real_value(json_object_get(json_object_get(b.doc, "phi"), "application")));
     int rc;

@@ -3,6 +3,7 @@
  * every workload as a row, with both efficiencies and Φ over all the devices. */
 #include "cli_case.h"
 #include "portability.h"
+#include "sweep_engine.h"
 
 #include <string.h>
 
@@ -80,6 +81,7 @@ int cmd_report(int argc, char **argv, const clp_cli *cli) {
         st = CLP_FAIL(&err, CLP_USAGE, "clpart report takes one or more bench.json files");
     char why[256], dir[1024];
     bool charted = false;
+    char chart[1100];
     snprintf(dir, sizeof dir, "%s", out);
     if (st == CLP_OK && !clp__make_dirs(dir, why, sizeof why))
         st = CLP_FAIL_AT(&err, CLP_IO, out, -1, -1, "cannot make %s: %s", out, why);
@@ -88,11 +90,11 @@ int cmd_report(int argc, char **argv, const clp_cli *cli) {
         st = portability_write(doc, out, "report", "clpart portability report", &charted, &err);
     }
     if (st == CLP_OK)
-        printf("%zu devices from %zu files: %s/report.md, %s/report.json%s%s%s; "
+        printf("%zu devices from %zu files: %s/report.md, %s/report.json%s; "
                "Φ architectural %.3f, application %.3f\n",
                json_array_size(json_object_get(doc, "devices")),
-               json_array_size(json_object_get(doc, "sources")), out, out, charted ? ", " : "",
-               charted ? out : "", charted ? "/report.png" : "",
+               json_array_size(json_object_get(doc, "sources")), out, out,
+               sweep_chart_mention(charted, out, "report.png", chart, sizeof chart),
                json_real_value(json_object_get(json_object_get(doc, "phi"), "architectural")),
                json_real_value(json_object_get(json_object_get(doc, "phi"), "application")));
     json_decref(doc);

@@ -592,6 +592,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
         st = sweep_groups_run(group_of, sw.dev.n, groups, sweep_device, &sw, &sw.stop, &err);
     }
     bool charted = false;
+    char chart[1100];
     if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
         clp_error summary_err = CLP_ERROR_INIT;
         clp_status summary = write_summary(&sw, &summary_err);
@@ -603,9 +604,9 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
         }
     }
     if (st == CLP_OK)
-        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv%s%s%s\n", sw.ran,
+        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv%s\n", sw.ran,
                sw.combinations * sw.dev.n - sw.to_run, sw.results, sw.dir, sw.dir,
-               charted ? ", " : "", charted ? sw.dir : "", charted ? "/summary.png" : "");
+               sweep_chart_mention(charted, sw.dir, "summary.png", chart, sizeof chart));
     int rc;
     if (st == CLP_INTERRUPTED) {
         fprintf(stderr,

@@ -73,7 +73,7 @@ static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const 
     config.result = &result;
     config.max_steps = 1;
     double warmup = 0;
-    for (int w = 0; w < 2 && warmup <= plan->prune_below; w++) {
+    for (int w = 0; w == 0 || (w == 1 && warmup < plan->prune_below); w++) {
         CLP_TRY(model->run(s->worker, opts, plan->case_path, &config, err));
         warmup = result.seconds > 0 ? result.work / result.seconds : 0.0;
         json_object_set_new(record, "warmup_throughput", json_real(warmup));
@@ -291,4 +291,12 @@ clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart,
                         script);
     *drawn = true;
     return CLP_OK;
+}
+
+const char *sweep_chart_mention(bool drawn, const char *dir, const char *chart, char *buf,
+                                size_t size) {
+    buf[0] = '\0';
+    if (drawn)
+        snprintf(buf, size, ", %s/%s", dir, chart);
+    return buf;
 }

@@ -63,5 +63,8 @@ void sweep_csv_field(FILE *f, const char *text);
  * chart is missing. */
 clp_status sweep_gnuplot(const char *dir, const char *script, const char *chart, bool *drawn,
                          clp_error *err);
+/* For a done line: ", DIR/CHART" in `buf` when the chart was drawn, else "". */
+const char *sweep_chart_mention(bool drawn, const char *dir, const char *chart, char *buf,
+                                size_t size);
 
 #endif
