@@ -29,7 +29,8 @@ static const command commands[] = {
      "[--steps N] [--time T]",
      cmd_run},
     {"sweep", "run a case under every combination of listed option values, and compare them",
-     "sweep CASE [-s NAME=V1,V2,...]... [--devices SEL,...|all] [--serial | --parallel] "
+     "sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...]... [--combos FILE] "
+     "[--fraction F | --max N] [--seed S] [--devices SEL,...|all] [--serial | --parallel] "
      "[--steps N | --time T] [--repeat R] [--out DIR]",
      cmd_sweep},
     {"bench", "the portability benchmark: probes and standard workloads on each device",
@@ -62,6 +63,20 @@ static void print_help(FILE *out) {
     fprintf(out, "\nusage of each command:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  clpart %s\n", commands[i].usage);
+}
+
+/* `clpart COMMAND --help`: what a user types before reading any manual */
+static bool asks_for_help(int argc, char **argv) {
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return true;
+    return false;
+}
+
+static int print_command_help(const command *c) {
+    printf("usage: clpart %s\n\n%s.\nGlobal flags: clpart --help; every flag: docs/cli.md.\n",
+           c->usage, c->summary);
+    return CLP_EXIT_OK;
 }
 
 int cli_report(const clp_error *err) {
@@ -170,7 +185,8 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1, &cli);
+            return asks_for_help(argc, argv) ? print_command_help(&commands[i])
+                                             : commands[i].run(argc - 1, argv + 1, &cli);
     fprintf(stderr, "clpart: error: unknown command '%s' (see clpart --help)\n", argv[1]);
     return CLP_EXIT_USAGE;
 }

@@ -43,6 +43,9 @@ PY
 }
 
 expect 0 "usage: clpart" -- "$clpart" --help
+# a command's own --help names its flags, runs nothing, and wins over a missing case file
+expect 0 "usage: clpart sweep CASE .*--combos FILE" -- "$clpart" sweep --help
+expect 0 "usage: clpart run CASE" -- "$clpart" run no-such-case.json -h
 expect 2 "unknown command 'frobnicate'" -- "$clpart" frobnicate
 expect 2 "--device needs a value" -- "$clpart" devices --device
 expect 0 "core.summation" -- "$clpart" options
