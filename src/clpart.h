@@ -579,6 +579,13 @@ typedef struct clp_step {
 
 CLP_API clp_status clp_worker_run_step(clp_worker *worker, const clp_step *step, double *seconds,
                                        clp_error *err);
+/* The step over exactly the work-items first .. first + count - 1 (global ids, as particle
+ * indices), not over step->global: the groups of the chosen size, then one smaller group for
+ * the rest, so a kernel that guards only against the particle count still leaves the others
+ * alone (a multi-device rank computes its own particles, not its halo). */
+CLP_API clp_status clp_worker_run_step_range(clp_worker *worker, const clp_step *step,
+                                             size_t first, size_t count, double *seconds,
+                                             clp_error *err);
 
 /* Launches `kernel` over `global` work-items in 1D. local 0 picks the work-group size from
  * the device and kernel; the global size is then rounded up to a multiple of it, so kernels

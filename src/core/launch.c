@@ -69,33 +69,55 @@ fail:
     return st;
 }
 
-static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, size_t global,
-                          size_t local, double *seconds, clp_error *err) {
+/* Enqueues `global` work-items from global id `first` in groups of `local`; with profiling
+ * on and `seconds`, adds the kernel's device time to it. */
+static clp_status enqueue_groups(clp_worker *w, const char *name, cl_kernel kernel, size_t first,
+                                 size_t global, size_t local, double *seconds, clp_error *err) {
     clp_status st = CLP_OK;
     cl_event event = NULL;
-    if (local == 0)
-        CLP_TRY(clp_launch_local_size(w, name, &local, err));
-    size_t rounded = (global + local - 1) / local * local;
-    bool timed = w->profiling && seconds;
-    CLP_CL_CHECK(clEnqueueNDRangeKernel(w->queue, kernel, 1, NULL, &rounded, &local, 0, NULL,
-                                        timed ? &event : NULL),
-                 err, "kernel '%s' (global %zu, local %zu): clEnqueueNDRangeKernel", name, rounded,
-                 local);
+    const bool timed = w->profiling && seconds;
+    CLP_CL_CHECK(clEnqueueNDRangeKernel(w->queue, kernel, 1, first ? &first : NULL, &global, &local,
+                                        0, NULL, timed ? &event : NULL),
+                 err, "kernel '%s' (global %zu from %zu, local %zu): clEnqueueNDRangeKernel", name,
+                 global, first, local);
     if (timed) {
         cl_ulong start = 0, end = 0;
         CLP_CL_CHECK(clWaitForEvents(1, &event), err, "kernel '%s' (global %zu, local %zu)", name,
-                     rounded, local);
+                     global, local);
         CLP_CL_CHECK(
             clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL),
             err, "kernel '%s': clGetEventProfilingInfo", name);
         CLP_CL_CHECK(
             clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), err,
             "kernel '%s': clGetEventProfilingInfo", name);
-        *seconds = 1e-9 * (double)(end - start);
+        *seconds += 1e-9 * (double)(end - start);
     }
 fail:
     if (event)
         clReleaseEvent(event);
+    return st;
+}
+
+/* The global size rounded up to a multiple of local, or with `ranged`, exactly `global`
+ * work-items from `first`: the whole groups, then the rest as one group. */
+static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, bool ranged,
+                          size_t first, size_t global, size_t local, double *seconds,
+                          clp_error *err) {
+    clp_status st = CLP_OK;
+    if (seconds)
+        *seconds = 0;
+    if (local == 0)
+        CLP_TRY(clp_launch_local_size(w, name, &local, err));
+    if (!ranged) {
+        const size_t rounded = (global + local - 1) / local * local;
+        return enqueue_groups(w, name, kernel, 0, rounded, local, seconds, err);
+    }
+    const size_t whole = global / local * local, rest = global - whole;
+    if (whole)
+        CLP_TRY(enqueue_groups(w, name, kernel, first, whole, local, seconds, err));
+    if (rest)
+        CLP_TRY(enqueue_groups(w, name, kernel, first + whole, rest, rest, seconds, err));
+fail:
     return st;
 }
 
@@ -104,7 +126,7 @@ clp_status clp_launch(clp_worker *w, const char *kernel_name, size_t global, siz
     clp_status st = CLP_OK;
     cl_kernel kernel;
     CLP_TRY(clp_worker_kernel(w, kernel_name, &kernel, err));
-    CLP_TRY(enqueue(w, kernel_name, kernel, global, local, seconds, err));
+    CLP_TRY(enqueue(w, kernel_name, kernel, false, 0, global, local, seconds, err));
 fail:
     return st;
 }
@@ -123,19 +145,38 @@ fail:
     return st;
 }
 
-clp_status clp_worker_run_step(clp_worker *w, const clp_step *step, double *seconds,
-                               clp_error *err) {
+/* Sets the step's buffers as its kernel's arguments: in bit order, the constants last, where
+ * CLP_CONSTANTS_PARAM puts them. */
+static clp_status bind_step(clp_worker *w, const clp_step *step, cl_kernel *kernel,
+                            clp_error *err) {
     clp_status st = CLP_OK;
-    cl_kernel kernel;
-    CLP_TRY(clp_worker_kernel(w, step->kernel, &kernel, err));
-    /* Buffers in bit order, the constants last, where CLP_CONSTANTS_PARAM puts them. */
+    CLP_TRY(clp_worker_kernel(w, step->kernel, kernel, err));
     const int constants = clp__buffer_index(CLP_BUF_CONSTANTS);
     cl_uint arg = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (i != constants)
-            CLP_TRY(set_buffer_arg(w, step, kernel, i, &arg, err));
-    CLP_TRY(set_buffer_arg(w, step, kernel, constants, &arg, err));
-    CLP_TRY(enqueue(w, step->kernel, kernel, step->global, step->local, seconds, err));
+            CLP_TRY(set_buffer_arg(w, step, *kernel, i, &arg, err));
+    CLP_TRY(set_buffer_arg(w, step, *kernel, constants, &arg, err));
+fail:
+    return st;
+}
+
+clp_status clp_worker_run_step(clp_worker *w, const clp_step *step, double *seconds,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(bind_step(w, step, &kernel, err));
+    CLP_TRY(enqueue(w, step->kernel, kernel, false, 0, step->global, step->local, seconds, err));
+fail:
+    return st;
+}
+
+clp_status clp_worker_run_step_range(clp_worker *w, const clp_step *step, size_t first,
+                                     size_t count, double *seconds, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(bind_step(w, step, &kernel, err));
+    CLP_TRY(enqueue(w, step->kernel, kernel, true, first, count, step->local, seconds, err));
 fail:
     return st;
 }

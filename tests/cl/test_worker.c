@@ -268,6 +268,23 @@ static void test_launch(test_env *t) {
     for (int i = 0; i < 1000; i++)
         CLP_ASSERT_EQ(y[i], 2 * i + 1); /* exact in float for these values */
 
+    /* a ranged step: exactly elements first .. first + count - 1, across a whole group and a
+     * remainder (and a remainder alone), none outside them */
+    const size_t ranges[][2] = {{5, local + 3}, {local + 1, local - 1 ? local - 1 : 1}};
+    for (size_t r = 0; r < 2; r++) {
+        for (int i = 0; i < 1000; i++)
+            y[i] = 1.0f;
+        CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_SELFTEST_Y, y, &err), &err);
+        const size_t first = ranges[r][0], count = ranges[r][1];
+        CLP_ASSERT_OK(clp_worker_run_step_range(t->worker, &step, first, count, NULL, &err), &err);
+        CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_SELFTEST_Y, y, &err), &err);
+        for (size_t i = 0; i < 1000; i++) {
+            const bool inside = i >= first && i < first + count;
+            if (y[i] != (inside ? 2.0f * (float)i + 1 : 1.0f))
+                CLP_TEST_FAIL("range %zu from %zu: element %zu is %g", count, first, i, y[i]);
+        }
+    }
+
     clp_error_clear(&err);
     CLP_ASSERT_STATUS(clp_launch(t->worker, "no_such_kernel", 10, 0, NULL, &err), CLP_CL, &err);
     CLP_ASSERT_CONTAINS(err.message, "no_such_kernel");

@@ -1,0 +1,89 @@
+/* Slabs of cell layers, one per rank, sized by each rank's share of the particles. */
+#include "dist/slabs.h"
+
+#include <string.h>
+
+static const char axis_names[3] = {'x', 'y', 'z'};
+
+int clp_slabs_axis(const clp_options *opts, const clp_grid_geometry *global) {
+    const char *named = clp_options_enum(opts, "dist.axis");
+    for (int a = 0; a < 3; a++)
+        if (named[0] == axis_names[a] && named[1] == '\0')
+            return a;
+    int axis = 0;
+    for (int a = 1; a < global->dim; a++)
+        if (global->cells[a] > global->cells[axis])
+            axis = a;
+    return axis;
+}
+
+const char *clp_slabs_axis_order(int axis) {
+    static const char *const slowest[3] = {"yzx", "xzy", "xyz"};
+    return slowest[axis];
+}
+
+clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
+                         int ranks, const double *rank_weight, clp_slabs *out, clp_error *err) {
+    const int layers = global->cells[axis];
+    if (ranks < 1 || ranks > CLP_DIST_MAX_RANKS)
+        return CLP_FAIL(err, CLP_USAGE, "a case splits among 1 to %d devices, not %d",
+                        CLP_DIST_MAX_RANKS, ranks);
+    if (layers < 2 * ranks && ranks > 1)
+        return CLP_FAIL(err, CLP_CASE,
+                        "the domain has %d cells of the search radius along %c: a slab needs 2, "
+                        "so it splits among at most %d devices, not %d",
+                        layers, axis_names[axis], layers / 2, ranks);
+    clp_slabs s = {
+        .axis = axis, .ranks = ranks, .layers = layers, .periodic = global->periodic[axis]};
+    double total = 0, speed = 0;
+    for (int l = 0; l < layers; l++)
+        total += layer_weight[l];
+    for (int r = 0; r < ranks; r++)
+        speed += rank_weight ? rank_weight[r] : 1.0;
+    /* rank r ends where the running sum first reaches the shares of ranks 0..r, leaving
+     * 2 layers for each rank after it and taking at least 2 itself */
+    double share = 0, sum = 0;
+    int l = 0;
+    for (int r = 0; r < ranks - 1; r++) {
+        s.first[r] = l;
+        share += total * (rank_weight ? rank_weight[r] : 1.0) / speed;
+        const int least = l + 2, most = layers - 2 * (ranks - 1 - r);
+        while (l < most && (l < least || sum + 0.5 * layer_weight[l] < share))
+            sum += layer_weight[l++];
+    }
+    s.first[ranks - 1] = l;
+    s.first[ranks] = layers;
+    *out = s;
+    return CLP_OK;
+}
+
+int clp_slabs_neighbor(const clp_slabs *s, int rank, int side) {
+    const int next = side ? rank + 1 : rank - 1;
+    if (s->ranks == 1)
+        return -1;
+    if (next >= 0 && next < s->ranks)
+        return next;
+    return s->periodic ? (next + s->ranks) % s->ranks : -1;
+}
+
+int clp_slabs_owner(const clp_slabs *s, int layer) {
+    layer = ((layer % s->layers) + s->layers) % s->layers;
+    int r = 0;
+    while (r + 1 < s->ranks && layer >= s->first[r + 1])
+        r++;
+    return r;
+}
+
+void clp_slabs_local_geometry(const clp_slabs *s, const clp_grid_geometry *global, int rank,
+                              clp_grid_geometry *local, bool halo[2]) {
+    const int a = s->axis;
+    for (int side = 0; side < 2; side++)
+        halo[side] = clp_slabs_neighbor(s, rank, side) >= 0;
+    *local = *global;
+    const int below = halo[0] ? 1 : 0;
+    local->cells[a] = s->first[rank + 1] - s->first[rank] + below + (halo[1] ? 1 : 0);
+    local->origin[a] = global->origin[a] + (s->first[rank] - below) * global->cell_size[a];
+    local->size[a] = local->cells[a] * global->cell_size[a];
+    local->periodic[a] = s->ranks == 1 && global->periodic[a];
+    local->key_count = (uint32_t)local->cells[0] * local->cells[1] * local->cells[2];
+}

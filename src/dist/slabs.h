@@ -1,0 +1,47 @@
+/* One case's cell grid cut into slabs of cell layers along one axis, a slab per rank (a
+ * device of a multi-device run). The axis is the slowest of the linear cell key, so a layer
+ * is one contiguous range of keys, and the particles of a slab's first and last layers (the
+ * edges its neighbours need) are contiguous after each sort. A rank's own grid is its slab
+ * with one halo layer on each side that has a neighbour: the cells are at least as wide as
+ * the search radius, so one layer holds every particle the slab's particles can reach. */
+#ifndef CLPART_DIST_SLABS_H
+#define CLPART_DIST_SLABS_H
+
+#include "internal.h"
+
+enum { CLP_DIST_MAX_RANKS = 64 };
+
+typedef struct clp_slabs {
+    int axis;   /* 0 x, 1 y, 2 z */
+    int ranks;  /* slabs */
+    int layers; /* cells along the axis, globally */
+    bool periodic;
+    int first[CLP_DIST_MAX_RANKS + 1]; /* rank r owns layers first[r] .. first[r+1] - 1 */
+} clp_slabs;
+
+/* The axis to cut: `dist.axis`, or under auto the one with the most cells (the first of
+ * equals). */
+int clp_slabs_axis(const clp_options *opts, const clp_grid_geometry *global);
+
+/* The grid.axis_order value that makes `axis` the slowest, the other two in xyz order. */
+const char *clp_slabs_axis_order(int axis);
+
+/* Cuts the layers into `ranks` slabs of at least 2 layers whose shares of `layer_weight`
+ * (the particles in each layer, say) follow `rank_weight` (each rank's speed; NULL: equal).
+ * A slab boundary falls where the running sum of the layers crosses each rank's share. */
+clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
+                         int ranks, const double *rank_weight, clp_slabs *out, clp_error *err);
+
+/* The rank below (side 0) or above (side 1) rank r, wrapping on a periodic axis; -1 for none. */
+int clp_slabs_neighbor(const clp_slabs *s, int rank, int side);
+
+/* The rank that owns global layer l (wrapped on a periodic axis). */
+int clp_slabs_owner(const clp_slabs *s, int layer);
+
+/* Rank r's grid: the global one cut to its slab plus a halo layer on each side that has a
+ * neighbour. The slab axis is walled there: a periodic neighbour's particles come with their
+ * positions shifted by the domain's length. halo[side] says whether that side has one. */
+void clp_slabs_local_geometry(const clp_slabs *s, const clp_grid_geometry *global, int rank,
+                              clp_grid_geometry *local, bool halo[2]);
+
+#endif

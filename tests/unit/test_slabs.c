@@ -1,0 +1,136 @@
+/* Slabs against hand-made grids: the cut follows the particles and the ranks' speeds, keeps
+ * 2 layers a slab, refuses too many ranks; neighbours and owners wrap on a periodic axis;
+ * a rank's grid is its slab plus a halo layer on each side that has a neighbour. */
+#include "test.h"
+
+#include "dist/slabs.h"
+
+static clp_grid_geometry grid(int nx, int ny, int nz, bool periodic_x) {
+    clp_grid_geometry g = {.dim = 3, .radius = 0.1, .search_radius = 0.1};
+    const int cells[3] = {nx, ny, nz};
+    for (int a = 0; a < 3; a++) {
+        g.cells[a] = cells[a];
+        g.cell_size[a] = 0.125;
+        g.origin[a] = -1.0 + a;
+        g.size[a] = cells[a] * 0.125;
+    }
+    g.periodic[0] = periodic_x;
+    g.key_count = (uint32_t)(nx * ny * nz);
+    return g;
+}
+
+static void uniform_cut(void) {
+    const clp_grid_geometry g = grid(12, 3, 4, false);
+    double layers[12];
+    for (int l = 0; l < 12; l++)
+        layers[l] = 100;
+    clp_slabs s;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp_slabs_cut(&g, 0, layers, 3, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[0], 0);
+    CLP_ASSERT_EQ(s.first[1], 4);
+    CLP_ASSERT_EQ(s.first[2], 8);
+    CLP_ASSERT_EQ(s.first[3], 12);
+    /* twice as fast a middle rank takes half the layers */
+    CLP_ASSERT_OK(clp_slabs_cut(&g, 0, layers, 3, (const double[]){1, 2, 1}, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[1], 3);
+    CLP_ASSERT_EQ(s.first[2], 9);
+}
+
+/* a dam break's particles crowd the first layers: the first slabs are the narrow ones, and
+ * the empty end still gets its 2 layers */
+static void crowded_cut(void) {
+    const clp_grid_geometry g = grid(10, 2, 2, false);
+    const double layers[10] = {300, 300, 300, 300, 0, 0, 0, 0, 0, 0};
+    clp_slabs s;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp_slabs_cut(&g, 0, layers, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[1], 2);
+    CLP_ASSERT_OK(clp_slabs_cut(&g, 0, layers, 4, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[1], 2);
+    CLP_ASSERT_EQ(s.first[2], 4);
+    CLP_ASSERT_EQ(s.first[3], 6);
+    for (int r = 0; r < 4; r++)
+        CLP_ASSERT(s.first[r + 1] - s.first[r] >= 2);
+}
+
+static void refusals(void) {
+    const clp_grid_geometry g = grid(5, 2, 2, false);
+    const double layers[5] = {1, 1, 1, 1, 1};
+    clp_slabs s;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT(clp_slabs_cut(&g, 0, layers, 3, NULL, &s, &err) == CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, "at most 2 devices, not 3");
+    clp_error_clear(&err);
+    CLP_ASSERT(clp_slabs_cut(&g, 0, layers, 0, NULL, &s, &err) == CLP_USAGE);
+}
+
+static void neighbours_and_owners(void) {
+    const double layers[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    clp_slabs walled, periodic, one;
+    clp_error err = CLP_ERROR_INIT;
+    const clp_grid_geometry gw = grid(8, 3, 3, false), gp = grid(8, 3, 3, true);
+    CLP_ASSERT_OK(clp_slabs_cut(&gw, 0, layers, 2, NULL, &walled, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut(&gp, 0, layers, 2, NULL, &periodic, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut(&gp, 0, layers, 1, NULL, &one, &err), &err);
+    CLP_ASSERT_EQ(clp_slabs_neighbor(&walled, 0, 0), -1);
+    CLP_ASSERT_EQ(clp_slabs_neighbor(&walled, 0, 1), 1);
+    CLP_ASSERT_EQ(clp_slabs_neighbor(&walled, 1, 1), -1);
+    CLP_ASSERT_EQ(clp_slabs_neighbor(&periodic, 0, 0), 1);
+    CLP_ASSERT_EQ(clp_slabs_neighbor(&periodic, 1, 1), 0);
+    CLP_ASSERT_EQ(clp_slabs_neighbor(&one, 0, 0), -1); /* one rank wraps onto itself */
+    CLP_ASSERT_EQ(clp_slabs_owner(&periodic, 3), 0);
+    CLP_ASSERT_EQ(clp_slabs_owner(&periodic, 4), 1);
+    CLP_ASSERT_EQ(clp_slabs_owner(&periodic, -1), 1);
+    CLP_ASSERT_EQ(clp_slabs_owner(&periodic, 8), 0);
+}
+
+static void local_grids(void) {
+    const clp_grid_geometry g = grid(12, 3, 4, false);
+    double layers[12];
+    for (int l = 0; l < 12; l++)
+        layers[l] = 1;
+    clp_slabs s;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp_slabs_cut(&g, 0, layers, 3, NULL, &s, &err), &err);
+    clp_grid_geometry local;
+    bool halo[2];
+    /* the middle rank: layers 4..7 and one halo layer each side, 3 and 8 */
+    clp_slabs_local_geometry(&s, &g, 1, &local, halo);
+    CLP_ASSERT(halo[0] && halo[1]);
+    CLP_ASSERT_EQ(local.cells[0], 6);
+    CLP_ASSERT_NEAR(local.origin[0], -1.0 + 3 * 0.125, 1e-15);
+    CLP_ASSERT_NEAR(local.size[0], 6 * 0.125, 1e-15);
+    CLP_ASSERT_EQ(local.key_count, 6 * 3 * 4);
+    CLP_ASSERT_NEAR(local.origin[1], g.origin[1], 0); /* the other axes as they were */
+    CLP_ASSERT_EQ(local.cells[2], 4);
+    /* the first rank has no halo below: its grid starts where the domain does */
+    clp_slabs_local_geometry(&s, &g, 0, &local, halo);
+    CLP_ASSERT(!halo[0] && halo[1]);
+    CLP_ASSERT_EQ(local.cells[0], 5);
+    CLP_ASSERT_NEAR(local.origin[0], g.origin[0], 0);
+    /* periodic: the halo below the first rank is the last rank's edge, and the axis is
+     * walled in each rank's grid */
+    const clp_grid_geometry gp = grid(12, 3, 4, true);
+    CLP_ASSERT_OK(clp_slabs_cut(&gp, 0, layers, 3, NULL, &s, &err), &err);
+    clp_slabs_local_geometry(&s, &gp, 0, &local, halo);
+    CLP_ASSERT(halo[0] && halo[1]);
+    CLP_ASSERT(!local.periodic[0]);
+    CLP_ASSERT_NEAR(local.origin[0], gp.origin[0] - 0.125, 1e-15);
+}
+
+static void axis_choice(void) {
+    CLP_ASSERT_STR_EQ(clp_slabs_axis_order(0), "yzx");
+    CLP_ASSERT_STR_EQ(clp_slabs_axis_order(1), "xzy");
+    CLP_ASSERT_STR_EQ(clp_slabs_axis_order(2), "xyz");
+}
+
+int main(void) {
+    uniform_cut();
+    crowded_cut();
+    refusals();
+    neighbours_and_owners();
+    local_grids();
+    axis_choice();
+    return 0;
+}
