@@ -1,0 +1,60 @@
+/* A rank's layer bounds and pinned particles, on its device. */
+#include "dist/dist_device.h"
+
+#include "grid/grid_private.h"
+
+clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err) {
+    *out = (clp_dist_device){.worker = w};
+    return clp__buffer_create(w, "dist.scratch", CLP_DIST_MAX_QUERIES * sizeof(cl_uint),
+                              &out->scratch, err);
+}
+
+void clp_dist_device_destroy(clp_dist_device *d) {
+    clp__buffer_release(d->scratch);
+    d->scratch = NULL;
+}
+
+clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *queries,
+                                 uint32_t *bounds, size_t n_queries, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = d->worker;
+    const size_t bytes = n_queries * sizeof(cl_uint);
+    CLP_REQUIRE(n_queries <= CLP_DIST_MAX_QUERIES, err, CLP_USAGE,
+                "%zu layer bounds asked at once, more than %d", n_queries, CLP_DIST_MAX_QUERIES);
+    CLP_CL_CHECK(
+        clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, bytes, queries, 0, NULL, NULL), err,
+        "layer bounds: clEnqueueWriteBuffer");
+    const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_KEY), d->scratch};
+    const cl_uint args[] = {(cl_uint)n, (cl_uint)n_queries};
+    CLP_TRY(clp__grid_launch(w, "dist_lower_bounds", buffers, 2, args, 2, n_queries, 0, err));
+    CLP_CL_CHECK(
+        clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, bytes, bounds, 0, NULL, NULL), err,
+        "layer bounds: clEnqueueReadBuffer");
+fail:
+    return st;
+}
+
+clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, int axis, int low, int high,
+                        clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = d->worker;
+    cl_uint unpinned = 0;
+    if (count == 0)
+        return CLP_OK;
+    CLP_CL_CHECK(clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, sizeof unpinned, &unpinned,
+                                      0, NULL, NULL),
+                 err, "pin: clEnqueueWriteBuffer");
+    const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_POS), d->scratch};
+    const cl_uint args[] = {(cl_uint)first, (cl_uint)count, (cl_uint)axis, (cl_uint)low,
+                            (cl_uint)high};
+    CLP_TRY(clp__grid_launch(w, "dist_pin", buffers, 2, args, 5, count, 0, err));
+    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, sizeof unpinned, &unpinned,
+                                     0, NULL, NULL),
+                 err, "pin: clEnqueueReadBuffer");
+    CLP_REQUIRE(unpinned == 0, err, CLP_CHECK,
+                "%u of %zu particles received from another device lie more than 64 float steps "
+                "outside the cell layers %d to %d it found them in",
+                unpinned, count, low, high);
+fail:
+    return st;
+}

@@ -1,0 +1,30 @@
+/* The device side of a rank (cl/dist/dist.cl): where its layers begin in the sorted order,
+ * and received particles pinned to the layers their sender found them in. The worker's
+ * program must include cl/grid and cl/dist/dist.cl. */
+#ifndef CLPART_DIST_DEVICE_H
+#define CLPART_DIST_DEVICE_H
+
+#include "run/worker_private.h"
+
+enum { CLP_DIST_MAX_QUERIES = 16 };
+
+typedef struct clp_dist_device {
+    clp_worker *worker;
+    cl_mem scratch; /* CLP_DIST_MAX_QUERIES uints: queries and bounds, or the pin status */
+} clp_dist_device;
+
+clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err);
+void clp_dist_device_destroy(clp_dist_device *d);
+
+/* bounds[q]: the index of the first of the worker's n sorted keys (CLP_BUF_KEY) not below
+ * queries[q]; a blocking read. */
+clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *queries,
+                                 uint32_t *bounds, size_t n_queries, clp_error *err);
+
+/* Moves the positions of particles first .. first + count - 1 by the fewest float steps
+ * along `axis` that put them in cell layers low .. high of the worker's grid, as the next
+ * sort computes layers (global positions); fails naming how many could not be moved there. */
+clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, int axis, int low, int high,
+                        clp_error *err);
+
+#endif

@@ -1,0 +1,179 @@
+/* A rank's device side (cl/dist/dist.cl) against the host: the lower bounds of layer keys
+ * equal counts of the sorted keys read back, and a layer's particles are exactly those whose
+ * position lies in it (in double, away from the boundaries); pinned particles that rounding
+ * put a float step outside their layers move into them by a few steps, and one a whole layer
+ * off is refused. With --small, a size for Oclgrind. */
+#include "common.h"
+
+#include "dist/dist_device.h"
+
+#include <math.h>
+
+static uint64_t rng_state = 7;
+
+static double uniform(void) {
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) * 0x1p-53;
+}
+
+typedef struct rank_grid {
+    clp_options *opts;
+    clp_grid_geometry geo;
+    clp_grid *grid;
+    size_t n;
+    int layer_keys; /* keys per layer of x, the slowest axis */
+} rank_grid;
+
+/* A walled 3D grid of 8 x 3 x 4 cells, x slowest in the key, as a rank's grid is. */
+static rank_grid open_grid(test_env *t, size_t n, const double *xyz, const uint32_t *types) {
+    clp_error err = CLP_ERROR_INIT;
+    rank_grid g = {.n = n};
+    const char *assignments[] = {"core.dim=3", "grid.axis_order=yzx", NULL};
+    g.opts = test_options(t, assignments);
+    const clp_grid_desc desc = {{-0.3, 0.1, 0.0}, {0.8, 0.3, 0.4}, 0.1};
+    CLP_ASSERT_OK(clp_grid_geometry_make(g.opts, &desc, &g.geo, &err), &err);
+    CLP_ASSERT_EQ(g.geo.cells[0], 7); /* 0.8 / (0.1 (1 + 1e-6)) */
+    g.layer_keys = g.geo.cells[1] * g.geo.cells[2];
+    clp_constant constants[40];
+    const size_t nc = clp_grid_constants(&g.geo, n, constants, 40);
+    const char *files[8];
+    size_t nf = 0;
+    for (const char *const *f = clp_grid_cl_files(); *f; f++)
+        files[nf++] = *f;
+    files[nf++] = "dist/dist.cl";
+    const char *modules[] = {"core", "grid", "neighbors"};
+    clp_program_spec spec = {"dist-test", modules, 3, files, nf, constants, nc};
+    char *source, *flags;
+    CLP_ASSERT_OK(clp_source_assemble(g.opts, clp_data_dir(), &spec, &source, &err), &err);
+    CLP_ASSERT_OK(clp_build_flags(t->device, g.opts, &flags, &err), &err);
+    CLP_ASSERT_OK(clp_worker_build(t->worker, source, flags, NULL, NULL, &err), &err);
+    if (strstr(clp_worker_build_log(t->worker), "warning"))
+        CLP_TEST_FAIL("build warnings:\n%s", clp_worker_build_log(t->worker));
+    free(source);
+    free(flags);
+    CLP_ASSERT_OK(clp_grid_create(t->worker, g.opts, &g.geo, n, &g.grid, &err), &err);
+    CLP_ASSERT_OK(clp_grid_set_particles(g.grid, xyz, types, &err), &err);
+    CLP_ASSERT_OK(clp_grid_update(g.grid, &err), &err);
+    return g;
+}
+
+static void close_grid(rank_grid *g) {
+    clp_grid_destroy(g->grid);
+    clp_options_destroy(g->opts);
+}
+
+/* Bounds of every layer's first key, against the sorted keys read back and the positions. */
+static void test_lower_bounds(test_env *t, size_t n) {
+    clp_error err = CLP_ERROR_INIT;
+    double *xyz = malloc(3 * n * sizeof *xyz);
+    uint32_t *types = calloc(n, sizeof *types), *keys = malloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++) {
+        xyz[3 * i] = -0.3 + 0.8 * uniform() * (1 - 1e-9);
+        xyz[3 * i + 1] = 0.1 + 0.3 * uniform() * (1 - 1e-9);
+        xyz[3 * i + 2] = 0.4 * uniform() * (1 - 1e-9);
+        types[i] = i % 17 == 0 ? 255u : 0u; /* excluded: sorted to the end, in no layer */
+    }
+    rank_grid g = open_grid(t, n, xyz, types);
+    clp_dist_device d;
+    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    const int layers = g.geo.cells[0];
+    uint32_t queries[16], bounds[16];
+    for (int l = 0; l <= layers; l++)
+        queries[l] = (uint32_t)(l * g.layer_keys);
+    CLP_ASSERT_OK(clp_dist_lower_bounds(&d, n, queries, bounds, (size_t)layers + 1, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    for (int l = 0; l <= layers; l++) {
+        size_t below = 0, in_layer_by_position = 0, unsure = 0;
+        for (size_t i = 0; i < n; i++) {
+            below += keys[i] < queries[l];
+            const double u = (xyz[3 * i] + 0.3) / g.geo.cell_size[0];
+            if (types[i] != 255u && u < l) {
+                in_layer_by_position++;
+                unsure += fabs(u - l) < 1e-5;
+            }
+        }
+        if (bounds[l] != below)
+            CLP_TEST_FAIL("layer %d: lower bound %u, %zu keys below it", l, bounds[l], below);
+        if (unsure == 0 && bounds[l] != in_layer_by_position)
+            CLP_TEST_FAIL("layer %d: lower bound %u, %zu particles below it by position", l,
+                          bounds[l], in_layer_by_position);
+    }
+    clp_dist_device_destroy(&d);
+    close_grid(&g);
+    free(xyz);
+    free(types);
+    free(keys);
+}
+
+/* Particles a few float steps below layer 3's boundary are pinned into layers 3..4; one a
+ * whole layer below is refused. Distances moved are counted in float steps. */
+static void test_pin(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    enum { N = 40 };
+    double xyz[3 * N];
+    uint32_t types[N] = {0};
+    for (size_t i = 0; i < N; i++) {
+        xyz[3 * i] = -0.3 + 0.05 + 0.1 * (double)(i % 7);
+        xyz[3 * i + 1] = 0.12 + 0.007 * (double)i;
+        xyz[3 * i + 2] = 0.2;
+    }
+    rank_grid g = open_grid(t, N, xyz, types);
+    clp_dist_device d;
+    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    cl_float4 pos[N];
+    uint32_t keys[N], ids[N], moved_ids[N];
+    double read_xyz[3 * N];
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pos, &err), &err);
+    CLP_ASSERT_OK(clp_grid_read_particles(g.grid, read_xyz, moved_ids, &err), &err);
+    /* slots 10..19: just below the boundary of layer 3, 4 to 40 float steps */
+    const float boundary = (float)(-0.3 + 3 * g.geo.cell_size[0]);
+    for (int i = 10; i < 20; i++) {
+        float x = boundary;
+        for (int s = 0; s < 4 * (i - 9); s++)
+            x = nextafterf(x, -INFINITY);
+        pos[i].s[0] = x;
+    }
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 10, 10, 0, 3, 4, &err), &err);
+    cl_float4 pinned[N];
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
+    int moved_any = 0;
+    for (int i = 0; i < N; i++) {
+        if (i < 10 || i >= 20) {
+            CLP_ASSERT(pinned[i].s[0] == pos[i].s[0]); /* outside the range: untouched */
+            continue;
+        }
+        /* the device may already round a position this close into layer 3: no move then */
+        const double moved = (double)pinned[i].s[0] - pos[i].s[0];
+        const double step = (double)nextafterf(boundary, INFINITY) - boundary;
+        if (!(moved >= 0 && moved <= (4 * (i - 9) + 1) * step + 1e-12))
+            CLP_TEST_FAIL("slot %d moved by %g, %d float steps allowed", i, moved, 4 * (i - 9) + 1);
+        moved_any += moved > 0;
+        CLP_ASSERT(pinned[i].s[1] == pos[i].s[1] && pinned[i].s[2] == pos[i].s[2]);
+    }
+    CLP_ASSERT(moved_any > 0);
+    /* the pinned particles sort into layer 3 */
+    CLP_ASSERT_OK(clp_grid_update(g.grid, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    CLP_ASSERT_OK(clp_grid_read_particles(g.grid, read_xyz, ids, &err), &err);
+    for (int i = 0; i < N; i++)
+        for (int m = 10; m < 20; m++)
+            if (ids[i] == moved_ids[m] && keys[i] / (uint32_t)g.layer_keys != 3)
+                CLP_TEST_FAIL("particle %u sorted into layer %u, not 3", ids[i],
+                              keys[i] / (uint32_t)g.layer_keys);
+    /* a whole layer off is not rounding */
+    CLP_ASSERT_STATUS(clp_dist_pin(&d, 0, N, 0, 5, 5, &err), CLP_CHECK, &err);
+    CLP_ASSERT_CONTAINS(err.message, "outside the cell layers 5 to 5");
+    clp_dist_device_destroy(&d);
+    close_grid(&g);
+}
+
+int main(int argc, char **argv) {
+    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    test_env t = {0};
+    test_env_open(&t);
+    test_lower_bounds(&t, small ? 300 : 20000);
+    test_pin(&t);
+    test_env_close(&t);
+    return 0;
+}
