@@ -5,11 +5,9 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-int clp_slabs_axis(const clp_options *opts, const clp_grid_geometry *global) {
-    const char *named = clp_options_enum(opts, "dist.axis");
-    for (int a = 0; a < 3; a++)
-        if (named[0] == axis_names[a] && named[1] == '\0')
-            return a;
+int clp_slabs_axis(int requested, const clp_grid_geometry *global) {
+    if (requested >= 0 && requested < global->dim)
+        return requested;
     int axis = 0;
     for (int a = 1; a < global->dim; a++)
         if (global->cells[a] > global->cells[axis])

@@ -19,9 +19,9 @@ typedef struct clp_slabs {
     int first[CLP_DIST_MAX_RANKS + 1]; /* rank r owns layers first[r] .. first[r+1] - 1 */
 } clp_slabs;
 
-/* The axis to cut: `dist.axis`, or under auto the one with the most cells (the first of
- * equals). */
-int clp_slabs_axis(const clp_options *opts, const clp_grid_geometry *global);
+/* The axis to cut: `requested` (0 x, 1 y, 2 z), or for -1 the one with the most cells (the
+ * first of equals). */
+int clp_slabs_axis(int requested, const clp_grid_geometry *global);
 
 /* The grid.axis_order value that makes `axis` the slowest, the other two in xyz order. */
 const char *clp_slabs_axis_order(int axis);

@@ -17,8 +17,8 @@ static bool always(const clp_options *opts) {
 }
 
 /* The option modules each model's programs take: options/<module>.json. */
-static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", "dist", NULL};
-static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", "dist", NULL};
+static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", NULL};
+static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", NULL};
 static const char *const pso_modules[] = {"core", "pso", NULL};
 static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
 static const char *const search_modules[] = {"core", "grid", "neighbors", NULL};

@@ -120,6 +120,9 @@ static void local_grids(void) {
 }
 
 static void axis_choice(void) {
+    const clp_grid_geometry g = grid(5, 9, 9, false);
+    CLP_ASSERT_EQ(clp_slabs_axis(-1, &g), 1); /* the most cells, the first of equals */
+    CLP_ASSERT_EQ(clp_slabs_axis(2, &g), 2);
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(0), "yzx");
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(1), "xzy");
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(2), "xyz");
