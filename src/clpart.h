@@ -55,7 +55,8 @@ extern "C" {
     X(DOMAIN, "particle outside the domain")                                                       \
     X(NEIGHBORS, "neighbour list overflow")                                                        \
     X(CHECKPOINT, "checkpoint does not match this run")                                            \
-    X(INTERRUPTED, "run stopped on request")
+    X(INTERRUPTED, "run stopped on request")                                                       \
+    X(COMM, "communication between ranks failed")
 
 typedef enum clp_status {
 #define CLP_STATUS_ENUM(name, msg) CLP_##name,

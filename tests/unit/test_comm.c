@@ -1,0 +1,90 @@
+/* The comm over threads: 3 ranks run the shared checks (comm_checks.h); then a rank that has
+ * left, the default timeout from the environment, and how an MPI launch is recognised. */
+#include "internal.h"
+#include "comm_checks.h"
+
+#include <pthread.h>
+
+static void *run_rank(void *comm) {
+    comm_checks_run(comm);
+    return NULL;
+}
+
+static void *leave(void *comm) {
+    comm_sleep(0.05);
+    clp__comm_destroy(comm);
+    return NULL;
+}
+
+/* Rank 1 destroys its comm while rank 0 waits for it (30 s timeout): rank 0 hears at once. */
+static void check_gone(void) {
+    clp__comm *comms[2];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 30, comms, &err), &err);
+    int value = 7;
+    CLP_ASSERT_OK(clp__comm_send(comms[1], 0, TAG_A, &value, sizeof value, &err), &err);
+    pthread_t thread;
+    CLP_ASSERT(pthread_create(&thread, NULL, leave, comms[1]) == 0);
+    /* What it sent before leaving still arrives. */
+    value = 0;
+    CLP_ASSERT_OK(clp__comm_recv_into(comms[0], 1, TAG_A, &value, sizeof value, &err), &err);
+    CLP_ASSERT_EQ(value, 7);
+    void *data;
+    size_t bytes;
+    const double start = clp__now();
+    CLP_ASSERT_STATUS(clp__comm_recv(comms[0], 1, TAG_B, &data, &bytes, &err), CLP_COMM, &err);
+    CLP_ASSERT(clp__now() - start < 10.0);
+    CLP_ASSERT_STR_EQ(err.message, "rank 0, receiving from rank 1 with tag 2: rank 1 has left "
+                                   "the run (destroyed its comm) without sending it");
+    CLP_ASSERT(pthread_join(thread, NULL) == 0);
+    clp__comm_destroy(comms[0]);
+}
+
+static void check_environment(void) {
+    setenv("CLPART_COMM_TIMEOUT", "2.5", 1);
+    CLP_ASSERT(clp__comm_default_timeout() == 2.5);
+    setenv("CLPART_COMM_TIMEOUT", "soon", 1);
+    CLP_ASSERT(clp__comm_default_timeout() == 600.0);
+    unsetenv("CLPART_COMM_TIMEOUT");
+    CLP_ASSERT(clp__comm_default_timeout() == 600.0);
+
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    unsetenv("PMI_SIZE");
+    unsetenv("PMIX_RANK");
+    CLP_ASSERT(!clp__comm_mpi_launched());
+    setenv("PMIX_RANK", "0", 1);
+    CLP_ASSERT(clp__comm_mpi_launched());
+    unsetenv("PMIX_RANK");
+
+#ifndef CLPART_WITH_MPI
+    clp__comm *comm = NULL;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_STATUS(clp__comm_mpi_create(0, &comm, &err), CLP_COMM, &err);
+    CLP_ASSERT_STR_EQ(err.message,
+                      "this clpart was built without MPI: install libopenmpi-dev and rebuild");
+    CLP_ASSERT(comm == NULL);
+#endif
+}
+
+int main(void) {
+    clp__comm *comms[COMM_RANKS];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(COMM_RANKS, 30, comms, &err), &err);
+    pthread_t threads[COMM_RANKS];
+    for (int r = 0; r < COMM_RANKS; r++) {
+        CLP_ASSERT_EQ(clp__comm_rank(comms[r]), r);
+        int local_rank, local_size;
+        clp__comm_local(comms[r], &local_rank, &local_size);
+        CLP_ASSERT_EQ(local_rank, r);
+        CLP_ASSERT_EQ(local_size, COMM_RANKS);
+        CLP_ASSERT(pthread_create(&threads[r], NULL, run_rank, comms[r]) == 0);
+    }
+    for (int r = 0; r < COMM_RANKS; r++)
+        CLP_ASSERT(pthread_join(threads[r], NULL) == 0);
+    for (int r = 0; r < COMM_RANKS; r++)
+        clp__comm_destroy(comms[r]);
+
+    check_gone();
+    check_environment();
+    return 0;
+}
