@@ -4,14 +4,21 @@
 #include "grid/grid_private.h"
 
 clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err) {
+    clp_status st = CLP_OK;
     *out = (clp_dist_device){.worker = w};
-    return clp__buffer_create(w, "dist.scratch", CLP_DIST_MAX_QUERIES * sizeof(cl_uint),
-                              &out->scratch, err);
+    CLP_TRY(clp__buffer_create(w, "dist.scratch", CLP_DIST_MAX_QUERIES * sizeof(cl_uint),
+                               &out->scratch, err));
+    CLP_TRY(clp__buffer_create(w, "dist.unpinned", sizeof(cl_uint), &out->unpinned, err));
+    return CLP_OK;
+fail:
+    clp_dist_device_destroy(out);
+    return st;
 }
 
 void clp_dist_device_destroy(clp_dist_device *d) {
     clp__buffer_release(d->scratch);
-    d->scratch = NULL;
+    clp__buffer_release(d->unpinned);
+    d->scratch = d->unpinned = NULL;
 }
 
 clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *queries,
@@ -36,25 +43,33 @@ fail:
 
 clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, int axis, int low, int high,
                         clp_error *err) {
-    clp_status st = CLP_OK;
-    clp_worker *w = d->worker;
-    cl_uint unpinned = 0;
     if (count == 0)
         return CLP_OK;
-    CLP_CL_CHECK(clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, sizeof unpinned, &unpinned,
-                                      0, NULL, NULL),
-                 err, "pin: clEnqueueWriteBuffer");
-    const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_POS), d->scratch};
+    const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_POS), d->unpinned};
     const cl_uint args[] = {(cl_uint)first, (cl_uint)count, (cl_uint)axis, (cl_uint)low,
                             (cl_uint)high};
-    CLP_TRY(clp__grid_launch(w, "dist_pin", buffers, 2, args, 5, count, 0, err));
-    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, sizeof unpinned, &unpinned,
-                                     0, NULL, NULL),
+    d->low = d->pinned && d->low < low ? d->low : low;
+    d->high = d->pinned && d->high > high ? d->high : high;
+    d->pinned += count;
+    return clp__grid_launch(d->worker, "dist_pin", buffers, 2, args, 5, count, 0, err);
+}
+
+clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_uint zero = 0;
+    cl_uint unpinned = 0;
+    const size_t pinned = d->pinned;
+    d->pinned = 0;
+    CLP_CL_CHECK(clEnqueueReadBuffer(d->worker->queue, d->unpinned, CL_TRUE, 0, sizeof unpinned,
+                                     &unpinned, 0, NULL, NULL),
                  err, "pin: clEnqueueReadBuffer");
+    CLP_CL_CHECK(clEnqueueWriteBuffer(d->worker->queue, d->unpinned, CL_TRUE, 0, sizeof zero, &zero,
+                                      0, NULL, NULL),
+                 err, "pin: clEnqueueWriteBuffer");
     CLP_REQUIRE(unpinned == 0, err, CLP_CHECK,
-                "%u of %zu particles received from another device lie more than 64 float steps "
-                "outside the cell layers %d to %d it found them in",
-                unpinned, count, low, high);
+                "%u of %zu particles received from other devices lie more than 64 float steps "
+                "outside the cell layers %d to %d their senders found them in",
+                unpinned, pinned, d->low, d->high);
 fail:
     return st;
 }
