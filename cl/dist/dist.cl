@@ -22,44 +22,33 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
     bounds[q] = low;
 }
 
-float axis_component(float4 p, uint axis) {
-    return axis == 0 ? p.x : axis == 1 ? p.y : p.z;
-}
-
-float4 with_axis_component(float4 p, uint axis, float v) {
-    if (axis == 0)
-        p.x = v;
-    else if (axis == 1)
-        p.y = v;
-    else
-        p.z = v;
-    return p;
-}
-
-int layer_of(float4 p, uint axis) {
-    return axis == 0 ? position_cell(p).x : axis == 1 ? position_cell(p).y : position_cell(p).z;
-}
-
 /* The particles at first .. first + count - 1 came from another rank, which found each in
- * layer low .. high of this rank's grid. Two devices may round a position on a layer's
- * boundary to different sides of it; so that both keep the same particles in the same order,
- * such a position moves by the fewest float steps into the layer range. One that is farther
- * off (a bug, not rounding) stays, counted in status[0]. */
-__kernel void dist_pin(__global float4 *restrict pos, __global uint *restrict status,
-                       const uint first, const uint count, const uint axis, const uint low,
-                       const uint high) {
+ * the cell that key[i] now names in this rank's grid. Two devices may round a position on a
+ * cell's boundary to different sides of it; so that both keep the same particles in the same
+ * cells, and so in the same order, such a position moves by the fewest float steps into that
+ * cell. One that is farther off (a bug, not rounding) stays, counted in status[0]. */
+__kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
+                       __global uint *restrict status, const uint first, const uint count) {
     const uint i = first + get_global_id(0);
     if (get_global_id(0) >= count)
         return;
-    float4 p = pos[i];
-    float x = axis_component(p, axis);
-    for (int steps = 0; steps < 64; steps++) {
-        const int layer = layer_of(with_axis_component(p, axis, x), axis);
-        if (layer >= (int)low && layer <= (int)high) {
-            pos[i] = with_axis_component(p, axis, x);
-            return;
+    const int4 wanted = key_cell(key[i]);
+    float p[3] = {pos[i].x, pos[i].y, pos[i].z};
+    bool pinned = true;
+    for (int a = 0; a < CLP_CORE_DIM; a++) {
+        int steps = 0;
+        for (; steps < 64; steps++) {
+            const int4 c = position_cell((float4)(p[0], p[1], p[2], 0.0f));
+            const int have = a == 0 ? c.x : a == 1 ? c.y : c.z;
+            const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
+            if (have == want)
+                break;
+            p[a] = nextafter(p[a], have < want ? INFINITY : -INFINITY);
         }
-        x = nextafter(x, layer < (int)low ? INFINITY : -INFINITY);
+        pinned = pinned && steps < 64;
     }
-    atomic_inc(&status[0]);
+    if (pinned)
+        pos[i] = (float4)(p[0], p[1], p[2], pos[i].w);
+    else
+        atomic_inc(&status[0]);
 }

@@ -41,17 +41,14 @@ fail:
     return st;
 }
 
-clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, int axis, int low, int high,
-                        clp_error *err) {
+clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, clp_error *err) {
     if (count == 0)
         return CLP_OK;
-    const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_POS), d->unpinned};
-    const cl_uint args[] = {(cl_uint)first, (cl_uint)count, (cl_uint)axis, (cl_uint)low,
-                            (cl_uint)high};
-    d->low = d->pinned && d->low < low ? d->low : low;
-    d->high = d->pinned && d->high > high ? d->high : high;
+    const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_POS),
+                              clp_worker_buffer(d->worker, CLP_BUF_KEY), d->unpinned};
+    const cl_uint args[] = {(cl_uint)first, (cl_uint)count};
     d->pinned += count;
-    return clp__grid_launch(d->worker, "dist_pin", buffers, 2, args, 5, count, 0, err);
+    return clp__grid_launch(d->worker, "dist_pin", buffers, 3, args, 2, count, 0, err);
 }
 
 clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {
@@ -68,8 +65,8 @@ clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {
                  err, "pin: clEnqueueWriteBuffer");
     CLP_REQUIRE(unpinned == 0, err, CLP_CHECK,
                 "%u of %zu particles received from other devices lie more than 64 float steps "
-                "outside the cell layers %d to %d their senders found them in",
-                unpinned, pinned, d->low, d->high);
+                "outside the cells their senders found them in",
+                unpinned, pinned);
 fail:
     return st;
 }

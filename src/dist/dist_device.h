@@ -13,7 +13,6 @@ typedef struct clp_dist_device {
     cl_mem scratch;  /* CLP_DIST_MAX_QUERIES uints: the queries, then their bounds */
     cl_mem unpinned; /* one uint: particles the pins since the last check could not move */
     size_t pinned;   /* particles those pins took */
-    int low, high;   /* the lowest and highest layer they pinned to */
 } clp_dist_device;
 
 clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err);
@@ -25,13 +24,12 @@ clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *q
                                  uint32_t *bounds, size_t n_queries, clp_error *err);
 
 /* Enqueues the move of the positions of particles first .. first + count - 1 by the fewest
- * float steps along `axis` that put them in cell layers low .. high of the worker's grid, as
- * the next sort computes layers (global positions). A rebuild pins several ranges, then checks
+ * float steps that put each in the cell its key (CLP_BUF_KEY) names in the worker's grid, as
+ * the next sort computes cells (global positions). A rebuild pins several ranges, then checks
  * them all with one read. */
-clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, int axis, int low, int high,
-                        clp_error *err);
+clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, clp_error *err);
 /* Fails, naming how many, when a pin since the last check could not move a particle into its
- * layers (a whole layer off is a bug, not rounding); a blocking read. */
+ * cell (a whole cell off is a bug, not rounding); a blocking read. */
 clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err);
 
 #endif

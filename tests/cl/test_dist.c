@@ -1,7 +1,7 @@
 /* A rank's device side (cl/dist/dist.cl) against the host: the lower bounds of layer keys
  * equal counts of the sorted keys read back, and a layer's particles are exactly those whose
  * position lies in it (in double, away from the boundaries); pinned particles that rounding
- * put a float step outside their layers move into them by a few steps, and one a whole layer
+ * put a float step outside their cells move into them by a few steps, and one a whole layer
  * off is refused. With --small, a size for Oclgrind. */
 #include "common.h"
 
@@ -105,8 +105,8 @@ static void test_lower_bounds(test_env *t, size_t n) {
     free(keys);
 }
 
-/* Particles a few float steps below layer 3's boundary are pinned into layers 3..4; one a
- * whole layer below is refused. Distances moved are counted in float steps. */
+/* Particles a few float steps below layer 3's boundary are pinned into the layer-3 cells
+ * their keys name; particles a whole layer off are refused. Distances moved are counted in float steps. */
 static void test_pin(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     enum { N = 40 };
@@ -134,7 +134,11 @@ static void test_pin(test_env *t) {
         pos[i].s[0] = x;
     }
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 10, 10, 0, 3, 4, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    for (int i = 10; i < 20; i++) /* their senders found them in layer 3, same y and z cell */
+        keys[i] = keys[i] % (uint32_t)g.layer_keys + 3u * (uint32_t)g.layer_keys;
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 10, 10, &err), &err);
     CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
     cl_float4 pinned[N];
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
@@ -163,9 +167,12 @@ static void test_pin(test_env *t) {
                 CLP_TEST_FAIL("particle %u sorted into layer %u, not 3", ids[i],
                               keys[i] / (uint32_t)g.layer_keys);
     /* a whole layer off is not rounding */
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0, 5, 5, &err), &err);
+    for (int i = 0; i < N; i++)
+        keys[i] = keys[i] % (uint32_t)g.layer_keys + 5u * (uint32_t)g.layer_keys;
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, &err), &err);
     CLP_ASSERT_STATUS(clp_dist_pin_check(&d, &err), CLP_CHECK, &err);
-    CLP_ASSERT_CONTAINS(err.message, "outside the cell layers 5 to 5");
+    CLP_ASSERT_CONTAINS(err.message, "outside the cells their senders found them in");
     clp_dist_device_destroy(&d);
     close_grid(&g);
 }
