@@ -584,9 +584,8 @@ CLP_API clp_status clp_worker_run_step(clp_worker *worker, const clp_step *step,
  * indices), not over step->global: the groups of the chosen size, then one smaller group for
  * the rest, so a kernel that guards only against the particle count still leaves the others
  * alone (a multi-device rank computes its own particles, not its halo). */
-CLP_API clp_status clp_worker_run_step_range(clp_worker *worker, const clp_step *step,
-                                             size_t first, size_t count, double *seconds,
-                                             clp_error *err);
+CLP_API clp_status clp_worker_run_step_range(clp_worker *worker, const clp_step *step, size_t first,
+                                             size_t count, double *seconds, clp_error *err);
 
 /* Launches `kernel` over `global` work-items in 1D. local 0 picks the work-group size from
  * the device and kernel; the global size is then rounded up to a multiple of it, so kernels
@@ -670,6 +669,9 @@ CLP_API double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geo
  * half the skin since the last rebuild (with neighbors.every above 1), since pairs may then have
  * been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
+/* clp_grid_update without the list: keys, sort and reorder only (a multi-device rebuild sorts
+ * once to find what leaves, then again with what came in). */
+CLP_API clp_status clp_grid_sort(clp_grid *grid, clp_error *err);
 /* After a restart: the neighbour list again from the current positions and the restored
  * keys and cell ranges, without a sort, so the neighbours come in the order of the run that
  * wrote the checkpoint. */
@@ -712,6 +714,8 @@ typedef struct clp_run_timing {
     double integration; /* the integrator's kernels (neighbour search: the displacement) */
     double wall;        /* seconds of the whole time loop, outputs included */
     double outputs;     /* of which snapshots, output files and checkpoints */
+    double exchange;    /* a multi-device run: host seconds copying edges into the neighbours'
+                           halos between rebuilds (the rebuilds' migrations are in the sort) */
     uint64_t steps, rebuilds, particles;
     uint64_t forced_rebuilds; /* of the rebuilds, those a particle forced by moving more than
                                  half the skin (SPH) */
@@ -888,6 +892,8 @@ typedef enum clp_run_phase {
 /* One stage of a model's step: a kernel of its program, or (kernel NULL) a stage the library
  * runs, such as the neighbour search's rebuild. It runs only when the option `needs_option`
  * has the value `needs_value` (with needs_not: any other value); always when NULL. */
+typedef struct clp__comm clp_comm; /* the ranks of a multi-device run (below) */
+
 typedef struct clp_model_stage {
     const char *kernel;
     const char *what; /* what it does, in a few words */
@@ -926,7 +932,47 @@ typedef struct clp_model {
     clp_status (*run)(clp_worker *worker, const clp_options *opts, const char *case_path,
                       const clp_run_config *config, clp_error *err);
     const char *runner;
+    /* Runs this rank's part of a case split among the ranks of `comm` (clp_run_split,
+     * clp_run_rank); NULL for a model that runs on one device only. */
+    clp_status (*run_rank)(clp_worker *worker, clp_comm *comm, const double *weights,
+                           const clp_options *opts, const char *case_path,
+                           const clp_run_config *config, clp_error *err);
 } clp_model;
+
+/* ==== One case on several devices ======================================================= */
+
+/* The ranks of a multi-device run talk through a comm: threads of this process, or MPI
+ * processes. A case is cut into slabs of cell layers, one per rank, sized by the particles in
+ * them and each rank's weight (its speed); each rank holds a halo of its neighbours' edge layers.
+ * Rank 0 writes the outputs. */
+
+enum { CLP_MAX_RANKS = 64 }; /* devices one case splits among */
+
+/* Whether mpirun (or another PMI launcher) started this process. */
+CLP_API bool clp_comm_mpi_launched(void);
+/* This process's rank among those mpirun started (CLP_USAGE in a build without MPI). */
+CLP_API clp_status clp_comm_mpi_open(clp_comm **out, clp_error *err);
+CLP_API void clp_comm_close(clp_comm *comm);
+CLP_API int clp_comm_rank(const clp_comm *comm);
+CLP_API int clp_comm_size(const clp_comm *comm);
+/* This rank's place among the ranks on its host: it picks the host's device by it. */
+CLP_API void clp_comm_local(const clp_comm *comm, int *local_rank, int *local_size);
+/* This rank failed before its run began (`why`): the others' runs end at once, naming it. */
+CLP_API void clp_comm_abort(clp_comm *comm, const clp_error *why);
+
+/* Runs this rank's part of the case on `worker`; every rank of `comm` calls it. `weights` (one
+ * per rank, NULL: equal) size the slabs. A failure on one rank ends the others' runs with an
+ * error that names it. config->out_dir and the progress line are rank 0's. */
+CLP_API clp_status clp_run_rank(const clp_model *model, clp_comm *comm, clp_worker *worker,
+                                const double *weights, const clp_options *opts,
+                                const char *case_path, const clp_run_config *config,
+                                clp_error *err);
+/* Runs the case split among `n` workers (devices), one thread each, as ranks 0 .. n - 1. The
+ * error is the first failure's (not the other ranks' notices of it). */
+CLP_API clp_status clp_run_split(const clp_model *model, clp_worker *const *workers, int n,
+                                 const double *weights, const clp_options *opts,
+                                 const char *case_path, const clp_run_config *config,
+                                 clp_error *err);
 
 /* Whether a stage runs under these options. */
 CLP_API bool clp_model_stage_runs(const clp_model_stage *stage, const clp_options *opts);

@@ -7,8 +7,11 @@
  * --time T end it sooner. It ends with the rate in the model's throughput unit. SIGUSR1 asks
  * for an SPH checkpoint at the next step. The first SIGINT or SIGTERM stops the run after its
  * current step with a checkpoint (SPH) or the outputs so far, and the exit status is 128 +
- * the signal's number; a second one ends the process at once. */
+ * the signal's number; a second one ends the process at once. --devices SEL,...|all splits an
+ * SPH case among several devices (a thread each), --weights W,... by their speeds; under
+ * mpirun each process runs one device's part. */
 #include "cli_case.h"
+#include "run_devices.h"
 
 #include <libgen.h>
 #include <signal.h>
@@ -73,6 +76,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     const char *out_dir = NULL, *restart = NULL;
     bool timed = false;
+    run_devices_request split = {0};
     uint64_t max_steps = 0;
     double max_time = 0;
     /* --out DIR, --restart FILE, --timing, --steps N and --time T are this command's own; the
@@ -83,6 +87,10 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
             out_dir = argv[++i];
         else if (!strcmp(argv[i], "--restart") && i + 1 < argc)
             restart = argv[++i];
+        else if (!strcmp(argv[i], "--devices") && i + 1 < argc)
+            split.devices = argv[++i];
+        else if (!strcmp(argv[i], "--weights") && i + 1 < argc)
+            split.weights = argv[++i];
         else if (!strcmp(argv[i], "--timing"))
             timed = true;
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
@@ -117,7 +125,8 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     }
     cli_handle_signals(); /* before the device is opened: a stop asked during the build counts */
     cli_session s = {0};
-    clp_status st = cli_session_open(cli, &s, &err);
+    const bool several = run_devices_wanted(&split);
+    clp_status st = several ? CLP_OK : cli_session_open(cli, &s, &err);
     char default_dir[512], name[256];
     if (!out_dir) { /* out/<case file name without .json> */
         snprintf(name, sizeof name, "%s", c.case_path);
@@ -139,8 +148,16 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
                              .checkpoint_requested = &cli_checkpoint_requested,
                              .stop_requested = &cli_stop_signal,
                              .timing = timed ? &timing : NULL};
-    if (st == CLP_OK)
+    bool reports = true; /* under mpirun, rank 0 speaks for the run */
+    if (st == CLP_OK && several)
+        st = run_devices(model, &c, cli, &split, &config, &reports, &err);
+    else if (st == CLP_OK)
         st = model->run(s.worker, c.options, c.case_path, &config, &err);
+    if (!reports) {
+        const int rc = st == CLP_OK || st == CLP_INTERRUPTED ? CLP_EXIT_OK : cli_report(&err);
+        cli_case_free(&c);
+        return st == CLP_INTERRUPTED ? 128 + cli_stop_signal : rc;
+    }
     if (st == CLP_OK) {
         printf("done:");
         for (int i = 0; model->outputs[i]; i++)

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-enum { CLP_DIST_MAX_RANKS = 64 };
+enum { CLP_DIST_MAX_RANKS = CLP_MAX_RANKS };
 
 typedef struct clp_slabs {
     int axis;   /* 0 x, 1 y, 2 z */

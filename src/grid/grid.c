@@ -236,11 +236,11 @@ fail:
 
 /* The status after a rebuild (outside count, smallest outside ID, largest neighbour count,
  * particles over capacity, largest displacement), with the list fitted to the counts. */
-static clp_status check_status(clp_grid *g, clp_error *err) {
+static clp_status check_status(clp_grid *g, bool listed, clp_error *err) {
     clp_status st = CLP_OK;
     cl_uint status[8];
     CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
-    if (g->list)
+    if (g->list && listed)
         CLP_TRY(clp__grid_fit_list(g, status, err));
     g->max_seen = status[2];
     cl_float moved;
@@ -286,13 +286,14 @@ clp_status clp_grid_relist(clp_grid *g, clp_error *err) {
     CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
     if (g->list)
         CLP_TRY(clp__grid_build_list(g, err));
-    CLP_TRY(check_status(g, err));
+    CLP_TRY(check_status(g, true, err));
     g->has_reference = false; /* the positions of the last rebuild were not saved */
 fail:
     return st;
 }
 
-clp_status clp_grid_update(clp_grid *g, clp_error *err) {
+/* Keys, sort and reorder, then the list when `list`. */
+static clp_status rebuild(clp_grid *g, bool list, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
     double start = clp__now();
@@ -321,10 +322,18 @@ clp_status clp_grid_update(clp_grid *g, clp_error *err) {
         g->has_reference = true;
     }
     CLP_TRY(phase_end(g, &g->timing.reorder, &start, err));
-    if (g->list)
+    if (g->list && list)
         CLP_TRY(clp__grid_build_list(g, err));
     CLP_TRY(phase_end(g, &g->timing.list, &start, err));
-    CLP_TRY(check_status(g, err));
+    CLP_TRY(check_status(g, list, err));
 fail:
     return st;
+}
+
+clp_status clp_grid_update(clp_grid *g, clp_error *err) {
+    return rebuild(g, true, err);
+}
+
+clp_status clp_grid_sort(clp_grid *g, clp_error *err) {
+    return rebuild(g, false, err);
 }

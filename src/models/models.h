@@ -11,6 +11,10 @@ clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *
 /* What each model's folder gives the registry: the named values of its runs' results (the LJ
  * and repulsive ones follow "step" in their CSV columns), NULL-ended. */
 extern const char *const clp__sph_diagnostics[];
+/* A rank's part of an SPH case split among devices (clp_model.run_rank). */
+clp_status clp__sph_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
+                             const clp_options *opts, const char *case_path,
+                             const clp_run_config *config, clp_error *err);
 /* The checkpoint file an SPH run writes to its output folder. */
 #define CLP__SPH_CHECKPOINT "checkpoint.ckpt"
 extern const char *const clp__lj_columns[];

@@ -17,7 +17,7 @@ static bool always(const clp_options *opts) {
 }
 
 /* The option modules each model's programs take: options/<module>.json. */
-static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", NULL};
+static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", "dist", NULL};
 static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", NULL};
 static const char *const pso_modules[] = {"core", "pso", NULL};
 static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
@@ -124,7 +124,8 @@ static const clp_model models[] = {
      .outputs = sph_outputs,
      .checkpoint = CLP__SPH_CHECKPOINT,
      .source = clp_sph_source,
-     .run = clp_sph_run},
+     .run = clp_sph_run,
+     .run_rank = clp__sph_run_rank},
     {.name = "lj",
      .throughput_unit = "atom-steps/s",
      .steps_name = "steps",

@@ -32,8 +32,8 @@ static double step_bytes(const clp_options *opts, double listed) {
 double clp__sph_run_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
                           size_t particles, double listed, uint64_t steps, uint64_t rebuilds) {
     /* a rebuild re-sorts velocity and density with the grid's own arrays */
-    const double rebuild = clp_grid_update_bytes(opts, geometry, particles, listed) +
-                           (double)particles * 2 * (16 + 4);
+    const double rebuild =
+        clp_grid_update_bytes(opts, geometry, particles, listed) + (double)particles * 2 * (16 + 4);
     return (double)particles * (double)steps * step_bytes(opts, listed) +
            (double)rebuilds * rebuild;
 }

@@ -1,31 +1,14 @@
 /* The SPH time loop: build the program, set up particles, then rebuild, forces and
  * integration every step, with diagnostics and VTK snapshots at each output time. */
-#include "io/io.h"
 #include "models/models.h"
-#include "models/sph/sph.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_gauges.h"
+#include "models/sph/sph_run.h"
 #include "run/run_flags.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct sph_run {
-    clp_worker *w;
-    const clp_options *opts;
-    clp_sph_case c;
-    clp__sph_physics_values phys;
-    clp_grid_geometry geo;
-    clp_grid *grid;
-    size_t n, n_fluid;
-    bool centred;          /* rho[] holds rho/rho0 - 1 */
-    bool timed;            /* profiling on: device time per phase goes into `timing` */
-    bool listed;           /* the grid was just rebuilt: the first step need not rebuild it again */
-    bool stop_on_outliers; /* sph.outliers=stop */
-    double half_skin;      /* a particle that moved farther since the last rebuild forces one */
-    clp_run_timing timing;
-} sph_run;
 
 /* The case, its physics, particle count and geometry. */
 static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
@@ -35,6 +18,7 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     CLP_TRY(clp__sph_case_load(case_path, r->c.dim, &r->c, err));
     clp__sph_physics(&r->c, &r->phys);
     CLP_TRY(clp__sph_count(&r->c, &r->n, &r->n_fluid, err));
+    r->particles = r->n;
     clp_grid_desc desc = {.radius = 2.0 * r->phys.h};
     memcpy(desc.origin, r->c.origin, sizeof desc.origin);
     memcpy(desc.size, r->c.size, sizeof desc.size);
@@ -63,6 +47,8 @@ static void program_spec(const sph_run *r, program_parts *p) {
     p->files[nf++] = "sph/sph.cl";
     p->files[nf++] = "sph/mdbc.cl";
     p->files[nf++] = "sph/gauges.cl";
+    if (r->comm)
+        p->files[nf++] = "dist/dist.cl";
     size_t n_modules;
     const char *const *modules = clp__model_modules("sph", &n_modules);
     p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};
@@ -207,17 +193,26 @@ fail:
     return st;
 }
 
-static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp_error *err) {
+/* The case's particles on this device: all of them, or a rank's slab of them in its first
+ * slots with padding after. */
+static clp_status setup(sph_run *r, const char *case_path, const double *weights, clp_cache *cache,
+                        clp_error *err) {
     clp_status st = CLP_OK;
     double *xyz = NULL;
-    uint32_t *types = NULL;
+    uint32_t *types = NULL, *ids = NULL;
+    size_t owned = r->n;
+    clp_slabs slabs;
     CLP_TRY(load(r, case_path, err));
-    CLP_TRY(check_device_memory(r, err));
     CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
+    if (r->comm)
+        CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
+    CLP_TRY(check_device_memory(r, err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     clp_grid_set_displacement_check(r->grid, false); /* each step checks it (step_end) */
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
+    if (ids)
+        CLP_TRY(clp_worker_write(r->w, CLP_BUF_ID, ids, err));
     cl_float arguments[64];
     clp_buffer_counts counts;
     const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
@@ -229,179 +224,43 @@ static clp_status setup(sph_run *r, const char *case_path, clp_cache *cache, clp
         CLP_TRY(write_ghosts(r, xyz, types, err));
     /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused
      * before any output is written */
-    CLP_TRY(clp_grid_update(r->grid, err));
+    if (r->comm) {
+        CLP_TRY(clp_dist_rank_init(&r->dist, r->comm, r->w, r->grid, &slabs, &r->geo,
+                                   CLP__SPH_TRAVELS, CLP__SPH_HALO_ZEROED, err));
+        clp_dist_rank_uploaded(&r->dist, owned);
+        CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+    } else {
+        CLP_TRY(clp_grid_update(r->grid, err));
+    }
     r->listed = true;
 fail:
     free(xyz);
     free(types);
+    free(ids);
     return st;
 }
 
-/* One output: the particles in double and float, diagnostics, and the first non-finite
- * value if any. */
-typedef struct snapshot {
-    double *xyz;
-    uint32_t *id, *type;
-    float *vel, *rho, *pressure; /* vel: n x 3 */
-    cl_float4 *vel4;
-    double kinetic, mass, vmax, front;
-    size_t excluded; /* fluid particles taken out of the computation so far */
-} snapshot;
-
-static void snapshot_free(snapshot *s) {
-    free(s->xyz);
-    free(s->id);
-    free(s->type);
-    free(s->vel);
-    free(s->rho);
-    free(s->pressure);
-    free(s->vel4);
-}
-
-static clp_status take_snapshot(sph_run *r, uint64_t step, snapshot *s, clp_error *err) {
+/* A snapshot of the particles on this device, or on rank 0 of all ranks' particles. */
+static clp_status take_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *s, clp_error *err) {
     clp_status st = CLP_OK;
-    size_t n = r->n;
-    *s = (snapshot){.xyz = malloc(3 * n * sizeof(double)),
-                    .id = malloc(n * sizeof(uint32_t)),
-                    .type = malloc(n * sizeof(uint32_t)),
-                    .vel = malloc(3 * n * sizeof(float)),
-                    .rho = malloc(n * sizeof(float)),
-                    .pressure = malloc(n * sizeof(float)),
-                    .vel4 = malloc(n * sizeof(cl_float4)),
-                    .front = -INFINITY};
-    CLP_REQUIRE(s->xyz && s->id && s->type && s->vel && s->rho && s->pressure && s->vel4, err,
-                CLP_NOMEM, "out of host memory for a snapshot of %zu particles", n);
+    cl_float4 *vel = NULL;
+    clp__sph_snapshot_free(s);
+    if (r->comm)
+        return clp__sph_dist_snapshot(r, step, s, err);
+    CLP_TRY(clp__sph_snapshot_alloc(s, r->n, err));
+    vel = malloc(r->n * sizeof *vel);
+    CLP_REQUIRE_ALLOC(vel, err);
     CLP_TRY(clp_grid_read_particles(r->grid, s->xyz, s->id, err));
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_TYPE, s->type, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_VEL, s->vel4, err));
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_VEL, vel, err));
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_RHO, s->rho, err));
-    const double tait_b = r->phys.c0 * r->phys.c0 * r->c.rho0 / 7.0;
-    for (size_t i = 0; i < n; i++) {
-        const double density = clp__sph_density(&r->c, r->centred, s->rho[i]);
-        double v2 = 0;
-        for (int a = 0; a < 3; a++) {
-            s->vel[3 * i + a] = s->vel4[i].s[a];
-            v2 += (double)s->vel4[i].s[a] * s->vel4[i].s[a];
-        }
-        const char *bad = !isfinite(s->rho[i]) ? "density"
-                          : !isfinite(v2)      ? "velocity"
-                          : !isfinite(s->xyz[3 * i] + s->xyz[3 * i + 1] + s->xyz[3 * i + 2])
-                              ? "position"
-                              : NULL;
-        s->rho[i] = (float)density;
-        s->pressure[i] = (float)(tait_b * (pow(density / r->c.rho0, 7) - 1));
-        s->excluded += s->type[i] == CLP_GRID_EXCLUDED; /* kept as it was when it left */
-        CLP_REQUIRE(!bad || s->type[i] == CLP_GRID_EXCLUDED, err, CLP_CHECK,
-                    "step %llu: particle %u has a non-finite %s", (unsigned long long)step,
-                    s->id[i], bad);
-        if (s->type[i] != 0)
-            continue;
-        s->kinetic += 0.5 * r->phys.mass * v2;
-        s->mass += r->phys.mass;
-        s->vmax = fmax(s->vmax, sqrt(v2));
-        s->front = fmax(s->front, s->xyz[3 * i]);
-    }
+    for (size_t i = 0; i < r->n; i++)
+        for (int a = 0; a < 3; a++)
+            s->vel[3 * i + a] = vel[i].s[a];
+    CLP_TRY(clp__sph_snapshot_summarise(s, &r->c, r->centred, &r->phys, step, err));
 fail:
+    free(vel);
     return st;
-}
-
-/* The files of a run's output folder. */
-typedef struct outputs {
-    char dir[900];
-    clp__csv *csv;
-    double *times;
-    char **files;
-    size_t count, capacity;
-    int64_t last_step; /* of the last row written, -1 before any */
-} outputs;
-
-/* The values of a run's result (clp_run_result), as the registry lists them. */
-const char *const clp__sph_diagnostics[] = {"time",  "kinetic_energy", "mass", "max_velocity",
-                                            "front", "excluded",       NULL};
-
-static const char *const diagnostics_columns[] = {"time", "step",         "dt",    "kinetic_energy",
-                                                  "mass", "max_velocity", "front", "excluded"};
-enum { DIAGNOSTICS_COLUMNS = 8 };
-
-static clp_status outputs_open(outputs *o, const char *dir, clp_error *err) {
-    snprintf(o->dir, sizeof o->dir, "%s", dir);
-    o->last_step = -1;
-    return clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
-                            &o->csv, err);
-}
-
-static clp_status outputs_remember(outputs *o, double time, clp_error *err);
-
-/* A restart into the folder of the run it continues: the diagnostics up to the checkpoint's
- * step stay, those after it go (that part is run again), and the snapshots go on from the
- * last one kept, each row having had its snapshot. Into a new folder: a new start. */
-static clp_status outputs_continue(outputs *o, const char *dir, uint64_t step, clp_error *err) {
-    clp_status st = CLP_OK;
-    double *kept = NULL;
-    size_t n_kept = 0;
-    snprintf(o->dir, sizeof o->dir, "%s", dir);
-    o->last_step = -1;
-    CLP_TRY(clp__csv_continue_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
-                                 1, (double)step, &kept, &n_kept, &o->csv, err));
-    for (size_t i = 0; i < n_kept; i++)
-        CLP_TRY(outputs_remember(o, kept[i * DIAGNOSTICS_COLUMNS], err));
-    if (n_kept > 0) {
-        o->last_step = (int64_t)kept[(n_kept - 1) * DIAGNOSTICS_COLUMNS + 1];
-        char path[1024];
-        snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
-        CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
-    }
-fail:
-    free(kept);
-    return st;
-}
-
-/* Adds the next snapshot's file name and time to the index. */
-static clp_status outputs_remember(outputs *o, double time, clp_error *err) {
-    clp_status st = CLP_OK;
-    if (o->count == o->capacity) {
-        size_t cap = o->capacity ? 2 * o->capacity : 64;
-        double *times = realloc(o->times, cap * sizeof *times);
-        CLP_REQUIRE_ALLOC(times, err);
-        o->times = times;
-        char **files = realloc(o->files, cap * sizeof *files);
-        CLP_REQUIRE_ALLOC(files, err);
-        o->files = files;
-        o->capacity = cap;
-    }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/particles_%05zu.vtp", o->dir, o->count);
-    o->files[o->count] = strdup(path);
-    CLP_REQUIRE_ALLOC(o->files[o->count], err);
-    o->times[o->count++] = time;
-fail:
-    return st;
-}
-
-static clp_status outputs_write(outputs *o, const snapshot *s, size_t n, double time, uint64_t step,
-                                double dt, clp_error *err) {
-    clp_status st = CLP_OK;
-    const double row[] = {time,    (double)step, dt,       s->kinetic,
-                          s->mass, s->vmax,      s->front, (double)s->excluded};
-    CLP_TRY(clp__csv_row(o->csv, row, err));
-    o->last_step = (int64_t)step;
-    CLP_TRY(outputs_remember(o, time, err));
-    clp__vtp_fields f = {n, s->xyz, s->vel, s->rho, s->pressure, s->type, time};
-    CLP_TRY(clp__vtp_write(o->files[o->count - 1], &f, err));
-    char path[1024];
-    snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
-    CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
-fail:
-    return st;
-}
-
-static void outputs_close(outputs *o) {
-    clp_error ignored = CLP_ERROR_INIT;
-    clp__csv_close(o->csv, &ignored);
-    for (size_t i = 0; i < o->count; i++)
-        free(o->files[i]);
-    free(o->files);
-    free(o->times);
 }
 
 /* Runs one kernel over `global` work-items, its device time added to *phase when timed. */
@@ -414,23 +273,51 @@ static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buff
     return st;
 }
 
+/* Runs a kernel of one work-item per particle over the particles this device owns. */
+static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set buffers,
+                                double *phase, clp_error *err) {
+    if (!r->comm)
+        return run_kernel(r, kernel, buffers, r->n, 0, phase, err);
+    const clp_step s = {kernel, buffers, 0, 0};
+    double seconds = 0;
+    clp_status st =
+        clp_worker_run_step_range(r->w, &s, r->dist.owned_first, clp_dist_rank_owned(&r->dist),
+                                  r->timed ? &seconds : NULL, err);
+    *phase += seconds;
+    return st;
+}
+
+/* A multi-device run's neighbours get the `fields` of this rank's edges into their halos. */
+static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err) {
+    if (!r->comm)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = clp_dist_rank_refresh(&r->dist, fields, err);
+    r->timing.exchange += clp__now() - start;
+    return st;
+}
+
 /* The particles' rates at the current state: the boundary particles' density first under
  * mDBC, the fluid's when it is a sum. */
 static clp_status rates(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
-        CLP_TRY(run_kernel(r, "sph_mdbc",
-                           CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
-                               CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_GHOST | CLP_BUF_CONSTANTS,
-                           r->n, 0, &r->timing.boundary, err));
+        CLP_TRY(run_particles(r, "sph_mdbc",
+                              CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                                  CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_GHOST |
+                                  CLP_BUF_CONSTANTS,
+                              &r->timing.boundary, err));
     if (strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0)
-        CLP_TRY(run_kernel(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS, r->n, 0,
-                           &r->timing.density, err));
-    CLP_TRY(run_kernel(r, "sph_forces",
-                       grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                           CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
-                       r->n, 0, &r->timing.forces, err));
+        CLP_TRY(run_particles(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+                              &r->timing.density, err));
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST ||
+        strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0)
+        CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
+    CLP_TRY(run_particles(r, "sph_forces",
+                          grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                              CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
+                          &r->timing.forces, err));
 fail:
     return st;
 }
@@ -444,6 +331,8 @@ static clp_status choose_step(sph_run *r, clp_error *err) {
                        groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
     CLP_TRY(run_kernel(r, "sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS,
                        CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
+    if (r->comm)
+        CLP_TRY(clp__sph_dist_agree_step(r, err));
 fail:
     return st;
 }
@@ -464,6 +353,9 @@ static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error 
     clp__sph_step_record rec;
     _Static_assert(sizeof rec == 5 * sizeof(cl_uint), "the step record is five words");
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_SPH_STEP, &rec, err)); /* the host keeps the clock */
+    if (r->comm)
+        CLP_TRY(clp__sph_dist_reduce_record(r, &rec, err));
+    r->excluded += rec.excluded;
     clock->dt = rec.dt;
     clock->rebuild_due = rec.moved > r->half_skin;
     if (rec.excluded == 0)
@@ -475,11 +367,12 @@ static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error 
                 "sph.outliers=exclude takes such particles out and goes on",
                 (unsigned long long)clock->step, clock->time, rec.excluded,
                 rec.excluded == 1 ? "" : "s", rec.first_id, why);
-    CLP_WARN(CLP_LOG_RUN,
-             "step %llu, t = %.6g s: excluded %u fluid particle%s (first: particle %u) "
-             "that %s",
-             (unsigned long long)clock->step, clock->time, rec.excluded,
-             rec.excluded == 1 ? "" : "s", rec.first_id, why);
+    if (!r->comm || r->dist.rank == 0)
+        CLP_WARN(CLP_LOG_RUN,
+                 "step %llu, t = %.6g s: excluded %u fluid particle%s (first: particle %u) "
+                 "that %s",
+                 (unsigned long long)clock->step, clock->time, rec.excluded,
+                 rec.excluded == 1 ? "" : "s", rec.first_id, why);
 fail:
     return st;
 }
@@ -492,7 +385,10 @@ static clp_status step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
     const bool scheduled = clp_grid_rebuilds_at(r->grid, clock->step);
     if ((scheduled || clock->rebuild_due) && !r->listed) {
-        CLP_TRY(clp_grid_update(r->grid, err));
+        if (r->comm)
+            CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+        else
+            CLP_TRY(clp_grid_update(r->grid, err));
         const clp_grid_timing g = clp_grid_last_timing(r->grid);
         r->timing.keys += g.keys;
         r->timing.sort += g.sort;
@@ -505,15 +401,17 @@ static clp_status step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     CLP_TRY(rates(r, err));
     CLP_TRY(choose_step(r, err));
     if (symplectic) {
-        CLP_TRY(run_kernel(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS, r->n, 0,
-                           &r->timing.integration, err));
+        CLP_TRY(run_particles(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS,
+                              &r->timing.integration, err));
     } else {
-        CLP_TRY(run_kernel(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS, r->n, 0,
-                           &r->timing.integration, err));
+        CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS, &r->timing.integration,
+                              err));
+        CLP_TRY(refresh_halo(r, CLP__SPH_HALO_STATE, err));
         CLP_TRY(rates(r, err));
-        CLP_TRY(run_kernel(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS, r->n, 0,
-                           &r->timing.integration, err));
+        CLP_TRY(run_particles(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS,
+                              &r->timing.integration, err));
     }
+    CLP_TRY(refresh_halo(r, CLP__SPH_HALO_STATE, err));
     CLP_TRY(read_step_record(r, clock, err));
     r->timing.steps++;
 fail:
@@ -538,17 +436,23 @@ static void checkpoint_path(const clp_run_config *config, char *path, size_t siz
     snprintf(path, size, "%s/" CLP__SPH_CHECKPOINT, config->out_dir);
 }
 
-clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
-                       const clp_run_config *config, clp_error *err) {
+/* The run on this device, alone (comm NULL) or as one rank of a multi-device run, where every
+ * rank calls it and rank 0 writes the outputs. */
+static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
+                      const clp_options *opts, const char *case_path, const clp_run_config *config,
+                      clp_error *err) {
     clp_status st = CLP_OK;
-    sph_run r = {.w = w, .opts = opts, .timed = config->timing != NULL};
-    outputs out = {.last_step = -1};
-    snapshot snap = {0};
+    sph_run r = {.w = w, .opts = opts, .timed = config->timing != NULL, .comm = comm};
+    const bool writer = !comm || clp__comm_rank(comm) == 0;
+    clp__sph_outputs out = {.last_step = -1};
+    clp__sph_snapshot snap = {0};
     clp__progress progress;
     clp__sph_gauges *gauges = NULL;
     char *identity = NULL, ckpt[1024];
+    const char *out_dir = writer ? config->out_dir : NULL;
+    FILE *progress_file = writer ? config->progress : NULL;
     CLP_TRY(clp__run_check_flags(config, "sph", err));
-    CLP_TRY(setup(&r, case_path, config->cache, err));
+    CLP_TRY(setup(&r, case_path, weights, config->cache, err));
     clp_worker_set_profiling(w, r.timed);
     CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
@@ -559,23 +463,23 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         r.listed = false; /* the restored order is the one to keep, rebuilt as before */
     }
     const uint64_t first = clock.step;
-    if (config->out_dir) {
+    if (out_dir) {
         if (config->restart)
-            CLP_TRY(outputs_continue(&out, config->out_dir, clock.step, err));
+            CLP_TRY(clp__sph_outputs_continue(&out, out_dir, clock.step, err));
         else
-            CLP_TRY(outputs_open(&out, config->out_dir, err));
+            CLP_TRY(clp__sph_outputs_open(&out, out_dir, err));
         checkpoint_path(config, ckpt, sizeof ckpt);
         if (r.c.gauges.interval > 0)
-            CLP_TRY(clp__sph_gauges_open(&r.c, w, config->out_dir, config->restart != NULL,
-                                         clock.step, &gauges, err));
+            CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step,
+                                         &gauges, err));
     }
     const double end_time =
         config->max_time > 0 && config->max_time < r.c.end_time ? config->max_time : r.c.end_time;
-    if (config->progress)
-        clp__progress_init(&progress, config->progress, clock.time, end_time,
+    if (progress_file)
+        clp__progress_init(&progress, progress_file, clock.time, end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     double start = clp__now();
-    bool last = false;
+    bool last = false, stopping = false;
     for (;;) {
         /* a hair of slack so rounding in the sum of steps never skips the last output */
         const double slack = 1e-9 * clock.dt;
@@ -590,17 +494,18 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
                 clock.next_gauge += r.c.gauges.interval;
         }
         if ((clock.time >= clock.next_output - slack || last) && !written) {
-            snapshot_free(&snap);
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
-            if (config->out_dir)
-                CLP_TRY(outputs_write(&out, &snap, r.n, clock.time, clock.step, clock.dt, err));
+            if (out_dir)
+                CLP_TRY(clp__sph_outputs_write(&out, &snap, clock.time, clock.step, clock.dt, err));
             while (clock.next_output <= clock.time + slack)
                 clock.next_output += r.c.output_interval;
         }
-        const bool requested = config->checkpoint_requested && *config->checkpoint_requested;
+        bool requested = config->checkpoint_requested && *config->checkpoint_requested;
+        stopping = config->stop_requested && *config->stop_requested;
+        if (comm)
+            CLP_TRY(clp__sph_dist_agree_flags(&r, &stopping, &requested, err));
         const bool due = clock.time >= clock.next_checkpoint - slack;
-        const bool stopping = config->stop_requested && *config->stop_requested;
-        if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
+        if (out_dir && !comm && (stopping || (clock.step > first && (due || requested || last)))) {
             while (clock.next_checkpoint <= clock.time + slack)
                 clock.next_checkpoint += interval;
             CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
@@ -609,8 +514,9 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         }
         r.timing.outputs += clp__now() - outputs_start;
         /* the stepping rate: the time spent writing outputs is not the device's */
-        double rate = (double)r.n * (clock.step - first) / (clp__now() - start - r.timing.outputs);
-        if (config->progress)
+        double rate =
+            (double)r.particles * (clock.step - first) / (clp__now() - start - r.timing.outputs);
+        if (progress_file)
             clp__progress_update(&progress, clock.step, clock.time, rate);
         if (last || stopping)
             break;
@@ -619,31 +525,32 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
         clock.step++;
     }
     r.timing.wall = clp__now() - start;
-    r.timing.particles = r.n;
-    report_rebuilds(&r);
-    if (config->progress)
+    r.timing.particles = r.particles;
+    if (writer)
+        report_rebuilds(&r);
+    if (progress_file)
         clp__progress_finish(&progress, clock.step, clock.time,
-                             (double)r.n * (clock.step - first) /
+                             (double)r.particles * (clock.step - first) /
                                  (r.timing.wall - r.timing.outputs));
-    if (config->timing)
+    if (config->timing && writer)
         *config->timing = r.timing;
-    if (last && config->result) {
-        if (!snap.xyz) /* the last row was the continued run's: read the state again */
+    if (last && config->result && writer) {
+        if (!snap.xyz && !comm) /* the last row was the continued run's: read the state again */
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
         const double values[] = {clock.time, snap.kinetic, snap.mass,
                                  snap.vmax,  snap.front,   (double)snap.excluded};
         clp__run_result_set(config, r.timing.wall - r.timing.outputs,
-                            (double)r.n * (double)(clock.step - first), clock.step - first,
+                            (double)r.particles * (double)(clock.step - first), clock.step - first,
                             clp__sph_diagnostics, values, sizeof values / sizeof values[0]);
         const bool list = strcmp(clp_options_enum(r.opts, "neighbors.mode"), "list") == 0;
         const double listed = list ? clp__sph_lattice_neighbours(&r.c, r.geo.search_radius) : 0.0;
-        clp__run_result_cost(
-            config,
-            clp__sph_run_bytes(r.opts, &r.geo, r.n, listed, clock.step - first, r.timing.rebuilds),
-            0.0);
+        clp__run_result_cost(config,
+                             clp__sph_run_bytes(r.opts, &r.geo, r.particles, listed,
+                                                clock.step - first, r.timing.rebuilds),
+                             0.0);
     }
     if (!last) { /* stopped on request */
-        if (config->out_dir)
+        if (out_dir && !comm)
             st = CLP_FAIL(err, CLP_INTERRUPTED,
                           "stopped at step %llu, t = %.9g s of %g; checkpoint written to %s: "
                           "continue with --restart %s",
@@ -654,10 +561,24 @@ clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_
     }
 fail:
     free(identity);
-    snapshot_free(&snap);
+    clp__sph_snapshot_free(&snap);
     clp__sph_gauges_close(gauges);
-    if (config->out_dir)
-        outputs_close(&out);
+    if (out_dir)
+        clp__sph_outputs_close(&out);
+    if (comm)
+        clp_dist_rank_destroy(&r.dist);
     clp_grid_destroy(r.grid);
+    clp_options_destroy(r.rank_opts);
     return st;
+}
+
+clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
+                       const clp_run_config *config, clp_error *err) {
+    return run(w, NULL, NULL, opts, case_path, config, err);
+}
+
+clp_status clp__sph_run_rank(clp_worker *w, clp__comm *comm, const double *weights,
+                             const clp_options *opts, const char *case_path,
+                             const clp_run_config *config, clp_error *err) {
+    return run(w, comm, weights, opts, case_path, config, err);
 }

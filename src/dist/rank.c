@@ -1,0 +1,383 @@
+/* A rank's layout, its rebuild with migration and halos, and the per-step halo refresh. */
+#include "dist/rank.h"
+
+#include "grid/grid_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the messages between neighbours carry; the tag is kind * 2 + the receiver's side. */
+enum { MIGRANTS, HALO, REFRESH, MESSAGE_KINDS };
+static const char *const tag_names[2 * MESSAGE_KINDS] = {
+    "migrants (from below)", "migrants (from above)", "halo (from below)",
+    "halo (from above)",     "refresh (from below)",  "refresh (from above)"};
+
+static int tag(int kind, int receiver_side) {
+    return 2 * kind + receiver_side;
+}
+
+static size_t element_bytes(const clp_dist_rank *r, clp_buffer_set bit) {
+    return clp_worker_buffer_bytes(r->worker, bit) / r->capacity;
+}
+
+/* Bytes of one particle's `fields`. */
+static size_t particle_bytes(const clp_dist_rank *r, clp_buffer_set fields) {
+    size_t bytes = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        if (fields & (1ull << i))
+            bytes += element_bytes(r, 1ull << i);
+    return bytes;
+}
+
+clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *worker, clp_grid *grid,
+                              const clp_slabs *slabs, const clp_grid_geometry *local,
+                              clp_buffer_set travels, clp_buffer_set zeroed, clp_error *err) {
+    *r = (clp_dist_rank){.comm = comm,
+                         .worker = worker,
+                         .grid = grid,
+                         .slabs = *slabs,
+                         .rank = clp__comm_rank(comm),
+                         .local = *local,
+                         .capacity = grid->particles,
+                         .travels = (travels | CLP_BUF_KEY) & clp_worker_buffers(worker),
+                         .zeroed = zeroed & clp_worker_buffers(worker)};
+    const int axis = slabs->axis;
+    const float length = (float)(slabs->layers * local->cell_size[axis]);
+    for (int side = 0; side < 2; side++) {
+        r->neighbor[side] = clp_slabs_neighbor(slabs, r->rank, side);
+        const bool halo = r->neighbor[side] >= 0;
+        r->halo_layers[side] = halo;
+        /* a particle that crosses the periodic boundary is seen on the far side of the
+           neighbour's slab */
+        const bool wraps = side == 0 ? r->rank == 0 : r->rank == slabs->ranks - 1;
+        r->shift[side] = halo && wraps ? (side == 0 ? length : -length) : 0.0f;
+    }
+    r->layers = r->local.cells[axis];
+    r->layer_keys = r->local.key_count / (uint32_t)r->layers;
+    clp__comm_set_tag_names(comm, tag_names, 2 * MESSAGE_KINDS);
+    return clp_dist_device_create(worker, &r->device, err);
+}
+
+void clp_dist_rank_destroy(clp_dist_rank *r) {
+    clp_dist_device_destroy(&r->device);
+    for (int side = 0; side < 2; side++) {
+        free(r->pack[side]);
+        free(r->unpack[side]);
+    }
+}
+
+void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
+    r->owned_first = r->edge_lo_end = 0;
+    r->edge_hi_first = r->owned_end = r->halo_end = owned;
+}
+
+/* ---- Moving ranges of slots between the device and the host. */
+
+clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                               size_t capacity, void *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
+    if (count == 0)
+        return CLP_OK;
+    CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), CL_TRUE,
+                                     first * elem, count * elem, out, 0, NULL, NULL),
+                 err, "reading slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
+                 clp_buffer_traits_of(bit)->name);
+fail:
+    return st;
+}
+
+static clp_status write_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                              size_t capacity, const void *in, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
+    if (count == 0)
+        return CLP_OK;
+    CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), CL_TRUE,
+                                      first * elem, count * elem, in, 0, NULL, NULL),
+                 err, "writing slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
+                 clp_buffer_traits_of(bit)->name);
+fail:
+    return st;
+}
+
+/* `fields` of slots first .. first + count - 1 packed field after field, in bit order. */
+static clp_status pack(clp_dist_rank *r, clp_buffer_set fields, size_t first, size_t count,
+                       unsigned char *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_set bit = 1ull << i;
+        if (!(fields & bit))
+            continue;
+        CLP_TRY(clp_dist_read_range(r->worker, bit, first, count, r->capacity, out, err));
+        out += count * element_bytes(r, bit);
+    }
+fail:
+    return st;
+}
+
+static clp_status unpack(clp_dist_rank *r, clp_buffer_set fields, size_t first, size_t count,
+                         const unsigned char *in, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_set bit = 1ull << i;
+        if (!(fields & bit))
+            continue;
+        CLP_TRY(write_range(r->worker, bit, first, count, r->capacity, in, err));
+        in += count * element_bytes(r, bit);
+    }
+fail:
+    return st;
+}
+
+/* Where field `bit` starts in a pack of `count` particles' `fields`. */
+static size_t field_offset(const clp_dist_rank *r, clp_buffer_set fields, clp_buffer_set bit,
+                           size_t count) {
+    size_t offset = 0;
+    for (int i = 0; i < CLP_BUF_COUNT && (1ull << i) < bit; i++)
+        if (fields & (1ull << i))
+            offset += count * element_bytes(r, 1ull << i);
+    return offset;
+}
+
+/* Moves the positions in a pack along the slab axis by `shift`. */
+static void shift_positions(const clp_dist_rank *r, clp_buffer_set fields, size_t count,
+                            unsigned char *data, float shift) {
+    if (shift == 0.0f || !(fields & CLP_BUF_POS))
+        return;
+    cl_float4 *pos = (cl_float4 *)(data + field_offset(r, fields, CLP_BUF_POS, count));
+    for (size_t i = 0; i < count; i++)
+        pos[i].s[r->slabs.axis] += shift;
+}
+
+/* Puts the keys of a received pack in layer `layer` of this rank's grid: the sender found each
+ * particle in that layer, and the other axes' cells are the same on both. */
+static void relayer_keys(const clp_dist_rank *r, clp_buffer_set fields, size_t count,
+                         unsigned char *data, int layer) {
+    cl_uint *key = (cl_uint *)(data + field_offset(r, fields, CLP_BUF_KEY, count));
+    for (size_t i = 0; i < count; i++)
+        key[i] = key[i] % r->layer_keys + (cl_uint)layer * r->layer_keys;
+}
+
+static clp_status grow(unsigned char **buffer, size_t *have, size_t need, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (need <= *have)
+        return CLP_OK;
+    unsigned char *grown = realloc(*buffer, need);
+    CLP_REQUIRE(grown, err, CLP_NOMEM, "out of host memory for %zu bytes of exchange", need);
+    *buffer = grown;
+    *have = need;
+fail:
+    return st;
+}
+
+/* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps. */
+static clp_status send_pack(clp_dist_rank *r, int side, int kind, clp_buffer_set fields,
+                            size_t count, const unsigned char *data, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t bytes = count * particle_bytes(r, fields);
+    unsigned char *shifted = NULL;
+    if (r->shift[side] != 0.0f && (fields & CLP_BUF_POS) && count) {
+        shifted = malloc(bytes);
+        CLP_REQUIRE_ALLOC(shifted, err);
+        memcpy(shifted, data, bytes);
+        shift_positions(r, fields, count, shifted, r->shift[side]);
+        data = shifted;
+    }
+    CLP_TRY(clp__comm_send(r->comm, r->neighbor[side], tag(kind, 1 - side), data, bytes, err));
+fail:
+    free(shifted);
+    return st;
+}
+
+/* Fills slots first .. first + count - 1 as padding: excluded, with the padding ID. */
+static clp_status fill_padding(clp_dist_rank *r, size_t first, size_t count, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_uint excluded = CLP_GRID_EXCLUDED, padding = CLP_DIST_PADDING_ID;
+    if (count == 0)
+        return CLP_OK;
+    cl_command_queue q = clp_worker_queue(r->worker);
+    CLP_CL_CHECK(clEnqueueFillBuffer(q, clp_worker_buffer(r->worker, CLP_BUF_TYPE), &excluded,
+                                     sizeof excluded, first * sizeof(cl_uint),
+                                     count * sizeof(cl_uint), 0, NULL, NULL),
+                 err, "padding slots %zu to %zu: clEnqueueFillBuffer", first, first + count - 1);
+    CLP_CL_CHECK(clEnqueueFillBuffer(q, clp_worker_buffer(r->worker, CLP_BUF_ID), &padding,
+                                     sizeof padding, first * sizeof(cl_uint),
+                                     count * sizeof(cl_uint), 0, NULL, NULL),
+                 err, "padding slots %zu to %zu: clEnqueueFillBuffer", first, first + count - 1);
+fail:
+    return st;
+}
+
+/* Sets the `zeroed` buffers to 0 over slots first .. first + count - 1. */
+static clp_status zero_range(clp_dist_rank *r, size_t first, size_t count, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_uint zero = 0;
+    for (int i = 0; i < CLP_BUF_COUNT && count; i++) {
+        const clp_buffer_set bit = 1ull << i;
+        if (!(r->zeroed & bit))
+            continue;
+        const size_t elem = element_bytes(r, bit);
+        CLP_CL_CHECK(clEnqueueFillBuffer(clp_worker_queue(r->worker),
+                                         clp_worker_buffer(r->worker, bit), &zero, sizeof zero,
+                                         first * elem, count * elem, 0, NULL, NULL),
+                     err, "zeroing buffer \"%s\" over the halo: clEnqueueFillBuffer",
+                     clp_buffer_traits_of(bit)->name);
+    }
+fail:
+    return st;
+}
+
+/* Where the first key of each of `n` local layers falls in the sorted keys; layer `layers`
+ * is the outside key. */
+static clp_status layer_bounds(clp_dist_rank *r, const int *layers, size_t n, size_t *bounds,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    uint32_t queries[CLP_DIST_MAX_QUERIES], found[CLP_DIST_MAX_QUERIES];
+    for (size_t q = 0; q < n; q++)
+        queries[q] = (uint32_t)layers[q] * r->layer_keys;
+    CLP_TRY(clp_dist_lower_bounds(&r->device, r->capacity, queries, found, n, err));
+    for (size_t q = 0; q < n; q++)
+        bounds[q] = found[q];
+fail:
+    return st;
+}
+
+/* One side's part of a rebuild: what left for the neighbour and the edge it keeps a copy of. */
+typedef struct side_exchange {
+    size_t leaving_first, leaving, edge_first, edge; /* slots after the first sort */
+    void *migrants, *halo;                           /* received */
+    size_t migrants_in, halo_in;                     /* their particle counts */
+} side_exchange;
+
+static clp_status receive(clp_dist_rank *r, int side, side_exchange *x, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t each = particle_bytes(r, r->travels);
+    size_t bytes;
+    CLP_TRY(
+        clp__comm_recv(r->comm, r->neighbor[side], tag(MIGRANTS, side), &x->migrants, &bytes, err));
+    x->migrants_in = bytes / each;
+    CLP_TRY(clp__comm_recv(r->comm, r->neighbor[side], tag(HALO, side), &x->halo, &bytes, err));
+    x->halo_in = bytes / each;
+fail:
+    return st;
+}
+
+/* Writes `count` received particles at *at, in local layer `layer`, pinned to their cells. */
+static clp_status place(clp_dist_rank *r, void *data, size_t count, int layer, size_t *at,
+                        clp_error *err) {
+    clp_status st = CLP_OK;
+    relayer_keys(r, r->travels, count, data, layer);
+    CLP_TRY(unpack(r, r->travels, *at, count, data, err));
+    CLP_TRY(clp_dist_pin(&r->device, *at, count, err));
+    *at += count;
+fail:
+    return st;
+}
+
+clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
+    const size_t each = particle_bytes(r, r->travels);
+    side_exchange x[2] = {{0}, {0}};
+    /* the halos are refilled below from their owners */
+    CLP_TRY(fill_padding(r, 0, r->owned_first, err));
+    CLP_TRY(fill_padding(r, r->owned_end, r->halo_end - r->owned_end, err));
+    CLP_TRY(clp_grid_sort(r->grid, err));
+    const int first_layers[] = {0, lo, lo + 1, L - hi - 1, L - hi, L};
+    size_t b[6];
+    CLP_TRY(layer_bounds(r, first_layers, 6, b, err));
+    x[0] = (side_exchange){
+        .leaving_first = b[0], .leaving = b[1] - b[0], .edge_first = b[1], .edge = b[2] - b[1]};
+    x[1] = (side_exchange){
+        .leaving_first = b[4], .leaving = b[5] - b[4], .edge_first = b[3], .edge = b[4] - b[3]};
+    for (int side = 0; side < 2; side++) {
+        if (r->neighbor[side] < 0)
+            continue;
+        side_exchange *s = &x[side];
+        CLP_TRY(grow(&r->pack[side], &r->pack_bytes[side], (s->leaving + s->edge) * each, err));
+        unsigned char *leaving = r->pack[side], *edge = leaving + s->leaving * each;
+        CLP_TRY(pack(r, r->travels, s->leaving_first, s->leaving, leaving, err));
+        CLP_TRY(pack(r, r->travels, s->edge_first, s->edge, edge, err));
+        CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
+        CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
+    }
+    for (int side = 0; side < 2; side++)
+        if (r->neighbor[side] >= 0)
+            CLP_TRY(receive(r, side, &x[side], err));
+    /* Appended after what stays: the migrants, then each halo as its owner's edge will sort,
+       cell by cell: the particles that stayed in that edge, then those that moved into it. */
+    const size_t stays = b[4] - b[1];
+    const size_t incoming = x[0].migrants_in + x[1].migrants_in + x[0].halo_in + x[1].halo_in +
+                            x[0].leaving + x[1].leaving;
+    CLP_REQUIRE(b[5] + incoming <= r->capacity, err, CLP_DEVICE_MEMORY,
+                "device rank %d: %zu particles and halo need more than its %zu slots; raise "
+                "dist.room (the room its buffers keep beyond its particles at the cut)",
+                r->rank, stays + incoming, r->capacity);
+    size_t at = b[5];
+    CLP_TRY(place(r, x[0].migrants, x[0].migrants_in, lo, &at, err));
+    CLP_TRY(place(r, x[1].migrants, x[1].migrants_in, L - hi - 1, &at, err));
+    for (int side = 0; side < 2; side++) {
+        if (r->neighbor[side] < 0)
+            continue;
+        CLP_TRY(place(r, x[side].halo, x[side].halo_in, side == 0 ? 0 : L - 1, &at, err));
+        /* what left keeps its cells: no pin */
+        CLP_TRY(unpack(r, r->travels, at, x[side].leaving, r->pack[side], err));
+        at += x[side].leaving;
+        CLP_TRY(fill_padding(r, x[side].leaving_first, x[side].leaving, err));
+    }
+    CLP_TRY(clp_dist_pin_check(&r->device, err));
+    CLP_TRY(clp_grid_update(r->grid, err));
+    const int owned_layers[] = {lo, lo + 1, L - hi - 1, L - hi, L};
+    size_t o[5];
+    CLP_TRY(layer_bounds(r, owned_layers, 5, o, err));
+    r->owned_first = o[0];
+    r->edge_lo_end = o[1];
+    r->edge_hi_first = o[2];
+    r->owned_end = o[3];
+    r->halo_end = o[4];
+    const size_t owned = stays + x[0].migrants_in + x[1].migrants_in;
+    CLP_REQUIRE(r->owned_first == x[0].halo_in + x[0].leaving &&
+                    r->halo_end - r->owned_end == x[1].halo_in + x[1].leaving &&
+                    clp_dist_rank_owned(r) == owned,
+                err, CLP_CHECK,
+                "device rank %d: after its rebuild it holds %zu, %zu and %zu particles in its "
+                "lower halo, slab and upper halo, not the %zu, %zu and %zu it took",
+                r->rank, r->owned_first, clp_dist_rank_owned(r), r->halo_end - r->owned_end,
+                x[0].halo_in + x[0].leaving, owned, x[1].halo_in + x[1].leaving);
+    CLP_TRY(zero_range(r, 0, r->owned_first, err));
+    CLP_TRY(zero_range(r, r->owned_end, r->halo_end - r->owned_end, err));
+fail:
+    for (int side = 0; side < 2; side++) {
+        free(x[side].migrants);
+        free(x[side].halo);
+    }
+    return st;
+}
+
+clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
+    clp_status st = CLP_OK;
+    fields &= clp_worker_buffers(r->worker);
+    const size_t each = particle_bytes(r, fields);
+    const size_t edge_first[2] = {r->owned_first, r->edge_hi_first},
+                 edge[2] = {r->edge_lo_end - r->owned_first, r->owned_end - r->edge_hi_first},
+                 halo_first[2] = {0, r->owned_end},
+                 halo[2] = {r->owned_first, r->halo_end - r->owned_end};
+    for (int side = 0; side < 2; side++) {
+        if (r->neighbor[side] < 0)
+            continue;
+        CLP_TRY(grow(&r->pack[side], &r->pack_bytes[side], edge[side] * each, err));
+        CLP_TRY(pack(r, fields, edge_first[side], edge[side], r->pack[side], err));
+        CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side], err));
+    }
+    for (int side = 0; side < 2; side++) {
+        if (r->neighbor[side] < 0)
+            continue;
+        CLP_TRY(grow(&r->unpack[side], &r->unpack_bytes[side], halo[side] * each, err));
+        CLP_TRY(clp__comm_recv_into(r->comm, r->neighbor[side], tag(REFRESH, side), r->unpack[side],
+                                    halo[side] * each, err));
+        CLP_TRY(unpack(r, fields, halo_first[side], halo[side], r->unpack[side], err));
+    }
+fail:
+    return st;
+}

@@ -1,0 +1,73 @@
+/* One rank of a multi-device run (seed particle-systems-gpusph-design.txt 4.5): its slab of
+ * the cell grid, the sorted layout of its particles, and the exchanges with the ranks beside
+ * it. After each rebuild a rank's particles lie, in sorted order, as
+ *
+ *   [halo lo | edge lo | inner | edge hi | halo hi | outside (padding, excluded)]
+ *
+ * where a halo is a copy of the neighbour's edge layer, slot for slot in the owner's order:
+ * each step then refreshes a halo by one copy of the edge's range, and the neighbour lists
+ * built at the rebuild stay valid. The rank owns edge lo .. edge hi. Model-agnostic: the model
+ * says which buffers travel with a particle and which are zeroed over the halo. */
+#ifndef CLPART_DIST_RANK_H
+#define CLPART_DIST_RANK_H
+
+#include "dist/comm.h"
+#include "dist/dist_device.h"
+#include "dist/slabs.h"
+
+/* The ID of an unused slot (its type is CLP_GRID_EXCLUDED). */
+#define CLP_DIST_PADDING_ID UINT32_MAX
+
+typedef struct clp_dist_rank {
+    clp__comm *comm;
+    clp_worker *worker;
+    clp_grid *grid;
+    clp_dist_device device;
+    clp_slabs slabs;
+    int rank;
+    int neighbor[2];         /* the rank below and above, -1 for none */
+    float shift[2];          /* added to the slab-axis position of what goes to side s */
+    clp_grid_geometry local; /* the slab and its halo layers */
+    size_t capacity;         /* slots, CLP_GRID_PARTICLES */
+    int layers, halo_layers[2];
+    uint32_t layer_keys;    /* cell keys per layer */
+    clp_buffer_set travels; /* the buffers a particle takes along (CLP_BUF_KEY among them) */
+    clp_buffer_set zeroed;  /* the buffers set to 0 over the halo after a rebuild */
+    /* The sorted layout since the last rebuild: halo lo [0, owned_first), owned [owned_first,
+     * owned_end) with edge lo up to edge_lo_end and edge hi from edge_hi_first, halo hi
+     * [owned_end, halo_end). */
+    size_t owned_first, edge_lo_end, edge_hi_first, owned_end, halo_end;
+    unsigned char *pack[2], *unpack[2]; /* host staging, per side */
+    size_t pack_bytes[2], unpack_bytes[2];
+} clp_dist_rank;
+
+/* This rank of `slabs` on `worker`, whose grid over `local` (clp_slabs_local_geometry) holds
+ * its particles in all its slots. The worker's program includes cl/dist/dist.cl. */
+clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *worker, clp_grid *grid,
+                              const clp_slabs *slabs, const clp_grid_geometry *local,
+                              clp_buffer_set travels, clp_buffer_set zeroed, clp_error *err);
+void clp_dist_rank_destroy(clp_dist_rank *r);
+
+/* Sets the layout of freshly uploaded particles: `owned` of them from slot 0, padding after. */
+void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned);
+
+/* The rebuild every rank does at once: the old halos become padding; a sort finds the
+ * particles that entered a halo layer (they move to that neighbour) and the edges (copied to
+ * the neighbours' halos); what comes in is appended, pinned to the cells its sender found it
+ * in, and a second sort with the neighbour list puts every particle in place. */
+clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err);
+
+/* Copies the `fields` of each edge into the neighbour's halo: after every kernel that changes
+ * what the neighbour's kernels read of the halo. */
+clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err);
+
+/* The particles this rank owns, in sorted order. */
+static inline size_t clp_dist_rank_owned(const clp_dist_rank *r) {
+    return r->owned_end - r->owned_first;
+}
+
+/* Reads `count` elements of buffer `bit` from slot `first` into `out` (blocking). */
+clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                               size_t capacity, void *out, clp_error *err);
+
+#endif

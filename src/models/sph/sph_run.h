@@ -1,0 +1,56 @@
+/* The state of an SPH run, on one device or as one rank of a multi-device run, shared by the
+ * time loop (sph_run.c) and a rank's part in the decomposition (sph_dist.c). */
+#ifndef CLPART_SPH_RUN_H
+#define CLPART_SPH_RUN_H
+
+#include "dist/rank.h"
+#include "models/sph/sph.h"
+#include "models/sph/sph_output.h"
+
+typedef struct sph_run {
+    clp_worker *w;
+    const clp_options *opts;
+    clp_options *rank_opts; /* a rank's copy of the options, its slab axis slowest in the key */
+    clp_sph_case c;
+    clp__sph_physics_values phys;
+    clp_grid_geometry geo; /* a rank's: its slab and halo layers */
+    clp_grid *grid;
+    size_t n, n_fluid;     /* slots on this device (a rank's capacity), fluid particles */
+    size_t particles;      /* the case's particles, on every device together */
+    bool centred;          /* rho[] holds rho/rho0 - 1 */
+    bool timed;            /* profiling on: device time per phase goes into `timing` */
+    bool listed;           /* the grid was just rebuilt: the first step need not rebuild it again */
+    bool stop_on_outliers; /* sph.outliers=stop */
+    double half_skin;      /* a particle that moved farther since the last rebuild forces one */
+    clp_run_timing timing;
+    /* a multi-device run: this rank's comm, slab and layout; NULL comm on one device */
+    clp__comm *comm;
+    clp_dist_rank dist;
+    uint64_t excluded; /* particles excluded so far on all ranks */
+} sph_run;
+
+/* The buffers a particle takes to another rank, and those zeroed over a rank's halo. */
+#define CLP__SPH_TRAVELS                                                                           \
+    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
+     CLP_BUF_GHOST)
+#define CLP__SPH_HALO_ZEROED (CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_XSPH | CLP_BUF_SHIFT)
+/* What a rank's kernels read of the halo after the integrator moves the particles. */
+#define CLP__SPH_HALO_STATE (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
+
+/* A rank's slab of the case (r->c, r->geo global, r->particles loaded): its options with the
+ * slab axis slowest, the cut by particles per layer and `weights` (NULL: equal), its grid
+ * (r->geo) and its slots (r->n). The case's particles *xyz and *types become the rank's, in
+ * its first *n_owned slots, with padding after; *ids (new) their IDs in the case. */
+clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
+                             uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err);
+/* The snapshot of every rank's particles on rank 0; the others get its diagnostics only. */
+clp_status clp__sph_dist_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *s, clp_error *err);
+/* Every rank takes the smallest of the ranks' steps (the device's step record, rewritten). */
+clp_status clp__sph_dist_agree_step(sph_run *r, clp_error *err);
+/* The ranks' step records as one: the largest move, the excluded summed, the reasons joined,
+ * the smallest ID. */
+clp_status clp__sph_dist_reduce_record(sph_run *r, clp__sph_step_record *rec, clp_error *err);
+/* Whether any rank was asked to stop or to checkpoint. */
+clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, clp_error *err);
+
+#endif
