@@ -73,13 +73,14 @@ void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
 
 /* ---- Moving ranges of slots between the device and the host. */
 
-clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
-                               size_t capacity, void *out, clp_error *err) {
+/* Enqueues the read of a range; with `blocking`, waits for it. */
+static clp_status read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                             size_t capacity, void *out, bool blocking, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
     if (count == 0)
         return CLP_OK;
-    CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), CL_TRUE,
+    CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), blocking,
                                      first * elem, count * elem, out, 0, NULL, NULL),
                  err, "reading slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
                  clp_buffer_traits_of(bit)->name);
@@ -87,13 +88,19 @@ fail:
     return st;
 }
 
+clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                               size_t capacity, void *out, clp_error *err) {
+    return read_range(w, bit, first, count, capacity, out, true, err);
+}
+
+/* Enqueues the write of a range; `in` must stay until the queue has run it. */
 static clp_status write_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
                               size_t capacity, const void *in, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
     if (count == 0)
         return CLP_OK;
-    CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), CL_TRUE,
+    CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), CL_FALSE,
                                       first * elem, count * elem, in, 0, NULL, NULL),
                  err, "writing slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
                  clp_buffer_traits_of(bit)->name);
@@ -101,7 +108,8 @@ fail:
     return st;
 }
 
-/* `fields` of slots first .. first + count - 1 packed field after field, in bit order. */
+/* `fields` of slots first .. first + count - 1 packed field after field, in bit order: the
+ * reads are enqueued, and finish() waits for them. */
 static clp_status pack(clp_dist_rank *r, clp_buffer_set fields, size_t first, size_t count,
                        unsigned char *out, clp_error *err) {
     clp_status st = CLP_OK;
@@ -109,9 +117,17 @@ static clp_status pack(clp_dist_rank *r, clp_buffer_set fields, size_t first, si
         const clp_buffer_set bit = 1ull << i;
         if (!(fields & bit))
             continue;
-        CLP_TRY(clp_dist_read_range(r->worker, bit, first, count, r->capacity, out, err));
+        CLP_TRY(read_range(r->worker, bit, first, count, r->capacity, out, false, err));
         out += count * element_bytes(r, bit);
     }
+fail:
+    return st;
+}
+
+/* Waits for the transfers enqueued since the last wait. */
+static clp_status finish(clp_dist_rank *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_CL_CHECK(clFinish(clp_worker_queue(r->worker)), err, "halo exchange: clFinish");
 fail:
     return st;
 }
@@ -299,6 +315,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         unsigned char *leaving = r->pack[side], *edge = leaving + s->leaving * each;
         CLP_TRY(pack(r, r->travels, s->leaving_first, s->leaving, leaving, err));
         CLP_TRY(pack(r, r->travels, s->edge_first, s->edge, edge, err));
+        CLP_TRY(finish(r, err));
         CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
         CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
     }
@@ -326,7 +343,11 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         at += x[side].leaving;
         CLP_TRY(fill_padding(r, x[side].leaving_first, x[side].leaving, err));
     }
-    CLP_TRY(clp_dist_pin_check(&r->device, err));
+    CLP_DEBUG(CLP_LOG_RUN,
+              "device rank %d rebuilds: %zu and %zu particles leave for the ranks below and "
+              "above, %zu and %zu come in from them",
+              r->rank, x[0].leaving, x[1].leaving, x[0].migrants_in, x[1].migrants_in);
+    CLP_TRY(clp_dist_pin_check(&r->device, err)); /* waits for the writes too */
     CLP_TRY(clp_grid_update(r->grid, err));
     const int owned_layers[] = {lo, lo + 1, L - hi - 1, L - hi, L};
     size_t o[5];
@@ -368,8 +389,11 @@ clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_er
             continue;
         CLP_TRY(grow(&r->pack[side], &r->pack_bytes[side], edge[side] * each, err));
         CLP_TRY(pack(r, fields, edge_first[side], edge[side], r->pack[side], err));
-        CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side], err));
     }
+    CLP_TRY(finish(r, err));
+    for (int side = 0; side < 2; side++)
+        if (r->neighbor[side] >= 0)
+            CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side], err));
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
@@ -378,6 +402,7 @@ clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_er
                                     halo[side] * each, err));
         CLP_TRY(unpack(r, fields, halo_first[side], halo[side], r->unpack[side], err));
     }
+    CLP_TRY(finish(r, err)); /* the staging buffers are reused */
 fail:
     return st;
 }
