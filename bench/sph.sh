@@ -21,29 +21,10 @@ cases=("$@")
 export CLPART_DATA_DIR=${CLPART_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# make NAME SOURCE PARTICLES: the case with dp set for about that many particles, fluid
-# and walls together (counted by clpart source), and an end time of STEPS steps
+# make NAME SOURCE PARTICLES: the case with dp set for about that many particles
 make() {
-    python3 - "$CLPART_DATA_DIR/cases/$2.json" "$work/$1.json" "$3" "$steps" "$build/tools/clpart" <<'PY'
-import json, math, re, subprocess, sys
-src, dst, target, steps, clpart = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-case = json.load(open(src))
-dim = case["options"]["core.dim"]
-box = case["fluid"][0]
-case["tank"]["layers"] = 3
-dp = case["sph"]["dp"]
-for _ in range(4):
-    case["sph"]["dp"] = dp
-    json.dump(case, open(dst, "w"))
-    source = subprocess.run([clpart, "source", dst], capture_output=True, text=True, check=True).stdout
-    n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
-    dp *= (n / target) ** (1.0 / dim)
-h, g = case["sph"].get("h_over_dp", 1.3) * case["sph"]["dp"], 9.81
-c0 = 10 * math.sqrt(2 * g * (box["max"][dim - 1] - box["min"][dim - 1]))
-case["end_time"] = steps * case["sph"].get("cfl", 0.1) * h / c0
-case["output_interval"] = case["end_time"]
-json.dump(case, open(dst, "w"))
-PY
+    python3 "$(dirname "$0")/sph_case.py" "$CLPART_DATA_DIR/cases/$2.json" "$work/$1.json" "$3" \
+        "$steps" "$build/tools/clpart"
 }
 # rate NAME OPTIONS...: the median particle-steps/s of REPEATS runs
 rate() {

@@ -412,7 +412,7 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
     }
     if (st == CLP_OK) {
         cli_handle_signals();
-        st = sweep_devices_select(&b.dev, b.selectors, cli, &err);
+        st = sweep_devices_select(&b.dev, b.selectors, false, cli, &err);
     }
     if (st == CLP_OK)
         st = cli_open_cache(cli, &b.cache, &err);

@@ -563,7 +563,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     clp_status st = parse(argc, argv, &sw, &base, &err);
     if (st == CLP_OK) {
         cli_handle_signals();
-        st = sweep_devices_select(&sw.dev, sw.selectors, cli, &err);
+        st = sweep_devices_select(&sw.dev, sw.selectors, false, cli, &err);
     }
     if (st == CLP_OK)
         st = cli_open_cache(cli, &sw.cache, &err);

@@ -13,8 +13,8 @@ static json_t *device_identity(const clp_device_info *d) {
                      clp_device_type_name(d->type));
 }
 
-clp_status sweep_devices_select(sweep_devices *d, const char *selectors, const clp_cli *cli,
-                                clp_error *err) {
+clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool repeats,
+                                const clp_cli *cli, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp_device_list_create(&d->list, err));
     if (selectors && !strcmp(selectors, "all")) {
@@ -28,7 +28,7 @@ clp_status sweep_devices_select(sweep_devices *d, const char *selectors, const c
              sel = strtok_r(NULL, ",", &save)) {
             const clp_device_info *dev;
             st = clp_device_select(d->list, sel, &dev, err);
-            for (size_t k = 0; st == CLP_OK && k < d->n; k++)
+            for (size_t k = 0; st == CLP_OK && !repeats && k < d->n; k++)
                 if (d->devices[k] == dev)
                     st = CLP_FAIL(err, CLP_USAGE, "--devices names device %zu (%s) twice",
                                   dev->index, dev->name);

@@ -10,16 +10,17 @@
 
 enum { SWEEP_MAX_DEVICES = 16 };
 
-/* The devices `selectors` names (a comma-separated list of selectors, or all), else the one
- * the global flags select; each with its identity as the records hold it (new objects). */
+/* The devices `selectors` names (a comma-separated list of selectors, or all; a device named
+ * twice is refused unless `repeats`: ranks of one run may share a device), else the one the
+ * global flags select; each with its identity as the records hold it (new objects). */
 typedef struct sweep_devices {
     clp_device_list *list;
     const clp_device_info *devices[SWEEP_MAX_DEVICES];
     json_t *identities[SWEEP_MAX_DEVICES];
     size_t n;
 } sweep_devices;
-clp_status sweep_devices_select(sweep_devices *d, const char *selectors, const clp_cli *cli,
-                                clp_error *err);
+clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool repeats,
+                                const clp_cli *cli, clp_error *err);
 void sweep_devices_free(sweep_devices *d);
 
 /* How each option set is run: the case, the run's limits, and the timed runs after a one-step

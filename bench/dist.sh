@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One SPH case on one device and split among several: the 3D dam break at each SIZE (fluid and
+# walls together) for STEPS steps, run in each configuration given as "LABEL=ARGS" (the
+# clpart run arguments that pick the devices, e.g. "gpu=--device 0" "gpu+cpu=--devices 0,1
+# --weights 180,1"). The rate is the median over REPEATS runs of the run's own rate line
+# (particle-steps/s, outputs excluded); each row also gives the ratio to the first
+# configuration at that size, and the last diagnostics' distance from the first
+# configuration's (kinetic energy and front, relative).
+# usage: bench/dist.sh BUILD_DIR STEPS REPEATS "SIZE ..." "LABEL=ARGS" ...
+set -euo pipefail
+build=$1
+steps=$2
+repeats=$3
+sizes=$4
+shift 4
+export CLPART_DATA_DIR=${CLPART_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "3D dam break, $steps steps; rate: median of $repeats runs (particle-steps/s)"
+echo
+echo "| particles | configuration | rate | ratio to ${1%%=*} | kinetic energy vs ${1%%=*} | front vs ${1%%=*} |"
+echo "|---|---|---|---|---|---|"
+for size in $sizes; do
+    python3 "$(dirname "$0")/sph_case.py" "$CLPART_DATA_DIR/cases/dam_break_3d.json" \
+        "$work/case.json" "$size" "$steps" "$build/tools/clpart"
+    first=""
+    for config in "$@"; do
+        label=${config%%=*}
+        read -r -a args <<<"${config#*=}"
+        rates=()
+        for _ in $(seq "$repeats"); do
+            line=$("$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
+                2>"$work/err" </dev/null | grep '^rate:' || true)
+            [ -n "$line" ] || { echo "| $size | $label | failed: $(tail -1 "$work/err") | | | |"; continue 2; }
+            rates+=("$(awk '{print $2}' <<<"$line")")
+        done
+        python3 - "$work/$label" "${first:-$work/$label}" "$size" "$label" "${rates[@]}" <<'PY'
+import csv, statistics, sys
+run, ref, size, label, rates = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+rate = statistics.median(float(r) for r in rates)
+open(run + "/rate", "w").write(str(rate))
+ref_rate = float(open(ref + "/rate").read())
+a, b = (list(csv.DictReader(open(d + "/diagnostics.csv")))[-1] for d in (ref, run))
+rel = lambda k: abs(float(a[k]) - float(b[k])) / max(abs(float(a[k])), 1e-30)
+print(f"| {size} | {label} | {rate:.3g} | {rate / ref_rate:.3f} | {rel('kinetic_energy'):.1e} | {rel('front'):.1e} |")
+PY
+        [ -n "$first" ] || first=$work/$label
+    done
+done

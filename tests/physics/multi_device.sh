@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# One SPH case split among several devices against the same case on one device: two and
+# three PoCL devices in one process and, in a build with MPI, two and three MPI ranks. Each
+# split run must end with the one-device run's count of particles in the computation, of
+# excluded particles and its fluid mass exactly (a split run's snapshots leave out excluded
+# particles, which a one-device run keeps as type 255), and its
+# kinetic energy, fastest speed and front within 1e-4 of their size (the ranks add the same
+# forces in another order, so rounding differs; a halo that missed a layer or a step puts
+# them off by far more). Also: particles migrate between ranks, the predictor-corrector with
+# mDBC and summed density, a periodic axis that the fluid crosses, a slab that holds no
+# particle, the single-device options refused, and a rank that runs out of room ending the
+# run with a message and no hang.
+set -uo pipefail
+clpart=$1
+with_mpi=${2:-no}
+. "$(dirname "$0")/../cli/common.sh"
+dam_break=$CLPART_DATA_DIR/cases/dam_break_2d.json
+mpirun_=(mpirun --oversubscribe --allow-run-as-root)
+
+# run NAME DEVICES [ARGS...]: the dam break (or $case) into $work/NAME on 1 device, on N
+# PoCL devices in one process ("threads N") or as N MPI ranks ("mpi N").
+case=$dam_break
+run() {
+    local name=$1 how=$2
+    shift 2
+    local status
+    case $how in
+    one) POCL_DEVICES=pthread "$clpart" run "$case" --out "$work/$name" "$@" >"$work/$name.log" 2>&1 ;;
+    threads*)
+        POCL_DEVICES=$(printf 'pthread %.0s' $(seq "${how#threads }")) \
+            timeout 300 "$clpart" run "$case" --devices all --out "$work/$name" "$@" \
+            >"$work/$name.log" 2>&1 ;;
+    mpi*)
+        POCL_DEVICES=pthread timeout 300 "${mpirun_[@]}" -np "${how#mpi }" "$clpart" run "$case" \
+            --out "$work/$name" "$@" >"$work/$name.log" 2>&1 ;;
+    esac
+    status=$?
+    [ "$status" -eq 0 ] || fail "$name ($how $*) exited $status: $(tail -3 "$work/$name.log")"
+}
+
+# agree REFERENCE RUN: the last diagnostics and the last snapshot's particle count.
+agree() {
+    python3 - "$work/$1" "$work/$2" <<'PY'
+import csv, re, struct, sys
+def last(d):
+    return list(csv.DictReader(open(d + "/diagnostics.csv")))[-1]
+def points(d):
+    """The last snapshot's particles still in the computation (type 255: excluded)."""
+    index = open(d + "/particles.pvd").read()
+    last_file = re.findall(r'file="([^"]+)"', index)[-1]
+    data = open(d + "/" + last_file.split("/")[-1], "rb").read()
+    head, raw = data.split(b'<AppendedData encoding="raw">', 1)
+    raw = raw[raw.index(b"_") + 1:]
+    at = int(re.search(rb'Name="type"[^>]*offset="(\d+)"', head).group(1))
+    size = struct.unpack_from("<Q", raw, at)[0]
+    return sum(t != 255 for t in struct.unpack_from("<%dI" % (size // 4), raw, at + 8))
+a, b = last(sys.argv[1]), last(sys.argv[2])
+bad = []
+if a["step"] != b["step"]:
+    bad.append(f"step {b['step']} not {a['step']}")
+for exact in ("mass", "excluded"):
+    if float(a[exact]) != float(b[exact]):
+        bad.append(f"{exact} {b[exact]} not {a[exact]}")
+for k in ("kinetic_energy", "max_velocity", "front"):
+    x, y = float(a[k]), float(b[k])
+    if abs(x - y) > 1e-4 * max(abs(x), abs(y), 1e-12):
+        bad.append(f"{k} {y} not {x}")
+if points(sys.argv[1]) != points(sys.argv[2]):
+    bad.append(f"{points(sys.argv[2])} particles, not {points(sys.argv[1])}")
+print(f"{sys.argv[2].split('/')[-1]}: " + ("; ".join(bad) if bad else "agrees") +
+      f" (kinetic energy {b['kinetic_energy']} against {a['kinetic_energy']})")
+sys.exit(1 if bad else 0)
+PY
+    [ $? -eq 0 ] || fail "$2 differs from $1"
+}
+
+# The dam break to 0.03 s: the wave is running along the floor across the slab boundary.
+run one one --time 0.03
+run two-threads "threads 2" --time 0.03 --log run
+agree one two-threads
+grep -qE "[1-9][0-9]* and [0-9]+ come in|[0-9]+ and [1-9][0-9]* come in" "$work/two-threads.log" ||
+    fail "no particle moved from one device to another: $(grep -c rebuilds "$work/two-threads.log") rebuilds logged"
+run three-threads "threads 3" --time 0.03
+agree one three-threads
+if [ "$with_mpi" = mpi ]; then
+    run two-ranks "mpi 2" --time 0.03
+    agree one two-ranks
+    run three-ranks "mpi 3" --time 0.03
+    agree one three-ranks
+fi
+
+# Predictor-corrector, mDBC boundaries and summed density: the halo refreshed in each half
+# step and the densities before the forces.
+pc=(-s sph.integrator=predictor_corrector -s sph.boundary=mdbc -s sph.density=summation)
+run pc-one one --time 0.01 "${pc[@]}"
+run pc-two "threads 2" --time 0.01 "${pc[@]}"
+agree pc-one pc-two
+
+# A periodic x axis: fluid starting against the boundary at x = 0.3 flows through it and
+# comes out at x = 0 on the other rank's side.
+python3 - "$work/periodic.json" <<'PY'
+import json, sys
+json.dump({"model": "sph",
+           "options": {"core.dim": 2, "neighbors.mode": "list", "neighbors.skin": 0.1,
+                       "neighbors.every": 8, "grid.periodic_x": True},
+           "domain": {"origin": [0, -0.02], "size": [0.3, 0.2]},
+           "sph": {"dp": 0.004, "h_over_dp": 1.3, "rho0": 1000, "gravity": [0, -9.81],
+                   "alpha": 0.02, "cfl": 0.1},
+           "fluid": [{"min": [0.2, 0], "max": [0.3, 0.08]}],
+           "walls": [{"min": [0, -0.012], "max": [0.3, 0]}],
+           "end_time": 0.06, "output_interval": 0.03}, open(sys.argv[1], "w"))
+PY
+case=$work/periodic.json
+run periodic-one one
+run periodic-two "threads 2"
+agree periodic-one periodic-two
+python3 - "$work/periodic-two" <<'PY' || fail "no fluid crossed the periodic boundary"
+import re, struct, sys
+d = sys.argv[1]
+last = re.findall(r'file="([^"]+)"', open(d + "/particles.pvd").read())[-1].split("/")[-1]
+data = open(d + "/" + last, "rb").read()
+head, raw = data.split(b'<AppendedData encoding="raw">', 1)
+raw = raw[raw.index(b"_") + 1:]
+def array(name, fmt):
+    at = int(re.search(rb'Name="%s"[^>]*offset="(\d+)"' % name.encode(), head).group(1))
+    size = struct.unpack_from("<Q", raw, at)[0]
+    return struct.unpack_from("<%d%s" % (size // struct.calcsize(fmt), fmt), raw, at + 8)
+xyz, types = array("position", "d"), array("type", "I")
+crossed = sum(1 for i, t in enumerate(types) if t == 0 and xyz[3 * i] < 0.1)
+print(f"periodic: {crossed} fluid particles came through x = 0.3 to x < 0.1")
+sys.exit(crossed == 0)
+PY
+
+# A slab with no particle: the domain runs 0.6 m past the tank, and the third rank, weighted
+# as a thousandth of the others, gets the least a slab has (2 cell layers), beyond the tank.
+python3 - "$dam_break" "$work/wide.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["domain"]["size"][0] = 1.2
+c["end_time"], c["output_interval"] = 0.01, 0.01
+json.dump(c, open(sys.argv[2], "w"))
+PY
+case=$work/wide.json
+run wide-one one
+run wide-three "threads 3" -s dist.axis=x --weights 1,1,0.001 -v
+grep -q "device rank 2: cell layers .*, 0 particles" "$work/wide-three.log" ||
+    fail "the third slab was not empty: $(grep 'device rank 2:' "$work/wide-three.log")"
+agree wide-one wide-three
+
+# What a split run refuses, and a rank out of room: one message, a non-zero exit, no hang.
+case=$dam_break
+expect_error() {
+    local pattern=$1
+    shift
+    local out
+    out=$(POCL_DEVICES="pthread pthread" timeout 300 "$clpart" run "$@" --devices all \
+        --out "$work/refused" 2>&1)
+    local status=$?
+    [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "'$*' exited $status: $out"
+    grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
+}
+expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
+expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
+expect_error "gauges are sampled on one device only" \
+    "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json"
+expect_error "model 'lj' runs on one device only" "$CLPART_DATA_DIR/cases/lj_liquid_small.json"
+expect_error "device rank 1: [0-9]+ particles and halo need more than its [0-9]+ slots; raise dist.room" \
+    "$case" -s dist.room=0 --time 0.06
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]
