@@ -6,6 +6,8 @@
 # (particle-steps/s, outputs excluded); each row also gives the ratio to the first
 # configuration at that size, and the last diagnostics' distance from the first
 # configuration's (kinetic energy and front, relative).
+# ARGS that begin with "mpirun:N" run the case as N MPI ranks ($MPIRUN, else mpirun, with
+# -np N and $MPIRUN_FLAGS), e.g. "gpu2-mpi=mpirun:2 --devices 0,1".
 # usage: bench/dist.sh BUILD_DIR STEPS REPEATS "SIZE ..." "LABEL=ARGS" ...
 set -euo pipefail
 build=$1
@@ -27,9 +29,14 @@ for size in $sizes; do
     for config in "$@"; do
         label=${config%%=*}
         read -r -a args <<<"${config#*=}"
+        launcher=()
+        if [[ ${args[0]:-} == mpirun:* ]]; then
+            read -r -a launcher <<<"${MPIRUN:-mpirun} -np ${args[0]#mpirun:} ${MPIRUN_FLAGS:-}"
+            args=("${args[@]:1}")
+        fi
         rates=()
         for _ in $(seq "$repeats"); do
-            line=$("$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
+            line=$("${launcher[@]}" "$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
                 2>"$work/err" </dev/null | grep '^rate:' || true)
             [ -n "$line" ] || { echo "| $size | $label | failed: $(tail -1 "$work/err") | | | |"; continue 2; }
             rates+=("$(awk '{print $2}' <<<"$line")")

@@ -5,16 +5,6 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-int clp_slabs_axis(int requested, const clp_grid_geometry *global) {
-    if (requested >= 0 && requested < global->dim)
-        return requested;
-    int axis = 0;
-    for (int a = 1; a < global->dim; a++)
-        if (global->cells[a] > global->cells[axis])
-            axis = a;
-    return axis;
-}
-
 const char *clp_slabs_axis_order(int axis) {
     static const char *const slowest[3] = {"yzx", "xzy", "xyz"};
     return slowest[axis];
@@ -53,6 +43,50 @@ clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double
     s.first[ranks] = layers;
     *out = s;
     return CLP_OK;
+}
+
+double clp_slabs_halo(const clp_slabs *s, const double *layer_weight) {
+    double halo = 0;
+    for (int r = 0; r < s->ranks; r++) {
+        if (clp_slabs_neighbor(s, r, 1) < 0)
+            continue;
+        const int boundary = s->first[r + 1] % s->layers; /* the wrap's is layer 0 */
+        halo += layer_weight[(boundary - 1 + s->layers) % s->layers] + layer_weight[boundary];
+    }
+    return halo;
+}
+
+clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
+                              unsigned axes, int ranks, const double *rank_weight, clp_slabs *out,
+                              clp_error *err) {
+    clp_status first_refusal = CLP_OK;
+    double best = 0;
+    int best_axis = -1;
+    for (int a = 0; a < global->dim; a++) {
+        if (!(axes & (1u << a)))
+            continue;
+        clp_slabs s;
+        clp_error why = CLP_ERROR_INIT;
+        const clp_status st =
+            clp_slabs_cut(global, a, layer_weight[a], ranks, rank_weight, &s, &why);
+        if (st != CLP_OK) {
+            if (first_refusal == CLP_OK) {
+                first_refusal = st;
+                *err = why;
+            }
+            continue;
+        }
+        const double halo = clp_slabs_halo(&s, layer_weight[a]);
+        if (best_axis < 0 || halo < best ||
+            (halo == best && global->cells[a] > global->cells[best_axis])) {
+            best = halo;
+            best_axis = a;
+            *out = s;
+        }
+    }
+    if (best_axis < 0 && first_refusal == CLP_OK)
+        return CLP_FAIL(err, CLP_USAGE, "no axis to cut the slabs along");
+    return best_axis >= 0 ? CLP_OK : first_refusal;
 }
 
 int clp_slabs_neighbor(const clp_slabs *s, int rank, int side) {

@@ -19,10 +19,6 @@ typedef struct clp_slabs {
     int first[CLP_DIST_MAX_RANKS + 1]; /* rank r owns layers first[r] .. first[r+1] - 1 */
 } clp_slabs;
 
-/* The axis to cut: `requested` (0 x, 1 y, 2 z), or for -1 the one with the most cells (the
- * first of equals). */
-int clp_slabs_axis(int requested, const clp_grid_geometry *global);
-
 /* The grid.axis_order value that makes `axis` the slowest, the other two in xyz order. */
 const char *clp_slabs_axis_order(int axis);
 
@@ -31,6 +27,17 @@ const char *clp_slabs_axis_order(int axis);
  * A slab boundary falls where the running sum of the layers crosses each rank's share. */
 clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
                          int ranks, const double *rank_weight, clp_slabs *out, clp_error *err);
+
+/* The particles a cut puts in the ranks' halos: those of the layers on both sides of each
+ * boundary between two slabs, which the ranks copy to each other every step. */
+double clp_slabs_halo(const clp_slabs *s, const double *layer_weight);
+
+/* The cut along the axis whose halo is smallest, of the axes in the bit mask `axes` (bit a
+ * for axis a) with room for `ranks` slabs (of equals, the one with the most cells):
+ * layer_weight[a] holds the layers along axis a. A smaller halo is less to copy each step. */
+clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
+                              unsigned axes, int ranks, const double *rank_weight, clp_slabs *out,
+                              clp_error *err);
 
 /* The rank below (side 0) or above (side 1) rank r, wrapping on a periodic axis; -1 for none. */
 int clp_slabs_neighbor(const clp_slabs *s, int rank, int side);

@@ -112,7 +112,7 @@ json.dump({"model": "sph",
 PY
 case=$work/periodic.json
 run periodic-one one
-run periodic-two "threads 2"
+run periodic-two "threads 2" -s dist.axis=x
 agree periodic-one periodic-two
 python3 - "$work/periodic-two" <<'PY' || fail "no fluid crossed the periodic boundary"
 import re, struct, sys

@@ -119,10 +119,33 @@ static void local_grids(void) {
     CLP_ASSERT_NEAR(local.origin[0], gp.origin[0] - 0.125, 1e-15);
 }
 
+/* The halo of a cut, counted by hand, and the axis whose cut has the smallest. */
 static void axis_choice(void) {
-    const clp_grid_geometry g = grid(5, 9, 9, false);
-    CLP_ASSERT_EQ(clp_slabs_axis(-1, &g), 1); /* the most cells, the first of equals */
-    CLP_ASSERT_EQ(clp_slabs_axis(2, &g), 2);
+    clp_error err = CLP_ERROR_INIT;
+    clp_slabs s;
+    /* 8 layers along x and y, 6 along z; a column of particles at low x: along x a cut
+       splits the column, along y and z the cut crosses it */
+    const clp_grid_geometry g = grid(8, 8, 6, false);
+    const double x[8] = {40, 40, 40, 40, 1, 1, 1, 1}, y[8] = {21, 21, 21, 21, 21, 21, 21, 21},
+                 z[6] = {28, 28, 28, 28, 28, 28};
+    CLP_ASSERT_OK(clp_slabs_cut(&g, 0, x, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[1], 2); /* 80 particles a side */
+    CLP_ASSERT_NEAR(clp_slabs_halo(&s, x), 80, 0);
+    const double *const counts[3] = {x, y, z};
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.axis, 1); /* 42 against 80 along x and 56 along z */
+    CLP_ASSERT_EQ(s.first[1], 4);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, 5, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.axis, 2); /* y left out: z's 56 against x's 80 */
+    /* of equal halos, the axis with more cells; on a periodic axis the wrap is a boundary */
+    const double z8[8] = {21, 21, 21, 21, 21, 21, 21, 21};
+    const clp_grid_geometry cube = grid(8, 8, 8, false);
+    const double *const equal[3] = {y, y, z8};
+    CLP_ASSERT_OK(clp_slabs_cut_best(&cube, equal, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.axis, 0);
+    const clp_grid_geometry ring = grid(8, 3, 4, true);
+    CLP_ASSERT_OK(clp_slabs_cut(&ring, 0, y, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_NEAR(clp_slabs_halo(&s, y), 4 * 21, 0);
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(0), "yzx");
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(1), "xzy");
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(2), "xyz");

@@ -36,6 +36,16 @@ static int layer_of(const clp_grid_geometry *g, int axis, const double *x) {
     return l < 0 ? 0 : l >= g->cells[axis] ? g->cells[axis] - 1 : l;
 }
 
+/* The axes auto may cut along: those without gravity, where the fluid settles and a slab
+ * below would fill while the one above empties; all of them in a case without gravity. */
+static unsigned level_axes(const sph_run *r) {
+    unsigned axes = 0;
+    for (int a = 0; a < r->c.dim; a++)
+        if (r->c.gravity[a] == 0)
+            axes |= 1u << a;
+    return axes ? axes : (1u << r->c.dim) - 1;
+}
+
 /* The rank's own copy of the options, with the slab axis the slowest of the cell key. */
 static clp_status rank_options(sph_run *r, int axis, clp_error *err) {
     clp_status st = CLP_OK;
@@ -51,20 +61,33 @@ fail:
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
     clp_status st = CLP_OK;
-    double *layer_count = NULL, *local_xyz = NULL;
+    double *counts[3] = {NULL, NULL, NULL}, *local_xyz = NULL;
     uint32_t *local_types = NULL, *local_ids = NULL;
     CLP_TRY(check_supported(r, err));
-    const char *requested = clp_options_enum(r->opts, "dist.axis");
-    const int axis = clp_slabs_axis(strcmp(requested, "auto") ? requested[0] - 'x' : -1, &r->geo);
-    CLP_TRY(rank_options(r, axis, err));
     const clp_grid_geometry global = r->geo;
-    const int layers = global.cells[axis], rank = clp__comm_rank(r->comm);
-    layer_count = calloc((size_t)layers, sizeof *layer_count);
-    CLP_REQUIRE_ALLOC(layer_count, err);
+    const int ranks = clp__comm_size(r->comm), rank = clp__comm_rank(r->comm);
+    /* the particles in each layer along each axis */
+    for (int a = 0; a < global.dim; a++) {
+        counts[a] = calloc((size_t)global.cells[a], sizeof *counts[a]);
+        CLP_REQUIRE_ALLOC(counts[a], err);
+    }
     for (size_t i = 0; i < r->particles; i++)
-        layer_count[layer_of(&global, axis, *xyz + 3 * i)] += 1;
-    CLP_TRY(
-        clp_slabs_cut(&global, axis, layer_count, clp__comm_size(r->comm), weights, slabs, err));
+        for (int a = 0; a < global.dim; a++)
+            counts[a][layer_of(&global, a, *xyz + 3 * i)] += 1;
+    const char *requested = clp_options_enum(r->opts, "dist.axis");
+    if (strcmp(requested, "auto") == 0)
+        CLP_TRY(clp_slabs_cut_best(&global, (const double *const *)counts, level_axes(r), ranks,
+                                   weights, slabs, err));
+    else {
+        const int a = requested[0] - 'x';
+        CLP_REQUIRE(a < global.dim, err, CLP_USAGE,
+                    "dist.axis=%s: a %dD case has no %s axis to cut along", requested, global.dim,
+                    requested);
+        CLP_TRY(clp_slabs_cut(&global, a, counts[a], ranks, weights, slabs, err));
+    }
+    const int axis = slabs->axis, layers = global.cells[axis];
+    const double *layer_count = counts[axis];
+    CLP_TRY(rank_options(r, axis, err));
     bool halo[2];
     clp_slabs_local_geometry(slabs, &global, rank, &r->geo, halo);
     /* slots: the slab's particles and halo now, and room for those that come in later */
@@ -107,7 +130,8 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     local_xyz = NULL;
     local_types = local_ids = NULL;
 fail:
-    free(layer_count);
+    for (int a = 0; a < 3; a++)
+        free(counts[a]);
     free(local_xyz);
     free(local_types);
     free(local_ids);
