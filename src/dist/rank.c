@@ -58,7 +58,36 @@ clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *wor
     return clp_dist_device_create(worker, &r->device, err);
 }
 
+/* Waits for a marker and releases it; nothing for none. */
+static clp_status wait_mark(cl_event *event, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (!*event)
+        return CLP_OK;
+    const cl_int waited = clWaitForEvents(1, event);
+    clReleaseEvent(*event);
+    *event = NULL;
+    CLP_CL_CHECK(waited, err, "halo exchange: clWaitForEvents");
+fail:
+    return st;
+}
+
+/* A marker that completes when everything enqueued so far has run; flushed, so the device
+ * starts on it without waiting for the host's next blocking call. */
+static clp_status mark(clp_dist_rank *r, cl_event *event, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_command_queue q = clp_worker_queue(r->worker);
+    CLP_TRY(wait_mark(event, err));
+    CLP_CL_CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, event), err,
+                 "halo exchange: clEnqueueMarkerWithWaitList");
+    CLP_CL_CHECK(clFlush(q), err, "halo exchange: clFlush");
+fail:
+    return st;
+}
+
 void clp_dist_rank_destroy(clp_dist_rank *r) {
+    clp_error ignored = CLP_ERROR_INIT; /* the queue is being torn down: nothing to report */
+    wait_mark(&r->packed, &ignored);
+    wait_mark(&r->unpacked, &ignored);
     clp_dist_device_destroy(&r->device);
     for (int side = 0; side < 2; side++) {
         free(r->pack[side]);
@@ -296,7 +325,9 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     const size_t each = particle_bytes(r, r->travels);
     side_exchange x[2] = {{0}, {0}};
-    /* the halos are refilled below from their owners */
+    /* a refresh begun is dropped: the halos are refilled below from their owners */
+    CLP_TRY(wait_mark(&r->packed, err));
+    r->pending = 0;
     CLP_TRY(fill_padding(r, 0, r->owned_first, err));
     CLP_TRY(fill_padding(r, r->owned_end, r->halo_end - r->owned_end, err));
     CLP_TRY(clp_grid_sort(r->grid, err));
@@ -376,24 +407,53 @@ fail:
     return st;
 }
 
-clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
+/* The edges' and halos' slot ranges per side. */
+static void edges_and_halos(const clp_dist_rank *r, size_t edge_first[2], size_t edge[2],
+                            size_t halo_first[2], size_t halo[2]) {
+    for (int side = 0; side < 2; side++)
+        clp_dist_rank_edge(r, side, &edge_first[side], &edge[side]);
+    halo_first[0] = 0;
+    halo[0] = r->owned_first;
+    halo_first[1] = r->owned_end;
+    halo[1] = r->halo_end - r->owned_end;
+}
+
+clp_status clp_dist_rank_refresh_begin(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
     clp_status st = CLP_OK;
+    size_t edge_first[2], edge[2], halo_first[2], halo[2];
     fields &= clp_worker_buffers(r->worker);
+    edges_and_halos(r, edge_first, edge, halo_first, halo);
     const size_t each = particle_bytes(r, fields);
-    const size_t edge_first[2] = {r->owned_first, r->edge_hi_first},
-                 edge[2] = {r->edge_lo_end - r->owned_first, r->owned_end - r->edge_hi_first},
-                 halo_first[2] = {0, r->owned_end},
-                 halo[2] = {r->owned_first, r->halo_end - r->owned_end};
+    CLP_REQUIRE(!r->pending, err, CLP_CHECK,
+                "device rank %d: a halo refresh began before the last one ended", r->rank);
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
         CLP_TRY(grow(&r->pack[side], &r->pack_bytes[side], edge[side] * each, err));
         CLP_TRY(pack(r, fields, edge_first[side], edge[side], r->pack[side], err));
     }
-    CLP_TRY(finish(r, err));
+    CLP_TRY(mark(r, &r->packed, err));
+    r->pending = fields;
+fail:
+    return st;
+}
+
+clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t edge_first[2], edge[2], halo_first[2], halo[2];
+    const clp_buffer_set fields = r->pending;
+    if (!fields)
+        return CLP_OK;
+    r->pending = 0;
+    edges_and_halos(r, edge_first, edge, halo_first, halo);
+    const size_t each = particle_bytes(r, fields);
+    /* the device runs what was enqueued since the begin while the host exchanges */
+    CLP_CL_CHECK(clFlush(clp_worker_queue(r->worker)), err, "halo exchange: clFlush");
+    CLP_TRY(wait_mark(&r->packed, err));
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side], err));
+    CLP_TRY(wait_mark(&r->unpacked, err)); /* the last refresh's writes are off the staging */
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
@@ -402,7 +462,15 @@ clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_er
                                     halo[side] * each, err));
         CLP_TRY(unpack(r, fields, halo_first[side], halo[side], r->unpack[side], err));
     }
-    CLP_TRY(finish(r, err)); /* the staging buffers are reused */
+    CLP_TRY(mark(r, &r->unpacked, err));
+fail:
+    return st;
+}
+
+clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp_dist_rank_refresh_begin(r, fields, err));
+    CLP_TRY(clp_dist_rank_refresh_end(r, err));
 fail:
     return st;
 }

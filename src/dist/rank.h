@@ -39,6 +39,9 @@ typedef struct clp_dist_rank {
     size_t owned_first, edge_lo_end, edge_hi_first, owned_end, halo_end;
     unsigned char *pack[2], *unpack[2]; /* host staging, per side */
     size_t pack_bytes[2], unpack_bytes[2];
+    clp_buffer_set pending; /* the fields of a refresh begun and not ended */
+    cl_event packed;        /* the edges' reads of the refresh begun are done */
+    cl_event unpacked;      /* the halos' writes of the last refresh are done */
 } clp_dist_rank;
 
 /* This rank of `slabs` on `worker`, whose grid over `local` (clp_slabs_local_geometry) holds
@@ -60,6 +63,26 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err);
 /* Copies the `fields` of each edge into the neighbour's halo: after every kernel that changes
  * what the neighbour's kernels read of the halo. */
 clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err);
+
+/* The same in two halves, so that the exchange overlaps the work that needs no halo (seed
+ * 4.5.2): begin enqueues the edges' reads behind the kernels that wrote them; the caller then
+ * enqueues the kernels over the inner layers, and end sends the edges, takes the neighbours'
+ * and enqueues their writes into the halos while those kernels run. Every rank ends each
+ * refresh it began, or drops it at a rebuild, which copies the whole halo anew. */
+clp_status clp_dist_rank_refresh_begin(clp_dist_rank *r, clp_buffer_set fields, clp_error *err);
+clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err);
+
+/* The slots of the owned layers that read no halo (inner), and of those that do (the two
+ * edges): [first, first + count) each. */
+static inline void clp_dist_rank_inner(const clp_dist_rank *r, size_t *first, size_t *count) {
+    *first = r->edge_lo_end;
+    *count = r->edge_hi_first - r->edge_lo_end;
+}
+static inline void clp_dist_rank_edge(const clp_dist_rank *r, int side, size_t *first,
+                                      size_t *count) {
+    *first = side ? r->edge_hi_first : r->owned_first;
+    *count = side ? r->owned_end - r->edge_hi_first : r->edge_lo_end - r->owned_first;
+}
 
 /* The particles this rank owns, in sorted order. */
 static inline size_t clp_dist_rank_owned(const clp_dist_rank *r) {

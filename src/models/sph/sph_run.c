@@ -273,18 +273,24 @@ static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buff
     return st;
 }
 
+/* Runs a kernel of one work-item per particle over slots first .. first + count - 1. */
+static clp_status run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
+                            size_t count, double *phase, clp_error *err) {
+    const clp_step s = {kernel, buffers, 0, 0};
+    double seconds = 0;
+    clp_status st =
+        clp_worker_run_step_range(r->w, &s, first, count, r->timed ? &seconds : NULL, err);
+    *phase += seconds;
+    return st;
+}
+
 /* Runs a kernel of one work-item per particle over the particles this device owns. */
 static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set buffers,
                                 double *phase, clp_error *err) {
     if (!r->comm)
         return run_kernel(r, kernel, buffers, r->n, 0, phase, err);
-    const clp_step s = {kernel, buffers, 0, 0};
-    double seconds = 0;
-    clp_status st =
-        clp_worker_run_step_range(r->w, &s, r->dist.owned_first, clp_dist_rank_owned(&r->dist),
-                                  r->timed ? &seconds : NULL, err);
-    *phase += seconds;
-    return st;
+    return run_range(r, kernel, buffers, r->dist.owned_first, clp_dist_rank_owned(&r->dist), phase,
+                     err);
 }
 
 /* A multi-device run's neighbours get the `fields` of this rank's edges into their halos. */
@@ -297,27 +303,70 @@ static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err
     return st;
 }
 
+/* Begins a halo refresh that the next kernel over the particles ends (run_overlapped). */
+static clp_status begin_refresh(sph_run *r, clp_buffer_set fields, clp_error *err) {
+    if (!r->comm)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = clp_dist_rank_refresh_begin(&r->dist, fields, err);
+    r->timing.exchange += clp__now() - start;
+    return st;
+}
+
+/* Ends the halo refresh the last step began, if any. */
+static clp_status end_refresh(sph_run *r, clp_error *err) {
+    if (!r->comm)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = clp_dist_rank_refresh_end(&r->dist, err);
+    r->timing.exchange += clp__now() - start;
+    return st;
+}
+
+/* A kernel over the particles this device owns while the halo refresh the last step began
+ * ends: first over the inner layers, which read no halo, then over the edges. */
+static clp_status run_overlapped(sph_run *r, const char *kernel, clp_buffer_set buffers,
+                                 double *phase, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (!r->comm || !r->dist.pending) {
+        CLP_TRY(end_refresh(r, err));
+        return run_particles(r, kernel, buffers, phase, err);
+    }
+    size_t first, count;
+    clp_dist_rank_inner(&r->dist, &first, &count);
+    CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
+    CLP_TRY(end_refresh(r, err));
+    for (int side = 0; side < 2; side++) {
+        clp_dist_rank_edge(&r->dist, side, &first, &count);
+        CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
+    }
+fail:
+    return st;
+}
+
 /* The particles' rates at the current state: the boundary particles' density first under
  * mDBC, the fluid's when it is a sum. */
 static clp_status rates(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
+    const bool summed = strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0;
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
+        CLP_TRY(end_refresh(r, err)); /* their densities need the halo's state */
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
         CLP_TRY(run_particles(r, "sph_mdbc",
                               CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
                                   CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_GHOST |
                                   CLP_BUF_CONSTANTS,
                               &r->timing.boundary, err));
-    if (strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0)
+    if (summed)
         CLP_TRY(run_particles(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
                               &r->timing.density, err));
-    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST ||
-        strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0)
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
         CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
-    CLP_TRY(run_particles(r, "sph_forces",
-                          grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                              CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
-                          &r->timing.forces, err));
+    CLP_TRY(run_overlapped(r, "sph_forces",
+                           grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                               CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
+                           &r->timing.forces, err));
 fail:
     return st;
 }
@@ -406,12 +455,13 @@ static clp_status step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     } else {
         CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS, &r->timing.integration,
                               err));
-        CLP_TRY(refresh_halo(r, CLP__SPH_HALO_STATE, err));
+        CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
         CLP_TRY(rates(r, err));
         CLP_TRY(run_particles(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS,
                               &r->timing.integration, err));
     }
-    CLP_TRY(refresh_halo(r, CLP__SPH_HALO_STATE, err));
+    /* ended by the next step's forces, or dropped by its rebuild */
+    CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
     CLP_TRY(read_step_record(r, clock, err));
     r->timing.steps++;
 fail:
