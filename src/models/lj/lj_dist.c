@@ -69,7 +69,7 @@ static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp_dist_cut *c
     clp_status st = CLP_OK;
     char *source = NULL;
     clp__lj_strategy strategy;
-    clp__lj_strategy_from_name(clp_options_enum(r->opts, "lj.strategy"), &strategy);
+    clp__lj_strategy_from_name(clp_options_enum(r->opts, "lj.strategy"), &strategy); /* checked */
     const long long capacity = clp_options_int(r->opts, "lj.cell_capacity");
     const clp__lj_state own = {.n = cut->owned, .xyz = cut->xyz};
     const unsigned max_per_cell =

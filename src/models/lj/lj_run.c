@@ -236,8 +236,6 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     CLP_TRY(clp__run_check_flags(config, "lj", err));
     CLP_TRY(clp__lj_case_load(case_path, &c, err));
     CLP_TRY(check_box(&c, opts, case_path, err));
-    if (comm)
-        CLP_TRY(clp__lj_rank_check(opts, err));
     c.steps = clp__run_steps(config, c.steps);
     if (config->max_time > 0 && config->max_time < (double)c.steps * c.dt)
         c.steps = (uint64_t)floor(config->max_time / c.dt + 1e-9);
