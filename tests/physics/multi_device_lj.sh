@@ -4,9 +4,10 @@
 # (slabs along x, periodic: the first and last slab are neighbours across the wrap). Each split
 # run must end with the one-device run's atom count exactly, a total momentum as near zero, and
 # its total and potential energy and pressure within the tolerances given at `agree`. Also:
-# atoms migrate between ranks, across an inner slab boundary and across the periodic wrap; a
-# sub-box strategy runs split; and what a split run refuses (lj.strategy=auto, par_part_loop,
-# more ranks than slabs of 2 cell layers, the PSO and repulsive models) ends with one message.
+# atoms migrate between ranks, across an inner slab boundary and across the periodic wrap;
+# par_part_loop and a sub-box strategy run split; and what a split run refuses
+# (lj.strategy=auto, more ranks than slabs of 2 cell layers, the PSO and repulsive models)
+# ends with one message.
 set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
@@ -96,7 +97,10 @@ if [ "$with_mpi" = mpi ]; then
     run three-ranks "mpi 3"
     agree one three-ranks
 fi
-# A sub-box strategy searches the cells itself over the whole slab, halo layers included.
+# The strategies other than par_part run over the whole slab, halo layers and free slots
+# included: par_part_loop's loop, and a sub-box strategy searching the cells itself.
+run loop-two "threads 2" -s lj.strategy=par_part_loop
+agree one loop-two
 run pencil-two "threads 2" -s neighbors.mode=jit -s lj.strategy=x_pencil
 agree one pencil-two
 
@@ -114,8 +118,6 @@ expect_error() {
 two="pthread pthread"
 expect_error "lj.strategy=auto times the strategies on one device" "$two" "$case" \
     -s lj.strategy=auto
-expect_error "lj.strategy=par_part_loop is single-device only" "$two" "$case" \
-    -s lj.strategy=par_part_loop
 expect_error "6 cells of the search radius along x: a slab needs 2, so it splits among at most 3 devices, not 4" \
     "pthread pthread pthread pthread" "$case"
 expect_error "model 'pso' runs on one device only" "$two" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"

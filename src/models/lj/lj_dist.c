@@ -30,34 +30,27 @@ struct clp__lj_rank {
     uint32_t *ids;
 };
 
-static bool per_particle(clp__lj_strategy s) {
-    return s == CLP__LJ_PAR_PART || s == CLP__LJ_PAR_PART_LOOP;
-}
-
 clp_status clp__lj_rank_check(const clp_options *opts, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp_dist_check_options(opts, err));
-    const char *name = clp_options_enum(opts, "lj.strategy");
     clp__lj_strategy s;
-    CLP_REQUIRE(clp__lj_strategy_from_name(name, &s), err, CLP_USAGE,
+    CLP_REQUIRE(clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &s), err,
+                CLP_USAGE,
                 "lj.strategy=auto times the strategies on one device: a split run names one "
                 "(-s lj.strategy=par_part, the default, or another)");
-    /* its loop strides by the launch's size up to the last slot, halo and padding included */
-    CLP_REQUIRE(s != CLP__LJ_PAR_PART_LOOP, err, CLP_USAGE,
-                "lj.strategy=par_part_loop is single-device only: its loop runs over every slot "
-                "of a device, a rank's halo and padding included; use lj.strategy=par_part");
 fail:
     return st;
 }
 
-/* Launches the force kernel: a per-particle strategy over the owned atoms only, the per-cell
- * and sub-box ones over the whole slab (their groups are cells; the halo's results are not
- * used and are zeroed at the next rebuild). */
+/* Launches the force kernel: par_part over the owned atoms only; the others over the whole
+ * slab, halo layers and free slots included (par_part_loop's loop runs to the last slot, and
+ * the per-cell and sub-box groups are cells), whose results go unused and are zeroed at the
+ * next rebuild. */
 static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
     const clp_step forces = {
         "lj_forces", clp_grid_iteration_buffers(r->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
         r->layout.global, r->layout.local};
-    if (!per_particle(r->layout.strategy))
+    if (r->layout.strategy != CLP__LJ_PAR_PART)
         return clp_worker_run_step(r->worker, &forces, NULL, err);
     return clp_worker_run_step_range(r->worker, &forces, r->dist.owned_first,
                                      clp_dist_rank_owned(&r->dist), NULL, err);
