@@ -1,6 +1,7 @@
-/* The Lennard-Jones run: the case's initial state on the device, velocity-Verlet steps in
- * chunks of output_every, and after each chunk the energies, temperature, pressure and total
- * momentum in diagnostics.csv. Reduced units, mass 1. */
+/* The Lennard-Jones run, on one device or as a rank of a split run (lj_dist.c): the case's
+ * initial state on the device, velocity-Verlet steps in chunks of output_every, and after each
+ * chunk the energies, temperature, pressure and total momentum in diagnostics.csv. Reduced
+ * units, mass 1. */
 #include "io/io.h"
 #include "models/lj/lj.h"
 #include "models/lj/lj_case.h"
