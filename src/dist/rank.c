@@ -379,6 +379,9 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
               "above, %zu and %zu come in from them",
               r->rank, x[0].leaving, x[1].leaving, x[0].migrants_in, x[1].migrants_in);
     CLP_TRY(clp_dist_pin_check(&r->device, err)); /* waits for the writes too */
+    /* the first sort measured how far the particles moved since the last rebuild; the slots
+       now hold arrivals, whose positions then are not there to compare with */
+    r->grid->has_reference = false;
     CLP_TRY(clp_grid_update(r->grid, err));
     const int owned_layers[] = {lo, lo + 1, L - hi - 1, L - hi, L};
     size_t o[5];

@@ -18,6 +18,10 @@ clp_status clp__sph_run_rank(clp_worker *worker, clp_comm *comm, const double *w
 /* The checkpoint file an SPH run writes to its output folder. */
 #define CLP__SPH_CHECKPOINT "checkpoint.ckpt"
 extern const char *const clp__lj_columns[];
+/* A rank's part of an LJ case split among devices (clp_model.run_rank). */
+clp_status clp__lj_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
+                            const clp_options *opts, const char *case_path,
+                            const clp_run_config *config, clp_error *err);
 extern const char *const clp__pso_diagnostics[];
 extern const char *const clp__rep_columns[];
 extern const char *const clp__search_diagnostics[];

@@ -163,7 +163,7 @@ expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
 expect_error "gauges are sampled on one device only" \
     "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json"
-expect_error "model 'lj' runs on one device only" "$CLPART_DATA_DIR/cases/lj_liquid_small.json"
+expect_error "model 'pso' runs on one device only" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"
 expect_error "device rank 1: [0-9]+ particles and halo need more than its [0-9]+ slots; raise dist.room" \
     "$case" -s dist.room=0 --time 0.06
 

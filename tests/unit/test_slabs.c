@@ -1,9 +1,13 @@
 /* Slabs against hand-made grids: the cut follows the particles and the ranks' speeds, keeps
  * 2 layers a slab, refuses too many ranks; neighbours and owners wrap on a periodic axis;
- * a rank's grid is its slab plus a halo layer on each side that has a neighbour. */
+ * a rank's grid is its slab plus a halo layer on each side that has a neighbour; a rank's
+ * share of a case's particles (dist/cut.c) and the options a split run refuses or sets. */
 #include "test.h"
 
-#include "dist/slabs.h"
+#include "dist/cut.h"
+#include "dist/rank.h"
+
+#include <stdlib.h>
 
 static clp_grid_geometry grid(int nx, int ny, int nz, bool periodic_x) {
     clp_grid_geometry g = {.dim = 3, .radius = 0.1, .search_radius = 0.1};
@@ -151,6 +155,71 @@ static void axis_choice(void) {
     CLP_ASSERT_STR_EQ(clp_slabs_axis_order(2), "xyz");
 }
 
+static clp_schema *schema; /* the options borrow it */
+
+static clp_options *options(const char *assignment) {
+    clp_error err = CLP_ERROR_INIT;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/options", getenv("CLPART_DATA_DIR"));
+    if (!schema)
+        CLP_ASSERT_OK(clp_schema_load(dir, &schema, &err), &err);
+    clp_options *opts;
+    CLP_ASSERT_OK(clp_options_create(schema, &opts, &err), &err);
+    if (assignment)
+        CLP_ASSERT_OK(clp_options_apply_assignment(opts, assignment, &err), &err);
+    return opts;
+}
+
+/* 8 periodic layers along x, a particle in each layer at x = layer + 0.5 cells, cut along x
+ * (the only axis allowed) between 2 ranks: rank 1 takes layers 4..7 (particles 4..7, in their
+ * order), and slots for its 4, the 2 of its halo layers and dist.room more, the rest padding at its
+ * grid's origin. */
+static void rank_share(void) {
+    const clp_grid_geometry g = grid(8, 3, 3, true);
+    double xyz[3 * 8];
+    for (int i = 0; i < 8; i++) {
+        xyz[3 * i] = g.origin[0] + (i + 0.5) * 0.125;
+        xyz[3 * i + 1] = g.origin[1];
+        xyz[3 * i + 2] = g.origin[2];
+    }
+    clp_error err = CLP_ERROR_INIT;
+    clp__comm *comms[2];
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 0, comms, &err), &err);
+    clp_options *opts = options("dist.room=0.5");
+    clp_dist_cut cut;
+    CLP_ASSERT_OK(clp_dist_cut_make(comms[1], opts, &g, 1, xyz, 8, NULL, &cut, &err), &err);
+    CLP_ASSERT_EQ(cut.slabs.first[1], 4);
+    CLP_ASSERT_EQ(cut.owned, 4);
+    CLP_ASSERT_EQ(cut.slots, 9 + 64); /* ceil((4 + 2) * 1.5) and 64 */
+    for (size_t i = 0; i < cut.slots; i++)
+        CLP_ASSERT_EQ(cut.ids[i], i < 4 ? 4 + (uint32_t)i : CLP_DIST_PADDING_ID);
+    CLP_ASSERT_NEAR(cut.xyz[0], xyz[12], 0);
+    CLP_ASSERT_NEAR(cut.xyz[3 * 4], cut.local.origin[0], 0);
+    CLP_ASSERT_NEAR(cut.local.origin[0], g.origin[0] + 3 * 0.125, 1e-15);
+    clp_dist_cut_free(&cut);
+    clp_options_destroy(opts);
+    for (int r = 0; r < 2; r++)
+        clp__comm_destroy(comms[r]);
+}
+
+/* A rank's options put the slab axis slowest in the key; local positions and Morton keys
+ * are refused, naming the option and what to use. */
+static void rank_options(void) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_options *opts = options(NULL), *mine = NULL;
+    CLP_ASSERT_OK(clp_dist_check_options(opts, &err), &err);
+    CLP_ASSERT_OK(clp_dist_rank_options(opts, 1, &mine, &err), &err);
+    CLP_ASSERT_STR_EQ(clp_options_enum(mine, "grid.axis_order"), "xzy");
+    CLP_ASSERT_STR_EQ(clp_options_enum(opts, "grid.axis_order"), "xyz"); /* a copy */
+    clp_options_destroy(mine);
+    clp_options_destroy(opts);
+    opts = options("grid.key=morton");
+    CLP_ASSERT(clp_dist_check_options(opts, &err) == CLP_USAGE);
+    CLP_ASSERT_CONTAINS(err.message, "grid.key=morton is single-device only");
+    CLP_ASSERT_CONTAINS(err.message, "use grid.key=linear");
+    clp_options_destroy(opts);
+}
+
 int main(void) {
     uniform_cut();
     crowded_cut();
@@ -158,5 +227,8 @@ int main(void) {
     neighbours_and_owners();
     local_grids();
     axis_choice();
+    rank_share();
+    rank_options();
+    clp_schema_destroy(schema);
     return 0;
 }

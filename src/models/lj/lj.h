@@ -79,10 +79,13 @@ clp_status clp__lj_geometry(const clp_options *opts, const clp__lj_state *s,
 enum { CLP__LJ_MAX_CONSTANTS = 64 };
 size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_params *p, double dt,
                          const clp__lj_layout *l, clp_constant *out);
-/* The assembled source of the LJ program for these options and layout. *out is new. */
+/* The assembled source of the LJ program for these options and layout, with cl/dist for a
+ * rank of a split run when `split`. *out is new. */
 clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
-                          const clp__lj_params *p, double dt, const clp__lj_layout *l, char **out,
-                          clp_error *err);
+                          const clp__lj_params *p, double dt, const clp__lj_layout *l, bool split,
+                          char **out, clp_error *err);
+/* CLP_CASE when the built force kernel cannot take the layout's work-group or local memory. */
+clp_status clp__lj_check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err);
 /* The layout of `strategy` on `dev` for this state (M_C from lj.cell_capacity, else the
  * fullest cell), and the program's source for it. *source is new. */
 clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
@@ -106,6 +109,10 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
 /* The least device-memory traffic in bytes of the steps run so far, with `listed` neighbours
  * per atom in list mode. */
 double clp__lj_system_bytes(const clp__lj_system *sys, double listed);
+/* Its parts: the bytes of one atom's step, and of one rebuild of n atoms. */
+double clp__lj_step_bytes(const clp_options *opts, double listed);
+double clp__lj_rebuild_bytes(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
+                             double listed);
 /* The layout the system runs with (auto resolved). */
 const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys);
 /* Seconds per force evaluation: `launches` launches queued back to back, then a wait, as

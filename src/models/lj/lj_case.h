@@ -39,9 +39,23 @@ typedef struct clp__lj_sample {
     double virial;                     /* sum over pairs of r . f */
 } clp__lj_sample;
 
-/* The diagnostics row at `step`, in the columns of diagnostics.csv: step, time, kinetic,
- * potential, total, temperature, pressure, momentum. A non-finite energy, velocity or force
- * is CLP_CHECK naming the step and the first such atom. */
+/* The sums over atoms the diagnostics come from; a split run adds them up over its ranks. */
+typedef struct clp__lj_sums {
+    double atoms, kinetic, potential, virial, momentum[3];
+} clp__lj_sums;
+enum { CLP__LJ_SUMS = 7 }; /* doubles in a packed clp__lj_sums */
+void clp__lj_sums_pack(const clp__lj_sums *s, double out[CLP__LJ_SUMS]);
+void clp__lj_sums_unpack(const double in[CLP__LJ_SUMS], clp__lj_sums *out);
+
+/* Adds the atoms of `s` to *sums, in their order. A non-finite energy, velocity or force is
+ * CLP_CHECK naming the step and the first such atom: ids[i] (NULL: i). */
+clp_status clp__lj_sums_add(const clp__lj_sample *s, const uint32_t *ids, const clp__lj_case *c,
+                            uint64_t step, clp__lj_sums *sums, clp_error *err);
+/* The diagnostics row at `step` from the sums, in the columns of diagnostics.csv: step, time,
+ * kinetic, potential, total, temperature, pressure, momentum; a non-finite total is CLP_CHECK. */
+clp_status clp__lj_row(const clp__lj_sums *sums, const clp__lj_case *c, uint64_t step,
+                       double row[8], clp_error *err);
+/* Both, for the atoms of one sample. */
 clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, uint64_t step,
                                double row[8], clp_error *err);
 

@@ -57,8 +57,8 @@ size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_p
 }
 
 clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
-                          const clp__lj_params *p, double dt, const clp__lj_layout *l, char **out,
-                          clp_error *err) {
+                          const clp__lj_params *p, double dt, const clp__lj_layout *l, bool split,
+                          char **out, clp_error *err) {
     clp_constant constants[CLP__LJ_MAX_CONSTANTS];
     const size_t nc = clp__lj_constants(geo, n, p, dt, l, constants);
     const char *files[16];
@@ -68,6 +68,8 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
         files[nf++] = *f;
     files[nf++] = "lj/lj.cl";
     files[nf++] = "lj/lj_sub_box.cl";
+    if (split)
+        files[nf++] = "dist/dist.cl";
     size_t n_modules;
     const char *const *modules = clp__model_modules("lj", &n_modules);
     const clp_program_spec spec = {"lj", modules, n_modules, files, nf, constants, nc};
@@ -81,11 +83,10 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
     const long long capacity = clp_options_int(opts, "lj.cell_capacity");
     const unsigned max_per_cell = capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(geo, s);
     const clp_status st = clp__lj_layout_make(dev, geo, s->n, max_per_cell, strategy, layout, err);
-    return st != CLP_OK ? st : clp__lj_source(opts, geo, s->n, p, dt, layout, source, err);
+    return st != CLP_OK ? st : clp__lj_source(opts, geo, s->n, p, dt, layout, false, source, err);
 }
 
-/* The compiled force kernel must take the layout's work-group and local memory. */
-static clp_status check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err) {
+clp_status clp__lj_check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *dev = clp_worker_device(w);
     cl_kernel kernel;
@@ -172,7 +173,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     CLP_TRY(clp__lj_program(sys->opts, clp_worker_device(w), &geo, s, p, dt, strategy, &sys->layout,
                             &source, err));
     CLP_TRY(clp_worker_build_for(w, source, sys->opts, cache, NULL, err));
-    CLP_TRY(check_kernel(w, &sys->layout, err));
+    CLP_TRY(clp__lj_check_kernel(w, &sys->layout, err));
     sys->geo = geo;
     CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
@@ -232,13 +233,21 @@ fail:
 /* Per atom and step, in the order the step runs them (cl/lj/lj.cl): lj_kick_drift reads
  * pos, vel and force and writes pos and vel; lj_forces reads pos (and the list) and writes
  * the force (the neighbours' positions come from cache); lj_kick reads vel and force and
- * writes vel. float4 each. A rebuild also re-sorts the velocities. */
+ * writes vel. float4 each. */
+double clp__lj_step_bytes(const clp_options *opts, double listed) {
+    const bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
+    return 3 * 16 + 2 * 16 + 16 + (list ? 4 * (listed + 1) : 0) + 16 + 2 * 16 + 16;
+}
+
+/* A rebuild also re-sorts the velocities. */
+double clp__lj_rebuild_bytes(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
+                             double listed) {
+    return clp_grid_update_bytes(opts, geo, n, listed) + 2.0 * 16 * n;
+}
+
 double clp__lj_system_bytes(const clp__lj_system *sys, double listed) {
-    const bool list = strcmp(clp_options_enum(sys->opts, "neighbors.mode"), "list") == 0;
-    const double step = 3 * 16 + 2 * 16 + 16 + (list ? 4 * (listed + 1) : 0) + 16 + 2 * 16 + 16;
-    const double rebuild =
-        clp_grid_update_bytes(sys->opts, &sys->geo, sys->n, listed) + 2.0 * 16 * sys->n;
-    return step * (double)sys->n * (double)sys->step + rebuild * (double)sys->rebuilds;
+    return clp__lj_step_bytes(sys->opts, listed) * (double)sys->n * (double)sys->step +
+           clp__lj_rebuild_bytes(sys->opts, &sys->geo, sys->n, listed) * (double)sys->rebuilds;
 }
 
 clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,

@@ -17,7 +17,7 @@ static clp_status probe_record(const clp_worker *w, const clp_options *opts,
                                const clp_grid_geometry *geo, const clp__lj_state *s,
                                const clp__lj_params *p, double dt, char **out, clp_error *err) {
     char *source = NULL;
-    clp_status st = clp__lj_source(opts, geo, s->n, p, dt, NULL, &source, err);
+    clp_status st = clp__lj_source(opts, geo, s->n, p, dt, NULL, false, &source, err);
     if (st != CLP_OK)
         return st;
     clp_strbuf text = {0};

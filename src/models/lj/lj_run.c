@@ -1,9 +1,11 @@
-/* The Lennard-Jones run: the case's initial state on the device, velocity-Verlet steps in
- * chunks of output_every, and after each chunk the energies, temperature, pressure and total
- * momentum in diagnostics.csv. Reduced units, mass 1. */
+/* The Lennard-Jones run, on one device or as a rank of a split run (lj_dist.c): the case's
+ * initial state on the device, velocity-Verlet steps in chunks of output_every, and after each
+ * chunk the energies, temperature, pressure and total momentum in diagnostics.csv. Reduced
+ * units, mass 1. */
 #include "io/io.h"
 #include "models/lj/lj.h"
 #include "models/lj/lj_case.h"
+#include "models/lj/lj_dist.h"
 #include "run/pacer.h"
 #include "models/models.h"
 #include "run/run_flags.h"
@@ -11,6 +13,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void sample_free(clp__lj_sample *b) {
     free(b->force);
@@ -71,9 +74,18 @@ fail:
     return st;
 }
 
-clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, uint64_t step,
-                               double row[8], clp_error *err) {
-    double kinetic = 0, potential = 0, momentum[3] = {0, 0, 0};
+void clp__lj_sums_pack(const clp__lj_sums *s, double out[CLP__LJ_SUMS]) {
+    const double values[CLP__LJ_SUMS] = {s->atoms,       s->kinetic,     s->potential,  s->virial,
+                                         s->momentum[0], s->momentum[1], s->momentum[2]};
+    memcpy(out, values, sizeof values);
+}
+
+void clp__lj_sums_unpack(const double in[CLP__LJ_SUMS], clp__lj_sums *out) {
+    *out = (clp__lj_sums){in[0], in[1], in[2], in[3], {in[4], in[5], in[6]}};
+}
+
+clp_status clp__lj_sums_add(const clp__lj_sample *s, const uint32_t *ids, const clp__lj_case *c,
+                            uint64_t step, clp__lj_sums *sums, clp_error *err) {
     for (size_t i = 0; i < s->n; i++) {
         const double *v = s->velocity + 3 * i, *f = s->force + 3 * i;
         const char *bad = !isfinite(s->energy[i])         ? "potential energy"
@@ -85,17 +97,26 @@ clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, u
                             "atom %zu has a non-finite %s at step %llu (checked every "
                             "output_every = %llu steps); a smaller lj.dt or a larger "
                             "lj.softening may help",
-                            i, bad, (unsigned long long)step, (unsigned long long)c->output_every);
-        kinetic += 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        potential += s->energy[i];
+                            ids ? (size_t)ids[i] : i, bad, (unsigned long long)step,
+                            (unsigned long long)c->output_every);
+        sums->kinetic += 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        sums->potential += s->energy[i];
         for (int a = 0; a < 3; a++)
-            momentum[a] += v[a];
+            sums->momentum[a] += v[a];
     }
-    if (!isfinite(kinetic + potential + s->virial))
+    sums->atoms += (double)s->n;
+    sums->virial += s->virial;
+    return CLP_OK;
+}
+
+clp_status clp__lj_row(const clp__lj_sums *sums, const clp__lj_case *c, uint64_t step,
+                       double row[8], clp_error *err) {
+    const double kinetic = sums->kinetic, potential = sums->potential, *momentum = sums->momentum;
+    if (!isfinite(kinetic + potential + sums->virial))
         return CLP_FAIL(err, CLP_CHECK,
                         "a non-finite total at step %llu: kinetic %g, potential %g, virial %g",
-                        (unsigned long long)step, kinetic, potential, s->virial);
-    const double n = (double)s->n, volume = c->box * c->box * c->box;
+                        (unsigned long long)step, kinetic, potential, sums->virial);
+    const double n = sums->atoms, volume = c->box * c->box * c->box;
     const double temperature = 2.0 * kinetic / (3.0 * n - 3.0);
     row[0] = (double)step;
     row[1] = (double)step * c->dt;
@@ -105,21 +126,74 @@ clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, u
     row[5] = temperature;
     /* The kinetic part over the 3N - 3 degrees of freedom that zero total momentum leaves,
      * (N - 1) T / V = 2 KE / 3V, as LAMMPS computes it. */
-    row[6] = ((n - 1.0) * temperature + s->virial / 3.0) / volume;
+    row[6] = ((n - 1.0) * temperature + sums->virial / 3.0) / volume;
     row[7] =
         sqrt(momentum[0] * momentum[0] + momentum[1] * momentum[1] + momentum[2] * momentum[2]);
     return CLP_OK;
 }
 
-/* One diagnostics row from the device. */
-static clp_status measure(clp__lj_system *sys, const clp__lj_case *c, uint64_t step,
-                          clp__lj_sample *s, double row[8], clp_error *err) {
-    clp_status st = clp__lj_system_read(sys, s->force, s->energy, s->velocity, &s->virial, err);
-    return st != CLP_OK ? st : clp__lj_diagnostics(s, c, step, row, err);
+clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, uint64_t step,
+                               double row[8], clp_error *err) {
+    clp__lj_sums sums = {0};
+    clp_status st = clp__lj_sums_add(s, NULL, c, step, &sums, err);
+    return st != CLP_OK ? st : clp__lj_row(&sums, c, step, row, err);
+}
+
+/* What a run steps: the whole box on one device, or (comm set) a rank's slab of it. */
+typedef struct lj_runner {
+    clp__comm *comm;
+    clp__lj_system *sys;
+    clp__lj_rank *rank;
+    clp__lj_sample sample; /* one device's read-back */
+    clp__pacer pacer;
+} lj_runner;
+
+/* One diagnostics row from the device, or from every rank's. */
+static clp_status measure(lj_runner *r, const clp__lj_case *c, uint64_t step, double row[8],
+                          clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__lj_sums sums = {0};
+    clp__lj_sample *s = &r->sample;
+    if (r->rank) {
+        CLP_TRY(clp__lj_rank_sums(r->rank, c, step, &sums, err));
+    } else {
+        CLP_TRY(clp__lj_system_read(r->sys, s->force, s->energy, s->velocity, &s->virial, err));
+        CLP_TRY(clp__lj_sums_add(s, NULL, c, step, &sums, err));
+    }
+    CLP_TRY(clp__lj_row(&sums, c, step, row, err));
+fail:
+    return st;
 }
 
 static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
     return clp__lj_system_run(sys, steps, err);
+}
+
+/* A chunk of steps. One device runs it in slices, after each of which a stop request is
+ * honoured; ranks run it whole and then agree whether any was asked to stop, so that all
+ * stop at the same step. */
+static clp_status advance(lj_runner *r, uint64_t chunk, volatile sig_atomic_t *stop, uint64_t *ran,
+                          bool *stopped, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (!r->rank)
+        return clp__pacer_run(&r->pacer, run_steps, r->sys, chunk, ran, stopped, err);
+    CLP_TRY(clp__lj_rank_run(r->rank, chunk, err));
+    *ran = chunk;
+    double asked = stop && *stop;
+    CLP_TRY(clp__comm_allreduce(r->comm, &asked, 1, CLP_COMM_MAX, err));
+    *stopped = asked > 0;
+fail:
+    return st;
+}
+
+/* The least device-memory traffic of the steps so far, of every rank's together. */
+static clp_status traffic(lj_runner *r, double listed, double *bytes, clp_error *err) {
+    if (!r->rank) {
+        *bytes = clp__lj_system_bytes(r->sys, listed);
+        return CLP_OK;
+    }
+    *bytes = clp__lj_rank_bytes(r->rank, listed);
+    return clp__comm_allreduce(r->comm, bytes, 1, CLP_COMM_SUM, err);
 }
 
 /* summary.json: the atoms, the steps done and the time reached, the last row's energies, and
@@ -146,15 +220,20 @@ static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *e
     return clp__csv_open_in(dir, "diagnostics.csv", clp__lj_columns, 8, out, err);
 }
 
-clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
-                      const clp_run_config *config, clp_error *err) {
+/* The run on one device (comm NULL), or as one rank of a split run, where every rank calls it
+ * and rank 0 alone writes the outputs and the progress. */
+static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights,
+                      const clp_options *opts, const char *case_path, const clp_run_config *config,
+                      clp_error *err) {
     clp_status st = CLP_OK;
     clp__lj_case c;
     clp__lj_state s = {0};
-    clp__lj_system *sys = NULL;
+    lj_runner r = {.comm = comm};
     clp__csv *csv = NULL;
-    clp__lj_sample b = {0};
     clp__progress progress;
+    const bool writer = !comm || clp__comm_rank(comm) == 0;
+    const char *out_dir = writer ? config->out_dir : NULL;
+    FILE *progress_file = writer ? config->progress : NULL;
     CLP_TRY(clp__run_check_flags(config, "lj", err));
     CLP_TRY(clp__lj_case_load(case_path, &c, err));
     CLP_TRY(check_box(&c, opts, case_path, err));
@@ -162,48 +241,52 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
     if (config->max_time > 0 && config->max_time < (double)c.steps * c.dt)
         c.steps = (uint64_t)floor(config->max_time / c.dt + 1e-9);
     CLP_TRY(initial_state(&c, &s, err));
-    b = (clp__lj_sample){.n = s.n,
-                         .force = malloc(3 * s.n * sizeof(double)),
-                         .energy = malloc(s.n * sizeof(double)),
-                         .velocity = malloc(3 * s.n * sizeof(double))};
-    CLP_REQUIRE(b.force && b.energy && b.velocity, err, CLP_NOMEM,
-                "out of host memory for the diagnostics of %zu atoms", s.n);
-    CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s.n, s.box,
-             (double)s.n / (s.box * s.box * s.box));
+    if (writer)
+        CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s.n, s.box,
+                 (double)s.n / (s.box * s.box * s.box));
     const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
-    CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &sys, err));
-    if (config->out_dir)
-        CLP_TRY(open_diagnostics(config->out_dir, &csv, err));
+    if (comm) {
+        CLP_TRY(clp__lj_rank_open(worker, comm, opts, config->cache, &s, &params, c.dt, weights,
+                                  &r.rank, err));
+    } else {
+        r.sample = (clp__lj_sample){.n = s.n,
+                                    .force = malloc(3 * s.n * sizeof(double)),
+                                    .energy = malloc(s.n * sizeof(double)),
+                                    .velocity = malloc(3 * s.n * sizeof(double))};
+        CLP_REQUIRE(r.sample.force && r.sample.energy && r.sample.velocity, err, CLP_NOMEM,
+                    "out of host memory for the diagnostics of %zu atoms", s.n);
+        CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &r.sys, err));
+        clp__pacer_init(&r.pacer, worker, config->stop_requested);
+    }
+    if (out_dir)
+        CLP_TRY(open_diagnostics(out_dir, &csv, err));
     const double end_time = (double)c.steps * c.dt;
-    if (config->progress)
-        clp__progress_init(&progress, config->progress, 0.0, end_time,
-                           CLP__PROGRESS_PLAIN_INTERVAL);
+    if (progress_file)
+        clp__progress_init(&progress, progress_file, 0.0, end_time, CLP__PROGRESS_PLAIN_INTERVAL);
     double row[8], outputs = 0;
-    clp__pacer pacer;
-    clp__pacer_init(&pacer, worker, config->stop_requested);
     bool stopped = false;
     const double start = clp__now();
     uint64_t done = 0;
     for (;;) {
         const double outputs_start = clp__now();
-        CLP_TRY(measure(sys, &c, done, &b, row, err));
+        CLP_TRY(measure(&r, &c, done, row, err));
         if (csv)
             CLP_TRY(clp__csv_row(csv, row, err));
         outputs += clp__now() - outputs_start;
         /* the stepping rate leaves out the read-back and the file */
         const double stepping = clp__now() - start - outputs;
         const double rate = done && stepping > 0 ? (double)s.n * (double)done / stepping : 0.0;
-        if (config->progress)
+        if (progress_file)
             clp__progress_update(&progress, done, (double)done * c.dt, rate);
         if (done == c.steps || stopped) {
-            if (config->progress)
+            if (progress_file)
                 clp__progress_finish(&progress, done, (double)done * c.dt, rate);
             break;
         }
-        /* a chunk to the next row, in slices after which a stop request is honoured */
+        /* a chunk to the next row */
         const uint64_t chunk = c.steps - done < c.output_every ? c.steps - done : c.output_every;
         uint64_t ran;
-        CLP_TRY(clp__pacer_run(&pacer, run_steps, sys, chunk, &ran, &stopped, err));
+        CLP_TRY(advance(&r, chunk, config->stop_requested, &ran, &stopped, err));
         done += ran;
     }
     const double seconds = clp__now() - start - outputs;
@@ -212,25 +295,41 @@ clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *c
         csv = NULL;
         CLP_TRY(st);
     }
-    if (config->out_dir)
-        CLP_TRY(write_summary(config->out_dir, s.n, row, stopped, seconds, err));
-    clp__run_result_set(config, seconds, (double)s.n * (double)done, done, clp__lj_columns + 1,
-                        row + 1, 7);
+    if (out_dir)
+        CLP_TRY(write_summary(out_dir, s.n, row, stopped, seconds, err));
     /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
     const double search = c.rc * (1.0 + clp_options_float(opts, "neighbors.skin"));
     const double listed =
         4.0 / 3.0 * M_PI * search * search * search * (double)s.n / (s.box * s.box * s.box);
-    clp__run_result_cost(config, clp__lj_system_bytes(sys, listed), 0.0);
+    double bytes;
+    CLP_TRY(traffic(&r, listed, &bytes, err));
+    if (writer) {
+        clp__run_result_set(config, seconds, (double)s.n * (double)done, done, clp__lj_columns + 1,
+                            row + 1, 7);
+        clp__run_result_cost(config, bytes, 0.0);
+    }
     if (stopped)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of %llu%s",
                       (unsigned long long)done, (unsigned long long)c.steps,
-                      config->out_dir ? "; diagnostics.csv ends with that step's row, and "
-                                        "summary.json marks the run as interrupted"
-                                      : "");
+                      out_dir ? "; diagnostics.csv ends with that step's row, and "
+                                "summary.json marks the run as interrupted"
+                              : "");
 fail:
     clp__csv_close(csv, NULL);
-    clp__lj_system_close(sys);
-    sample_free(&b);
+    clp__lj_system_close(r.sys);
+    clp__lj_rank_close(r.rank);
+    sample_free(&r.sample);
     clp__lj_state_free(&s);
     return st;
+}
+
+clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                      const clp_run_config *config, clp_error *err) {
+    return run(worker, NULL, NULL, opts, case_path, config, err);
+}
+
+clp_status clp__lj_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
+                            const clp_options *opts, const char *case_path,
+                            const clp_run_config *config, clp_error *err) {
+    return run(worker, comm, weights, opts, case_path, config, err);
 }

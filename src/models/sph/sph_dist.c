@@ -1,43 +1,24 @@
 /* An SPH rank's part in a multi-device run: its slab of the case, the snapshot gathered on
  * rank 0, and the step, step record and requests every rank must agree on. */
+#include "dist/cut.h"
 #include "models/sph/sph_run.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static bool option_is(const clp_options *opts, const char *name, const char *value) {
-    return strcmp(clp_options_enum(opts, name), value) == 0;
-}
-
 /* What the decomposition does not handle yet, refused before anything is built. */
 static clp_status check_supported(const sph_run *r, clp_error *err) {
-    if (option_is(r->opts, "grid.positions", "local"))
-        return CLP_FAIL(err, CLP_USAGE,
-                        "grid.positions=local is single-device only: a multi-device run keeps "
-                        "global positions, which its ranks exchange; use grid.positions=global");
-    if (option_is(r->opts, "grid.key", "morton"))
-        return CLP_FAIL(err, CLP_USAGE,
-                        "grid.key=morton is single-device only: a multi-device run cuts the grid "
-                        "into slabs of a linear key; use grid.key=linear");
-    if (r->c.gauges.interval > 0)
-        return CLP_FAIL(err, CLP_USAGE,
-                        "the case's gauges are sampled on one device only: run it on one device, "
-                        "or without its \"gauges\"");
-    return CLP_OK;
+    clp_status st = clp_dist_check_options(r->opts, err);
+    if (st == CLP_OK && r->c.gauges.interval > 0)
+        st = CLP_FAIL(err, CLP_USAGE,
+                      "the case's gauges are sampled on one device only: run it on one device, "
+                      "or without its \"gauges\"");
+    return st;
 }
 
-/* The layer along `axis` of the global grid that position x is in. */
-static int layer_of(const clp_grid_geometry *g, int axis, const double *x) {
-    double rel = x[axis] - g->origin[axis];
-    if (g->periodic[axis])
-        rel -= g->size[axis] * floor(rel / g->size[axis]);
-    const int l = (int)floor(rel / g->cell_size[axis]);
-    return l < 0 ? 0 : l >= g->cells[axis] ? g->cells[axis] - 1 : l;
-}
-
-/* The axes auto may cut along: those without gravity, where the fluid settles and a slab
- * below would fill while the one above empties; all of them in a case without gravity. */
+/* The axes dist.axis=auto may cut along: those without gravity, where the fluid settles and a
+ * slab below would fill while the one above empties; all of them in a case without gravity. */
 static unsigned level_axes(const sph_run *r) {
     unsigned axes = 0;
     for (int a = 0; a < r->c.dim; a++)
@@ -46,95 +27,35 @@ static unsigned level_axes(const sph_run *r) {
     return axes ? axes : (1u << r->c.dim) - 1;
 }
 
-/* The rank's own copy of the options, with the slab axis the slowest of the cell key. */
-static clp_status rank_options(sph_run *r, int axis, clp_error *err) {
-    clp_status st = CLP_OK;
-    char assignment[64];
-    snprintf(assignment, sizeof assignment, "grid.axis_order=%s", clp_slabs_axis_order(axis));
-    CLP_TRY(clp_options_dup(r->opts, &r->rank_opts, err));
-    CLP_TRY(clp_options_apply_assignment(r->rank_opts, assignment, err));
-    r->opts = r->rank_opts;
-fail:
-    return st;
-}
-
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
     clp_status st = CLP_OK;
-    double *counts[3] = {NULL, NULL, NULL}, *local_xyz = NULL;
-    uint32_t *local_types = NULL, *local_ids = NULL;
+    clp_dist_cut cut = {0};
+    uint32_t *local_types = NULL;
     CLP_TRY(check_supported(r, err));
-    const clp_grid_geometry global = r->geo;
-    const int ranks = clp__comm_size(r->comm), rank = clp__comm_rank(r->comm);
-    /* the particles in each layer along each axis */
-    for (int a = 0; a < global.dim; a++) {
-        counts[a] = calloc((size_t)global.cells[a], sizeof *counts[a]);
-        CLP_REQUIRE_ALLOC(counts[a], err);
-    }
-    for (size_t i = 0; i < r->particles; i++)
-        for (int a = 0; a < global.dim; a++)
-            counts[a][layer_of(&global, a, *xyz + 3 * i)] += 1;
-    const char *requested = clp_options_enum(r->opts, "dist.axis");
-    if (strcmp(requested, "auto") == 0)
-        CLP_TRY(clp_slabs_cut_best(&global, (const double *const *)counts, level_axes(r), ranks,
-                                   weights, slabs, err));
-    else {
-        const int a = requested[0] - 'x';
-        CLP_REQUIRE(a < global.dim, err, CLP_USAGE,
-                    "dist.axis=%s: a %dD case has no %s axis to cut along", requested, global.dim,
-                    requested);
-        CLP_TRY(clp_slabs_cut(&global, a, counts[a], ranks, weights, slabs, err));
-    }
-    const int axis = slabs->axis, layers = global.cells[axis];
-    const double *layer_count = counts[axis];
-    CLP_TRY(rank_options(r, axis, err));
-    bool halo[2];
-    clp_slabs_local_geometry(slabs, &global, rank, &r->geo, halo);
-    /* slots: the slab's particles and halo now, and room for those that come in later */
-    const int lo = slabs->first[rank], hi = slabs->first[rank + 1];
-    double owned = 0, halo_particles = 0;
-    for (int l = lo; l < hi; l++)
-        owned += layer_count[l];
-    if (halo[0])
-        halo_particles += layer_count[(lo - 1 + layers) % layers];
-    if (halo[1])
-        halo_particles += layer_count[hi % layers];
-    const double room = clp_options_float(r->opts, "dist.room");
-    r->n = (size_t)ceil((owned + halo_particles) * (1.0 + room)) + 64;
-    local_xyz = malloc(3 * r->n * sizeof *local_xyz);
-    local_types = malloc(r->n * sizeof *local_types);
-    local_ids = malloc(r->n * sizeof *local_ids);
-    CLP_REQUIRE(local_xyz && local_types && local_ids, err, CLP_NOMEM, "out of host memory");
-    size_t n = 0;
-    for (size_t i = 0; i < r->particles; i++) {
-        if (clp_slabs_owner(slabs, layer_of(&global, axis, *xyz + 3 * i)) != rank)
-            continue;
-        memcpy(local_xyz + 3 * n, *xyz + 3 * i, 3 * sizeof(double));
-        local_types[n] = (*types)[i];
-        local_ids[n++] = (uint32_t)i;
-    }
-    for (size_t i = n; i < r->n; i++) { /* padding, at the grid's origin */
-        memcpy(local_xyz + 3 * i, r->geo.origin, 3 * sizeof(double));
-        local_types[i] = CLP_GRID_EXCLUDED;
-        local_ids[i] = CLP_DIST_PADDING_ID;
-    }
-    CLP_INFO(CLP_LOG_RUN,
-             "device rank %d: cell layers %d to %d of %d along %c, %zu particles, %zu slots", rank,
-             lo, hi - 1, layers, 'x' + axis, n, r->n);
+    CLP_TRY(clp_dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), *xyz, r->particles, weights,
+                              &cut, err));
+    CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, &r->rank_opts, err));
+    r->opts = r->rank_opts;
+    local_types = malloc(cut.slots * sizeof *local_types);
+    CLP_REQUIRE(local_types, err, CLP_NOMEM, "out of host memory");
+    for (size_t i = 0; i < cut.slots; i++)
+        local_types[i] = i < cut.owned ? (*types)[cut.ids[i]] : CLP_GRID_EXCLUDED;
+    r->geo = cut.local;
+    r->n = cut.slots;
+    *slabs = cut.slabs;
     free(*xyz);
     free(*types);
-    *xyz = local_xyz;
+    *xyz = cut.xyz;
     *types = local_types;
-    *ids = local_ids;
-    *n_owned = n;
-    local_xyz = NULL;
-    local_types = local_ids = NULL;
+    *ids = cut.ids;
+    *n_owned = cut.owned;
+    cut.xyz = NULL;
+    cut.ids = NULL;
+    local_types = NULL;
 fail:
-    for (int a = 0; a < 3; a++)
-        free(counts[a]);
-    free(local_xyz);
+    clp_dist_cut_free(&cut);
     free(local_types);
-    free(local_ids);
     return st;
 }
 

@@ -1,0 +1,38 @@
+/* The start of a multi-device run, the same for every model: the options a split run cannot
+ * take, each rank's copy of the options with the slab axis slowest in the cell key, and the
+ * cut of the case's particles into slabs, each rank taking those in its layers. */
+#ifndef CLPART_DIST_CUT_H
+#define CLPART_DIST_CUT_H
+
+#include "dist/comm.h"
+#include "dist/slabs.h"
+
+/* CLP_USAGE naming the grid option a split run cannot take (grid.positions=local,
+ * grid.key=morton) and what to use instead. */
+clp_status clp_dist_check_options(const clp_options *opts, clp_error *err);
+
+/* A copy of `opts` (new) where the slab axis is the slowest of the cell key
+ * (grid.axis_order). */
+clp_status clp_dist_rank_options(const clp_options *opts, int axis, clp_options **out,
+                                 clp_error *err);
+
+/* This rank's share of the case. */
+typedef struct clp_dist_cut {
+    clp_slabs slabs;
+    clp_grid_geometry local; /* its slab and halo layers (clp_slabs_local_geometry) */
+    size_t slots;            /* particles its buffers hold: owned and halo, dist.room more */
+    size_t owned;            /* the case's particles in its slab */
+    double *xyz;             /* slots x 3: the owned ones first, padding at the local origin */
+    uint32_t *ids;           /* slots: each owned one's index in the case, then padding IDs */
+} clp_dist_cut;
+
+/* Cuts the `n` particles at `xyz` (the case's, in `global`) into slabs by particles per layer
+ * and `weights` (NULL: equal), along the axis dist.axis names or, for auto, the one of the
+ * bit mask `axes` whose cut leaves the smallest halo (clp_slabs_cut_best), and gives this
+ * rank its share. */
+clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
+                             const clp_grid_geometry *global, unsigned axes, const double *xyz,
+                             size_t n, const double *weights, clp_dist_cut *out, clp_error *err);
+void clp_dist_cut_free(clp_dist_cut *c);
+
+#endif

@@ -1,0 +1,238 @@
+/* A Lennard-Jones rank: the slab of atoms it owns and the halo of its neighbours' edge layers
+ * (src/dist/rank.c), the force kernel over its own atoms, and the halo's positions refreshed
+ * after each drift. */
+#include "models/lj/lj_dist.h"
+
+#include "dist/cut.h"
+#include "dist/rank.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What an atom takes to another rank: the position (with its key), velocity, ID and type
+ * (padding is a type). The force is computed again after every rebuild. */
+#define LJ_TRAVELS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL)
+/* No rank computes its halo's forces: zero rather than stale. */
+#define LJ_HALO_ZEROED (CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL)
+
+struct clp__lj_rank {
+    clp_worker *worker;
+    clp__comm *comm;
+    clp_options *opts; /* the rank's: the slab axis slowest in the cell key */
+    clp_grid *grid;
+    clp_grid_geometry geo; /* the slab and its halo layers */
+    size_t slots;
+    clp_dist_rank dist;
+    bool dist_open;
+    clp__lj_layout layout;
+    uint64_t step, rebuilds;
+    clp__lj_sample sample; /* slots of read-back */
+    uint32_t *ids;
+};
+
+clp_status clp__lj_rank_check(const clp_options *opts, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp_dist_check_options(opts, err));
+    clp__lj_strategy s;
+    CLP_REQUIRE(clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &s), err,
+                CLP_USAGE,
+                "lj.strategy=auto times the strategies on one device: a split run names one "
+                "(-s lj.strategy=par_part, the default, or another)");
+fail:
+    return st;
+}
+
+/* Launches the force kernel: par_part over the owned atoms only; the others over the whole
+ * slab, halo layers and free slots included (par_part_loop's loop runs to the last slot, and
+ * the per-cell and sub-box groups are cells), whose results go unused and are zeroed at the
+ * next rebuild. */
+static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
+    const clp_step forces = {
+        "lj_forces", clp_grid_iteration_buffers(r->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
+        r->layout.global, r->layout.local};
+    if (r->layout.strategy != CLP__LJ_PAR_PART)
+        return clp_worker_run_step(r->worker, &forces, NULL, err);
+    return clp_worker_run_step_range(r->worker, &forces, r->dist.owned_first,
+                                     clp_dist_rank_owned(&r->dist), NULL, err);
+}
+
+/* The rank's program, laid out for its slab, with M_C counted over its own atoms. */
+static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp_dist_cut *cut,
+                        const clp__lj_params *p, double dt, clp_error *err) {
+    clp_status st = CLP_OK;
+    char *source = NULL;
+    clp__lj_strategy strategy;
+    clp__lj_strategy_from_name(clp_options_enum(r->opts, "lj.strategy"), &strategy); /* checked */
+    const long long capacity = clp_options_int(r->opts, "lj.cell_capacity");
+    const clp__lj_state own = {.n = cut->owned, .xyz = cut->xyz};
+    const unsigned max_per_cell =
+        capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(&cut->local, &own);
+    CLP_TRY(clp__lj_layout_make(clp_worker_device(r->worker), &cut->local, cut->slots, max_per_cell,
+                                strategy, &r->layout, err));
+    CLP_TRY(
+        clp__lj_source(r->opts, &cut->local, cut->slots, p, dt, &r->layout, true, &source, err));
+    CLP_TRY(clp_worker_build_for(r->worker, source, r->opts, cache, NULL, err));
+    CLP_TRY(clp__lj_check_kernel(r->worker, &r->layout, err));
+fail:
+    free(source);
+    return st;
+}
+
+/* The owned atoms' types (0) and velocities (float4, w = 0), padding after. */
+static clp_status upload_state(clp__lj_rank *r, const clp__lj_state *s, const clp_dist_cut *cut,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    uint32_t *types = malloc(cut->slots * sizeof *types);
+    cl_float4 *v = calloc(cut->slots, sizeof *v);
+    CLP_REQUIRE(types && v, err, CLP_NOMEM, "out of host memory for %zu atoms", cut->slots);
+    for (size_t i = 0; i < cut->slots; i++) {
+        types[i] = i < cut->owned ? 0 : CLP_GRID_EXCLUDED;
+        for (int a = 0; s->vel && i < cut->owned && a < 3; a++)
+            v[i].s[a] = (cl_float)s->vel[3 * cut->ids[i] + a];
+    }
+    CLP_TRY(clp_grid_set_particles(r->grid, cut->xyz, types, err));
+    CLP_TRY(clp_worker_write(r->worker, CLP_BUF_ID, cut->ids, err));
+    const clp_buffer_counts counts = {.particles = cut->slots};
+    CLP_TRY(clp_worker_alloc(r->worker, CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL, r->opts,
+                             &counts, err));
+    CLP_TRY(clp_worker_write(r->worker, CLP_BUF_VEL, v, err));
+fail:
+    free(types);
+    free(v);
+    return st;
+}
+
+clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *opts,
+                             clp_cache *cache, const clp__lj_state *s, const clp__lj_params *p,
+                             double dt, const double *weights, clp__lj_rank **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_dist_cut cut = {0};
+    clp__lj_rank *r = calloc(1, sizeof *r);
+    CLP_REQUIRE(r, err, CLP_NOMEM, "out of host memory");
+    r->worker = w;
+    r->comm = comm;
+    CLP_TRY(clp__lj_rank_check(opts, err));
+    clp_grid_geometry global;
+    CLP_TRY(clp__lj_geometry(opts, s, p, &global, err));
+    /* a liquid has no preferred direction: any axis may be cut */
+    CLP_TRY(clp_dist_cut_make(comm, opts, &global, 7, s->xyz, s->n, weights, &cut, err));
+    CLP_TRY(clp_dist_rank_options(opts, cut.slabs.axis, &r->opts, err));
+    r->geo = cut.local;
+    r->slots = cut.slots;
+    CLP_TRY(build(r, cache, &cut, p, dt, err));
+    CLP_TRY(clp_grid_create(w, r->opts, &r->geo, r->slots, &r->grid, err));
+    CLP_TRY(upload_state(r, s, &cut, err));
+    r->sample = (clp__lj_sample){.force = malloc(3 * r->slots * sizeof(double)),
+                                 .energy = malloc(r->slots * sizeof(double)),
+                                 .velocity = malloc(3 * r->slots * sizeof(double))};
+    r->ids = malloc(r->slots * sizeof *r->ids);
+    CLP_REQUIRE(r->sample.force && r->sample.energy && r->sample.velocity && r->ids, err, CLP_NOMEM,
+                "out of host memory for the diagnostics of %zu atoms", r->slots);
+    CLP_TRY(clp_dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS,
+                               LJ_HALO_ZEROED, err));
+    r->dist_open = true;
+    clp_dist_rank_uploaded(&r->dist, cut.owned);
+    CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+    CLP_TRY(compute_forces(r, err));
+    *out = r;
+    r = NULL;
+fail:
+    clp_dist_cut_free(&cut);
+    clp__lj_rank_close(r);
+    return st;
+}
+
+void clp__lj_rank_close(clp__lj_rank *r) {
+    if (!r)
+        return;
+    if (r->dist_open)
+        clp_dist_rank_destroy(&r->dist);
+    clp_grid_destroy(r->grid);
+    clp_options_destroy(r->opts);
+    free(r->sample.force);
+    free(r->sample.energy);
+    free(r->sample.velocity);
+    free(r->ids);
+    free(r);
+}
+
+/* Runs a kernel of one work-item per atom over the owned atoms. */
+static clp_status run_owned(clp__lj_rank *r, const clp_step *s, clp_error *err) {
+    return clp_worker_run_step_range(r->worker, s, r->dist.owned_first,
+                                     clp_dist_rank_owned(&r->dist), NULL, err);
+}
+
+clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE, 0,
+                                 0};
+    const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, 0, 0};
+    for (uint64_t k = 0; k < steps; k++) {
+        CLP_TRY(run_owned(r, &kick_drift, err));
+        if (clp_grid_rebuilds_at(r->grid, ++r->step)) {
+            CLP_TRY(clp_dist_rank_rebuild(&r->dist, err)); /* the halo comes with it */
+            r->rebuilds++;
+        } else {
+            CLP_TRY(clp_dist_rank_refresh(&r->dist, CLP_BUF_POS, err));
+        }
+        CLP_TRY(compute_forces(r, err));
+        CLP_TRY(run_owned(r, &kick, err));
+    }
+fail:
+    return st;
+}
+
+/* The owned slots' forces (w: energy), velocities, virials and IDs. */
+static clp_status read_owned(clp__lj_rank *r, cl_float4 *f4, cl_float4 *v4, cl_float *w1,
+                             clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t first = r->dist.owned_first, n = clp_dist_rank_owned(&r->dist);
+    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_LJ_FORCE, first, n, r->slots, f4, err));
+    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
+    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_LJ_VIRIAL, first, n, r->slots, w1, err));
+    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_ID, first, n, r->slots, r->ids, err));
+fail:
+    return st;
+}
+
+clp_status clp__lj_rank_sums(clp__lj_rank *r, const clp__lj_case *c, uint64_t step,
+                             clp__lj_sums *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = clp_dist_rank_owned(&r->dist);
+    cl_float4 *f4 = malloc(n * sizeof *f4 + 1), *v4 = malloc(n * sizeof *v4 + 1);
+    cl_float *w1 = malloc(n * sizeof *w1 + 1);
+    CLP_REQUIRE(f4 && v4 && w1, err, CLP_NOMEM, "out of host memory for %zu atoms", n);
+    CLP_TRY(read_owned(r, f4, v4, w1, err));
+    clp__lj_sample *s = &r->sample;
+    s->n = n;
+    s->virial = 0;
+    for (size_t i = 0; i < n; i++) { /* in the slab's sorted order */
+        for (int a = 0; a < 3; a++) {
+            s->force[3 * i + a] = f4[i].s[a];
+            s->velocity[3 * i + a] = v4[i].s[a];
+        }
+        s->energy[i] = f4[i].s[3];
+        s->virial += w1[i];
+    }
+    clp__lj_sums sums = {0};
+    CLP_TRY(clp__lj_sums_add(s, r->ids, c, step, &sums, err));
+    double values[CLP__LJ_SUMS];
+    clp__lj_sums_pack(&sums, values);
+    CLP_TRY(clp__comm_allreduce(r->comm, values, CLP__LJ_SUMS, CLP_COMM_SUM, err));
+    clp__lj_sums_unpack(values, out);
+    CLP_REQUIRE(out->atoms == (double)c->n, err, CLP_CHECK,
+                "step %llu: the devices hold %.0f atoms between them, not the case's %zu",
+                (unsigned long long)step, out->atoms, c->n);
+fail:
+    free(f4);
+    free(v4);
+    free(w1);
+    return st;
+}
+
+/* As clp__lj_system_bytes: the steps of the owned atoms, the rebuilds of all slots. */
+double clp__lj_rank_bytes(const clp__lj_rank *r, double listed) {
+    return clp__lj_step_bytes(r->opts, listed) * (double)clp_dist_rank_owned(&r->dist) *
+               (double)r->step +
+           clp__lj_rebuild_bytes(r->opts, &r->geo, r->slots, listed) * (double)r->rebuilds;
+}
