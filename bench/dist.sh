@@ -8,6 +8,7 @@
 # configuration's (kinetic energy and front, relative).
 # ARGS that begin with "mpirun:N" run the case as N MPI ranks ($MPIRUN, else mpirun, with
 # -np N and $MPIRUN_FLAGS), e.g. "gpu2-mpi=mpirun:2 --devices 0,1".
+# RUN_TIMEOUT (seconds, default 1800) ends a run that takes longer, as failed.
 # usage: bench/dist.sh BUILD_DIR STEPS REPEATS "SIZE ..." "LABEL=ARGS" ...
 set -euo pipefail
 build=$1
@@ -36,7 +37,7 @@ for size in $sizes; do
         fi
         rates=()
         for _ in $(seq "$repeats"); do
-            line=$("${launcher[@]}" "$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
+            line=$(timeout -k 10 "${RUN_TIMEOUT:-1800}" "${launcher[@]}" "$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
                 2>"$work/err" </dev/null | grep '^rate:' || true)
             [ -n "$line" ] || { echo "| $size | $label | failed: $(tail -1 "$work/err") | | | |"; continue 2; }
             rates+=("$(awk '{print $2}' <<<"$line")")
