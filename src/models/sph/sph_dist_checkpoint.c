@@ -165,6 +165,12 @@ clp_status clp__sph_piece_read(const clp__checkpoint *cp, const clp__sph_manifes
     const char *path = clp__checkpoint_path(cp);
     char name[PATH_SIZE];
     piece_path(path, clp__checkpoint_step(cp), rank, m->ranks, m->digest[rank], name, sizeof name);
+    if (access(name, R_OK) != 0) { /* say whose piece it is */
+        st = CLP_FAIL_AT(err, CLP_IO, name, -1, -1,
+                         "checkpoint %s refused: its piece %d of %d, %s, cannot be read: %s", path,
+                         rank + 1, m->ranks, name, strerror(errno));
+        goto fail;
+    }
     CLP_TRY(clp__checkpoint_read(name, clp__checkpoint_identity(cp), &piece, err));
     double rank_in, ranks_in;
     CLP_TRY(clp__checkpoint_scalar(piece, "rank", &rank_in, err));
