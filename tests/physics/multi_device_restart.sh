@@ -7,7 +7,8 @@
 # and requires the same particle IDs in the computation (each once: no halo copy taken), the
 # same fluid count, and the fluid's summed squared speed and front within 1e-4 of their size of
 # the uninterrupted run's (the sums' order changes, as in multi_device.sh); the diagnostics'
-# mass and excluded count exactly. A missing or damaged piece, a damaged manifest and other
+# mass and excluded count exactly. Particles excluded before a checkpoint stay excluded, and
+# counted, on any decomposition. A missing or damaged piece, a damaged manifest and other
 # options are refused with one message naming the file, and no hang. SIGTERM on a split run
 # leaves a checkpoint from which a restart in the same folder leaves every file as an
 # uninterrupted run leaves it.
@@ -183,6 +184,45 @@ run c2-from-1 "threads 2" a --restart "$work/b1/checkpoint.ckpt"
 agree a1 c2-from-1
 run c2-weighted "threads 2" a --restart "$work/b2-default/checkpoint.ckpt" --weights 1,3
 agree a1 c2-weighted
+
+# Excluded particles carried over: fluid faster than 0.008 c0 is excluded, some of it before
+# b's checkpoint; a restart that ends where the checkpoint is (case b) cut on 1, 3 and 2
+# devices reports the checkpoint's row: the same step, mass and excluded count, and its last
+# snapshot the same number of particles in the computation.
+carried() {
+    python3 - "$work/$1" "$work/$2" <<'PY'
+import csv, re, struct, sys
+def row(d):
+    return list(csv.DictReader(open(d + "/diagnostics.csv")))[-1]
+def live(d):
+    """The last snapshot's particles in the computation (a split run leaves out the rest)."""
+    last = re.findall(r'file="([^"]+)"', open(d + "/particles.pvd").read())[-1].split("/")[-1]
+    head, raw = open(d + "/" + last, "rb").read().split(b'<AppendedData encoding="raw">', 1)
+    raw = raw[raw.index(b"_") + 1:]
+    at = int(re.search(rb'Name="type"[^>]*offset="(\d+)"', head).group(1))
+    size = struct.unpack_from("<Q", raw, at)[0]
+    return sum(t != 255 for t in struct.unpack_from("<%dI" % (size // 4), raw, at + 8))
+a, b = row(sys.argv[1]), row(sys.argv[2])
+bad = [f"{k} {b[k]} not {a[k]}" for k in ("step", "mass", "excluded") if float(a[k]) != float(b[k])]
+if live(sys.argv[1]) != live(sys.argv[2]):
+    bad.append(f"{live(sys.argv[2])} particles in the computation, not {live(sys.argv[1])}")
+if float(a["excluded"]) == 0:
+    bad.append("no particle was excluded before the checkpoint: nothing to carry")
+print(f"{sys.argv[2].split('/')[-1]}: " + ("; ".join(bad) if bad else
+      f"step {b['step']}, {live(sys.argv[2])} particles, {b['excluded']} excluded, as the checkpoint"))
+sys.exit(1 if bad else 0)
+PY
+    [ $? -eq 0 ] || fail "$2 does not carry $1's excluded particles"
+}
+fast=(-s sph.speed_limit=0.008)
+run b2-fast "threads 2" b "${fast[@]}"
+run b1-fast one b "${fast[@]}"
+run x1-from-2 one b --restart "$work/b2-fast/checkpoint.ckpt" "${fast[@]}"
+carried b2-fast x1-from-2
+run x3-from-2 "threads 3" b --restart "$work/b2-fast/checkpoint.ckpt" "${fast[@]}"
+carried b2-fast x3-from-2
+run x2-from-1 "threads 2" b --restart "$work/b1-fast/checkpoint.ckpt" "${fast[@]}"
+carried b1-fast x2-from-1
 
 # Refusals: one message naming the file, a non-zero exit, no hang.
 broken() { # broken NAME: a copy of b2-default's checkpoint to break
