@@ -9,9 +9,9 @@
 # the uninterrupted run's (the sums' order changes, as in multi_device.sh); the diagnostics'
 # mass and excluded count exactly. Particles excluded before a checkpoint stay excluded, and
 # counted, on any decomposition. A missing or damaged piece, a damaged manifest and other
-# options are refused with one message naming the file, and no hang. SIGTERM on a split run
-# leaves a checkpoint from which a restart in the same folder leaves every file as an
-# uninterrupted run leaves it.
+# options are refused with one message naming the file, and no hang. SIGUSR1 on a split run
+# writes a checkpoint while it goes on; SIGTERM leaves one from which a restart in the same
+# folder leaves every file as an uninterrupted run leaves it.
 set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
@@ -260,16 +260,27 @@ if [ "$with_mpi" = mpi ]; then
         --restart "$work/missing-mpi/checkpoint.ckpt"
 fi
 
-# SIGTERM on a split run: a checkpoint, status 143, and a restart in the same folder that
-# leaves every file (snapshots, diagnostics, manifest, pieces) as the uninterrupted run's.
+# SIGUSR1 then SIGTERM on a split run: a checkpoint, status 143, and a restart in the same
+# folder that leaves every file (snapshots, diagnostics, manifest, only the last pieces) as
+# the uninterrupted run's.
 run s-whole "threads 2" s
-POCL_DEVICES="pthread pthread" timeout 120 "$clpart" run "$work/s.json" --devices all \
+POCL_DEVICES="pthread pthread" "$clpart" run "$work/s.json" --devices all \
     --out "$work/s-stopped" >/dev/null 2>"$work/s-term.log" &
 pid=$!
-until [ "$(wc -l 2>/dev/null <"$work/s-stopped/diagnostics.csv" || echo 0)" -ge 4 ]; do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-done
+# rows ROWS: waits until the stopped run's diagnostics have ROWS lines, or it ended.
+rows() {
+    until [ "$(wc -l 2>/dev/null <"$work/s-stopped/diagnostics.csv" || echo 0)" -ge "$1" ]; do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+}
+# SIGUSR1 first: a checkpoint while the run goes on.
+rows 2
+kill -USR1 "$pid"
+until [ -e "$work/s-stopped/checkpoint.ckpt" ] || ! kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && [ "$(ls "$work"/s-stopped/checkpoint.ckpt.*.r1of2.* | wc -l)" -eq 1 ] ||
+    fail "SIGUSR1: no checkpoint of two pieces while the run went on"
+rows 4
 kill -TERM "$pid"
 wait "$pid"
 status=$?
