@@ -101,6 +101,9 @@ clp_status clp__sph_dist_checkpoint_write(sph_run *r, const char *path, const ch
     clp_status st = CLP_OK;
     piece_note mine, *all = NULL;
     size_t offsets[CLP_DIST_MAX_RANKS + 1];
+    /* the halo refresh the last step began, ended: the piece holds a whole halo, and a
+       restart has none pending (the next forces then run in one range, to the same sums) */
+    CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
     CLP_TRY(write_piece(r, path, identity, clock, &mine, err));
     CLP_TRY(clp__comm_gather(r->comm, &mine, sizeof mine, (void **)&all, offsets, err));
     if (r->dist.rank == 0) {
