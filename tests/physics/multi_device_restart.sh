@@ -9,7 +9,8 @@
 # the uninterrupted run's (the sums' order changes, as in multi_device.sh); the diagnostics'
 # mass and excluded count exactly. Particles excluded before a checkpoint stay excluded, and
 # counted, on any decomposition. A missing or damaged piece, a damaged manifest and other
-# options are refused with one message naming the file, and no hang. SIGUSR1 on a split run
+# options are refused with one message naming the file, and no hang; an MPI rank killed
+# mid-run leaves its last checkpoint whole. SIGUSR1 on a split run
 # writes a checkpoint while it goes on; SIGTERM leaves one from which a restart in the same
 # folder leaves every file as an uninterrupted run leaves it.
 set -uo pipefail
@@ -258,6 +259,29 @@ if [ "$with_mpi" = mpi ]; then
     rm "$work"/missing-mpi/checkpoint.ckpt.*.r0of2.*
     refused missing-mpi "piece 1 of 2, .*, cannot be read" "mpi 2" \
         --restart "$work/missing-mpi/checkpoint.ckpt"
+
+    # A rank killed mid-run: the job ends (no hang), and the last checkpoint, written every
+    # 0.0025 s, is whole: two devices in one process take it up and run to the end.
+    python3 - "$work/k.json" "$work/a.json" <<'PY'
+import json, sys
+case = json.load(open(sys.argv[2]))
+case.update(end_time=0.02, checkpoint_interval=0.0025)
+json.dump(case, open(sys.argv[1], "w"))
+PY
+    POCL_DEVICES=pthread timeout 120 "${mpirun_[@]}" -np 2 "$clpart" run "$work/k.json" \
+        --out "$work/killed" >"$work/killed.log" 2>&1 &
+    pid=$!
+    until [ -e "$work/killed/checkpoint.ckpt" ] && [ "$(wc -l <"$work/killed/diagnostics.csv")" -ge 4 ]; do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$(pgrep -f "^$clpart run $work/k.json" | tail -n 1)"
+    wait "$pid"
+    status=$?
+    [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "a rank killed: the job exited $status"
+    step=$(ls "$work"/killed/checkpoint.ckpt.*.r0of2.* | sed 's/.*checkpoint\.ckpt\.\([0-9]*\)\.r0of2.*/\1/')
+    run killed "threads 2" k --restart "$work/killed/checkpoint.ckpt"
+    echo "a rank killed: the job ended ($status); its checkpoint of step $step restarted to the end"
 fi
 
 # SIGUSR1 then SIGTERM on a split run: a checkpoint, status 143, and a restart in the same

@@ -72,11 +72,20 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
     return *out ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
 }
 
-char *clp__sph_identity_without_device(const char *identity) {
+/* Whether `line` starts with one of `prefixes`. */
+static bool starts_with_any(const char *line, const char *const *prefixes) {
+    for (; *prefixes; prefixes++)
+        if (strncmp(line, *prefixes, strlen(*prefixes)) == 0)
+            return true;
+    return false;
+}
+
+char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep) {
     clp_strbuf sb = {0};
+    clp__sb_appendf(&sb, "%s", ""); /* an empty result is "", not NULL */
     for (const char *line = identity; *line;) {
         const size_t len = strcspn(line, "\n");
-        if (strncmp(line, "device ", 7) != 0)
+        if (starts_with_any(line, prefixes) == keep)
             clp__sb_appendf(&sb, "%.*s\n", (int)len, line);
         line += len + (line[len] == '\n');
     }

@@ -10,8 +10,9 @@
 clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_values *p,
                              const clp_options *opts, const clp_device_info *dev, size_t particles,
                              char **out, clp_error *err);
-/* `identity` without its device line (new; NULL when out of memory). */
-char *clp__sph_identity_without_device(const char *identity);
+/* The lines of `identity` that start with one of `prefixes` (NULL-terminated) when `keep`,
+ * else the other lines (new; NULL when out of memory). */
+char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep);
 
 /* Where a run stands besides its buffers. */
 typedef struct clp__sph_clock {

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether checkpoint `cp` is of this run, device lines aside: a restart that cuts the
- * particles again may run on other devices. */
+/* What a run may change when its particles are cut again: the devices and how to split. */
+static const char *const decomposition[] = {"device ", "option dist.", NULL};
+
+/* Whether checkpoint `cp` is of this run, its decomposition aside. */
 static clp_status same_run(const clp__checkpoint *cp, const char *identity, clp_error *err) {
     clp_status st = CLP_OK;
-    char *stored = clp__sph_identity_without_device(clp__checkpoint_identity(cp));
-    char *wanted = clp__sph_identity_without_device(identity);
+    char *stored = clp__sph_identity_filter(clp__checkpoint_identity(cp), decomposition, false);
+    char *wanted = clp__sph_identity_filter(identity, decomposition, false);
     CLP_REQUIRE(stored && wanted, err, CLP_NOMEM, "out of host memory");
     CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), stored, wanted, err));
 fail:
@@ -20,11 +22,19 @@ fail:
     return st;
 }
 
-static bool same_weights(const clp__sph_manifest *m, const double *weights) {
-    for (int k = 0; k < m->ranks; k++)
-        if (m->weights[k] != (weights ? weights[k] : 1.0))
-            return false;
-    return true;
+/* Whether the run splits as the checkpoint's did: the dist options (the cut's axis, the
+ * slots' room) and the weights; the number of ranks is compared by the caller. */
+static bool same_split(const clp__checkpoint *cp, const clp__sph_manifest *m, const char *identity,
+                       const double *weights) {
+    static const char *const dist[] = {"option dist.", NULL};
+    char *stored = clp__sph_identity_filter(clp__checkpoint_identity(cp), dist, true);
+    char *wanted = clp__sph_identity_filter(identity, dist, true);
+    bool same = stored && wanted && strcmp(stored, wanted) == 0;
+    for (int k = 0; same && k < m->ranks; k++)
+        same = m->weights[k] == (weights ? weights[k] : 1.0);
+    free(stored);
+    free(wanted);
+    return same;
 }
 
 static void moved_free(clp__sph_moved *m) {
@@ -152,7 +162,7 @@ static clp_status open_here(sph_run *r, const char *path, const char *identity,
     if (split)
         CLP_TRY(clp__sph_manifest_get(rs->cp, &rs->m, err));
     const int ranks = r->comm ? clp__comm_size(r->comm) : 1;
-    if (split && r->comm && rs->m.ranks == ranks && same_weights(&rs->m, weights)) {
+    if (split && r->comm && rs->m.ranks == ranks && same_split(rs->cp, &rs->m, identity, weights)) {
         rs->how = CLP__SPH_RESTART_PIECES;
         CLP_TRY(clp__sph_piece_read(rs->cp, &rs->m, clp__comm_rank(r->comm), &rs->piece, err));
         return CLP_OK;
