@@ -311,6 +311,11 @@ status=$?
 [ "$status" -eq 143 ] || fail "SIGTERM: exit status $status, expected 143: $(tail -2 "$work/s-term.log")"
 grep -q "stopped at step [0-9]*, .* checkpoint written to $work/s-stopped/checkpoint.ckpt" \
     "$work/s-term.log" || fail "SIGTERM: no message saying where: $(tail -2 "$work/s-term.log")"
+# what a process killed while writing leaves, and a piece of an older checkpoint: all stale
+for junk in checkpoint.ckpt.tmp-Ab12Cd checkpoint.ckpt.7.r1of2.0123456789abcdef \
+    checkpoint.ckpt.7.r0of2.0123456789abcdef.tmp-xY34zW; do
+    echo junk >"$work/s-stopped/$junk"
+done
 run s-stopped "threads 2" s --restart "$work/s-stopped/checkpoint.ckpt"
 for f in "$work"/s-whole/*; do
     cmp -s "$f" "$work/s-stopped/$(basename "$f")" || fail "after SIGTERM and a restart, $(basename "$f") differs"

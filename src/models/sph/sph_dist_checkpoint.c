@@ -233,6 +233,17 @@ static bool is_piece(const char *name, const char *base) {
     return strcmp(again, name) == 0;
 }
 
+/* Whether `name` is the temporary file of checkpoint `base` or of one of its pieces, as a
+ * process killed while writing it leaves (clp__checkpoint_write's name.tmp-XXXXXX). */
+static bool is_temporary(const char *name, const char *base) {
+    const size_t len = strlen(name), suffix = strlen(".tmp-XXXXXX");
+    if (len <= suffix || strncmp(name + len - suffix, ".tmp-", 5) != 0)
+        return false;
+    char stem[PATH_SIZE];
+    snprintf(stem, sizeof stem, "%.*s", (int)(len - suffix), name);
+    return strcmp(stem, base) == 0 || is_piece(stem, base);
+}
+
 void clp__sph_pieces_remove(const char *path, char *const *keep, int n) {
     char folder[PATH_SIZE], file[2 * PATH_SIZE];
     const char *slash = strrchr(path, '/');
@@ -247,7 +258,7 @@ void clp__sph_pieces_remove(const char *path, char *const *keep, int n) {
         return;
     }
     for (struct dirent *e; (e = readdir(dir));) {
-        if (!is_piece(e->d_name, base))
+        if (!is_piece(e->d_name, base) && !is_temporary(e->d_name, base))
             continue;
         snprintf(file, sizeof file, "%s/%s", folder, e->d_name);
         bool kept = false;
