@@ -48,5 +48,8 @@ extern volatile sig_atomic_t cli_stop_signal;
 extern volatile sig_atomic_t cli_checkpoint_requested;
 /* Installs the handlers that set them. */
 void cli_handle_signals(void);
+/* SIGUSR1's handler again, once the devices are listed: LLVM, inside PoCL, takes SIGUSR1 for
+ * itself then (llvm::sys::RemoveFileOnSignal) and does not pass it on. */
+void cli_keep_checkpoint_signal(void);
 
 #endif

@@ -33,10 +33,14 @@ static void request_stop(int signal) {
 
 void cli_handle_signals(void) {
     struct sigaction stop = {.sa_handler = request_stop, .sa_flags = SA_RESTART};
-    struct sigaction checkpoint = {.sa_handler = request_checkpoint, .sa_flags = SA_RESTART};
     sigemptyset(&stop.sa_mask);
-    sigemptyset(&checkpoint.sa_mask);
     sigaction(SIGINT, &stop, NULL);
     sigaction(SIGTERM, &stop, NULL);
+    cli_keep_checkpoint_signal();
+}
+
+void cli_keep_checkpoint_signal(void) {
+    struct sigaction checkpoint = {.sa_handler = request_checkpoint, .sa_flags = SA_RESTART};
+    sigemptyset(&checkpoint.sa_mask);
     sigaction(SIGUSR1, &checkpoint, NULL);
 }

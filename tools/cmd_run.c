@@ -127,6 +127,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     cli_session s = {0};
     const bool several = run_devices_wanted(&split);
     clp_status st = several ? CLP_OK : cli_session_open(cli, &s, &err);
+    cli_keep_checkpoint_signal();
     char default_dir[512], name[256];
     if (!out_dir) { /* out/<case file name without .json> */
         snprintf(name, sizeof name, "%s", c.case_path);

@@ -38,6 +38,7 @@ static clp_status mpi_pool(const run_devices_request *req, const clp_cli *cli, s
                            clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(sweep_devices_select(d, req->devices, false, cli, err));
+    cli_keep_checkpoint_signal();
     if (req->devices)
         return CLP_OK;
     const cl_device_type type = d->devices[0]->type;
@@ -96,6 +97,7 @@ static clp_status run_threads(const clp_model *model, const cli_case *c, const c
     clp_cache *cache = NULL;
     double weights[SWEEP_MAX_DEVICES];
     CLP_TRY(sweep_devices_select(&d, req->devices, true, cli, err));
+    cli_keep_checkpoint_signal();
     if (req->weights)
         CLP_TRY(parse_weights(req->weights, (int)d.n, weights, err));
     for (size_t k = 0; k < d.n; k++)

@@ -46,6 +46,7 @@ struct clp__checkpoint {
     size_t scalar_count, scalar_cap;
     array *arrays;
     size_t array_count, array_cap;
+    uint64_t checksum; /* of the file it was read from */
 };
 
 static const char *label(const clp__checkpoint *cp) {
@@ -202,6 +203,26 @@ double clp__checkpoint_dt(const clp__checkpoint *cp) {
     return cp->dt;
 }
 
+const char *clp__checkpoint_path(const clp__checkpoint *cp) {
+    return label(cp);
+}
+
+const char *clp__checkpoint_identity(const clp__checkpoint *cp) {
+    return cp->identity;
+}
+
+uint64_t clp__checkpoint_checksum(const clp__checkpoint *cp) {
+    return cp->checksum;
+}
+
+bool clp__checkpoint_has_scalar(const clp__checkpoint *cp, const char *name) {
+    return find_scalar(cp, name) != NULL;
+}
+
+bool clp__checkpoint_has_array(const clp__checkpoint *cp, const char *name) {
+    return find_array(cp, name) != NULL;
+}
+
 clp_status clp__checkpoint_scalar(const clp__checkpoint *cp, const char *name, double *out,
                                   clp_error *err) {
     const scalar *s = find_scalar(cp, name);
@@ -256,7 +277,7 @@ static double bits_double(uint64_t bits) {
 /* A stream into the temporary file that hashes what it writes; the first failure's errno is
  * kept and later writes are skipped. */
 typedef struct writer {
-    FILE *f;
+    FILE *f; /* NULL: hash only */
     XXH3_state_t *hash;
     int error; /* errno of the first failed write, 0 while none failed */
 } writer;
@@ -265,7 +286,7 @@ static void put(writer *w, const void *data, size_t n) {
     if (n == 0 || w->error)
         return;
     XXH3_64bits_update(w->hash, data, n);
-    if (fwrite(data, 1, n, w->f) != n)
+    if (w->f && fwrite(data, 1, n, w->f) != n)
         w->error = errno ? errno : EIO;
 }
 
@@ -322,6 +343,18 @@ static void encode(const clp__checkpoint *cp, writer *w) {
         put_le(w, a->count, 8);
         put(w, a->data, a->elem_size * a->count);
     }
+}
+
+clp_status clp__checkpoint_digest(const clp__checkpoint *cp, uint64_t *out, clp_error *err) {
+    XXH3_state_t *hash = XXH3_createState();
+    if (!hash)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory hashing a checkpoint");
+    XXH3_64bits_reset(hash);
+    writer w = {.hash = hash};
+    encode(cp, &w);
+    *out = XXH3_64bits_digest(hash);
+    XXH3_freeState(hash);
+    return CLP_OK;
 }
 
 /* Makes the rename of a file in `path`'s folder durable; a failure is only logged. */
@@ -562,14 +595,18 @@ static void quote_line(char out[72], const char *line, size_t len) {
         snprintf(out, 72, "\"%.*s\"", (int)len, line);
 }
 
-/* Whether the checkpoint fits this build and `expected` identity. */
-static clp_status check_identity(const char *path, const char *version, const char *identity,
-                                 const char *expected, clp_error *err) {
+/* Whether the checkpoint was written by this build. */
+static clp_status check_version(const char *path, const char *version, clp_error *err) {
     if (strcmp(version, clp_version()) != 0)
         return CLP_FAIL_AT(err, CLP__CHECKPOINT_MISMATCH, path, -1, -1,
                            "checkpoint %s was written by clpart %s, this is clpart %s: a restart "
                            "is bit for bit only with the same version",
                            path, version, clp_version());
+    return CLP_OK;
+}
+
+clp_status clp__checkpoint_compare_identity(const char *path, const char *identity,
+                                            const char *expected, clp_error *err) {
     if (strcmp(identity, expected) == 0)
         return CLP_OK;
     const char *line_a, *line_b;
@@ -632,7 +669,10 @@ clp_status clp__checkpoint_read(const char *path, const char *expected_identity,
         st = CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "checkpoint %s refused: %s", path, r.why);
         goto fail;
     }
-    CLP_TRY(check_identity(path, version, cp->identity, expected_identity, err));
+    cp->checksum = computed;
+    CLP_TRY(check_version(path, version, err));
+    if (expected_identity)
+        CLP_TRY(clp__checkpoint_compare_identity(path, cp->identity, expected_identity, err));
     *out = cp;
     cp = NULL;
 fail:

@@ -33,17 +33,33 @@ clp_status clp__checkpoint_add_array(clp__checkpoint *cp, const char *name, size
  * file at `path` is left intact and no temporary file remains. */
 clp_status clp__checkpoint_write(const clp__checkpoint *cp, const char *path, clp_error *err);
 
+/* The XXH3-64 checksum the file of this checkpoint ends with, computed without writing it. */
+clp_status clp__checkpoint_digest(const clp__checkpoint *cp, uint64_t *out, clp_error *err);
+
 /* Reads the checkpoint at `path` (new in *out, written only on success). A file that cannot be
  * read, is not a checkpoint, has another format version, or is truncated or corrupt (checksum)
  * is CLP_IO. A file written by another clpart version, or with an identity other than
- * `expected_identity`, is CLP__CHECKPOINT_MISMATCH; the message quotes the first differing
- * line of both. err->source is `path` for all of these. */
+ * `expected_identity` (NULL: any; compare it later), is CLP__CHECKPOINT_MISMATCH; the message
+ * quotes the first differing line of both. err->source is `path` for all of these. */
 clp_status clp__checkpoint_read(const char *path, const char *expected_identity,
                                 clp__checkpoint **out, clp_error *err);
 
 uint64_t clp__checkpoint_step(const clp__checkpoint *cp);
 double clp__checkpoint_time(const clp__checkpoint *cp);
 double clp__checkpoint_dt(const clp__checkpoint *cp);
+/* The file it was read from, borrowed. */
+const char *clp__checkpoint_path(const clp__checkpoint *cp);
+/* The identity it was written with, borrowed. */
+const char *clp__checkpoint_identity(const clp__checkpoint *cp);
+/* The checksum of the file it was read from (what clp__checkpoint_digest gave its writer). */
+uint64_t clp__checkpoint_checksum(const clp__checkpoint *cp);
+bool clp__checkpoint_has_scalar(const clp__checkpoint *cp, const char *name);
+bool clp__checkpoint_has_array(const clp__checkpoint *cp, const char *name);
+
+/* CLP__CHECKPOINT_MISMATCH unless `identity` (read from checkpoint `path`) is `expected`; the
+ * message quotes the first line that differs in both. */
+clp_status clp__checkpoint_compare_identity(const char *path, const char *identity,
+                                            const char *expected, clp_error *err);
 
 /* The scalar `name`; a missing one is CLP__CHECKPOINT_MISMATCH. */
 clp_status clp__checkpoint_scalar(const clp__checkpoint *cp, const char *name, double *out,

@@ -1,5 +1,6 @@
 /* Unit tests of checkpoint files: a bit-exact round trip, the documented layout, truncated and
- * corrupted files, another identity or version, wrong array sizes, atomic replacement. */
+ * corrupted files, another identity or version, wrong array sizes, atomic replacement, the
+ * checksum known before writing and an identity compared after reading. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "test.h"
 
@@ -533,6 +534,43 @@ static void test_atomic_write(void) {
     free(old);
 }
 
+/* The checksum computed before writing is the one the file ends with and a read reports; a
+ * read with no expected identity takes any, which the caller compares later. */
+static void test_digest_and_later_identity(void) {
+    char path[128];
+    path_in_dir(path, sizeof path, "digest.ckpt");
+    payload p;
+    fill_payload(&p);
+    clp_error err = CLP_ERROR_INIT;
+    clp__checkpoint *cp = NULL;
+    CLP_ASSERT_OK(clp__checkpoint_create(identity, step, 1.0, 0.5, &cp, &err), &err);
+    CLP_ASSERT_OK(clp__checkpoint_add_array(cp, "pos", 16, 5, p.pos, &err), &err);
+    uint64_t digest = 0;
+    CLP_ASSERT_OK(clp__checkpoint_digest(cp, &digest, &err), &err);
+    CLP_ASSERT_OK(clp__checkpoint_write(cp, path, &err), &err);
+    clp__checkpoint_destroy(cp);
+    size_t n;
+    unsigned char *data = read_whole(path, &n);
+    CLP_ASSERT(le(data + n - CHECKSUM, CHECKSUM) == digest);
+    CLP_ASSERT(XXH3_64bits(data, n - CHECKSUM) == digest);
+    free(data);
+
+    cp = NULL;
+    CLP_ASSERT_OK(clp__checkpoint_read(path, NULL, &cp, &err), &err);
+    CLP_ASSERT(clp__checkpoint_checksum(cp) == digest);
+    CLP_ASSERT(strcmp(clp__checkpoint_identity(cp), identity) == 0);
+    CLP_ASSERT(strcmp(clp__checkpoint_path(cp), path) == 0);
+    CLP_ASSERT(clp__checkpoint_has_array(cp, "pos") && !clp__checkpoint_has_array(cp, "vel"));
+    CLP_ASSERT(!clp__checkpoint_has_scalar(cp, "pos"));
+    CLP_ASSERT_OK(
+        clp__checkpoint_compare_identity(path, clp__checkpoint_identity(cp), identity, &err), &err);
+    CLP_ASSERT_STATUS(clp__checkpoint_compare_identity(path, "case a\nkernel wendland\n",
+                                                       "case a\nkernel cubic\n", &err),
+                      CLP__CHECKPOINT_MISMATCH, &err);
+    CLP_ASSERT(strstr(err.message, "line 2 differs") && strstr(err.message, "kernel cubic"));
+    clp__checkpoint_destroy(cp);
+}
+
 static void test_missing_file(void) {
     char path[128];
     path_in_dir(path, sizeof path, "absent.ckpt");
@@ -552,6 +590,7 @@ int main(void) {
     test_bad_additions();
     test_atomic_write();
     test_missing_file();
+    test_digest_and_later_identity();
     CLP_ASSERT(nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
     return 0;
 }

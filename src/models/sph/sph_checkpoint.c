@@ -5,8 +5,10 @@
 #include "core/options_schema.h"
 #include "io/checkpoint.h"
 #include "models/sph/sph_checkpoint.h"
+#include "models/sph/sph_dist_checkpoint.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The buffers a step needs from the one before; the rest are recomputed. The cell ranges
  * of the last rebuild let a restart rebuild the neighbour list without a sort, and the
@@ -62,58 +64,46 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
         clp__value_format(def, clp__options_value_at(opts, i), value, sizeof value);
         clp__sb_appendf(&sb, "option %s=%s\n", def->name, value);
     }
-    clp__sb_appendf(&sb, "device %s / %s / %s\nparticles %zu\n", dev->platform_name, dev->name,
-                    dev->driver_version, particles);
+    if (dev)
+        clp__sb_appendf(&sb, "device %s / %s / %s\n", dev->platform_name, dev->name,
+                        dev->driver_version);
+    clp__sb_appendf(&sb, "particles %zu\n", particles);
     *out = clp__sb_take(&sb);
     return *out ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
 }
 
-clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char *identity,
-                                     const clp__sph_clock *clock, clp_error *err) {
+/* Whether `line` starts with one of `prefixes`. */
+static bool starts_with_any(const char *line, const char *const *prefixes) {
+    for (; *prefixes; prefixes++)
+        if (strncmp(line, *prefixes, strlen(*prefixes)) == 0)
+            return true;
+    return false;
+}
+
+char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep) {
+    clp_strbuf sb = {0};
+    clp__sb_appendf(&sb, "%s", ""); /* an empty result is "", not NULL */
+    for (const char *line = identity; *line;) {
+        const size_t len = strcspn(line, "\n");
+        if (starts_with_any(line, prefixes) == keep)
+            clp__sb_appendf(&sb, "%.*s\n", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    return clp__sb_take(&sb);
+}
+
+clp_status clp__sph_clock_add(clp__checkpoint *cp, const clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
-    clp__checkpoint *cp = NULL;
-    void *data[STATE_COUNT] = {0};
-    CLP_TRY(clp__checkpoint_create(identity, clock->step, clock->time, clock->dt, &cp, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_output", clock->next_output, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_checkpoint", clock->next_checkpoint, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_gauge", clock->next_gauge, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "rebuild_due", clock->rebuild_due, err));
-    for (size_t i = 0; i < STATE_COUNT; i++) {
-        if (!(clp_worker_buffers(w) & state[i].bit))
-            continue;
-        size_t bytes = clp_worker_buffer_bytes(w, state[i].bit);
-        const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
-        size_t element = t->element_size * t->components;
-        data[i] = malloc(bytes ? bytes : 1);
-        CLP_REQUIRE_ALLOC(data[i], err);
-        CLP_TRY(clp_worker_read(w, state[i].bit, data[i], err));
-        CLP_TRY(
-            clp__checkpoint_add_array(cp, state[i].name, element, bytes / element, data[i], err));
-    }
-    CLP_TRY(clp__checkpoint_write(cp, path, err));
 fail:
-    clp__checkpoint_destroy(cp);
-    for (size_t i = 0; i < STATE_COUNT; i++)
-        free(data[i]);
     return st;
 }
 
-clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const char *identity,
-                                       clp__sph_clock *clock, clp_error *err) {
+clp_status clp__sph_clock_get(const clp__checkpoint *cp, clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
-    clp__checkpoint *cp = NULL;
-    CLP_TRY(clp__checkpoint_read(path, identity, &cp, err));
-    for (size_t i = 0; i < STATE_COUNT; i++) {
-        if (!(clp_worker_buffers(w) & state[i].bit))
-            continue;
-        const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
-        size_t element = t->element_size * t->components;
-        const void *data;
-        CLP_TRY(clp__checkpoint_array(cp, state[i].name, element,
-                                      clp_worker_buffer_bytes(w, state[i].bit) / element, &data,
-                                      err));
-        CLP_TRY(clp_worker_write(w, state[i].bit, data, err));
-    }
     clock->step = clp__checkpoint_step(cp);
     clock->time = clp__checkpoint_time(cp);
     clock->dt = clp__checkpoint_dt(cp);
@@ -124,6 +114,81 @@ clp_status clp__sph_checkpoint_restore(clp_worker *w, const char *path, const ch
     CLP_TRY(clp__checkpoint_scalar(cp, "rebuild_due", &rebuild_due, err));
     clock->rebuild_due = rebuild_due != 0;
 fail:
+    return st;
+}
+
+/* The bytes of one element of buffer `bit`. */
+static size_t element_bytes(clp_buffer_set bit) {
+    const clp_buffer_traits *t = clp_buffer_traits_of(bit);
+    return t->element_size * t->components;
+}
+
+clp_status clp__sph_state_add(clp__checkpoint *cp, clp_worker *w, clp__sph_state *held,
+                              clp_error *err) {
+    clp_status st = CLP_OK;
+    _Static_assert(STATE_COUNT <= sizeof held->data / sizeof held->data[0], "room for the state");
+    for (size_t i = 0; i < STATE_COUNT; i++) {
+        if (!(clp_worker_buffers(w) & state[i].bit))
+            continue;
+        const size_t bytes = clp_worker_buffer_bytes(w, state[i].bit),
+                     element = element_bytes(state[i].bit);
+        held->data[i] = malloc(bytes ? bytes : 1);
+        CLP_REQUIRE_ALLOC(held->data[i], err);
+        CLP_TRY(clp_worker_read(w, state[i].bit, held->data[i], err));
+        CLP_TRY(clp__checkpoint_add_array(cp, state[i].name, element, bytes / element,
+                                          held->data[i], err));
+    }
+fail:
+    return st;
+}
+
+void clp__sph_state_free(clp__sph_state *held) {
+    for (size_t i = 0; i < sizeof held->data / sizeof held->data[0]; i++) {
+        free(held->data[i]);
+        held->data[i] = NULL;
+    }
+}
+
+clp_status clp__sph_state_restore(const clp__checkpoint *cp, clp_worker *w, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (size_t i = 0; i < STATE_COUNT; i++) {
+        if (!(clp_worker_buffers(w) & state[i].bit))
+            continue;
+        const size_t element = element_bytes(state[i].bit);
+        const void *data;
+        CLP_TRY(clp__checkpoint_array(cp, state[i].name, element,
+                                      clp_worker_buffer_bytes(w, state[i].bit) / element, &data,
+                                      err));
+        CLP_TRY(clp_worker_write(w, state[i].bit, data, err));
+    }
+fail:
+    return st;
+}
+
+clp_status clp__sph_checkpoint_write(clp_worker *w, const char *path, const char *identity,
+                                     const clp__sph_clock *clock, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__checkpoint *cp = NULL;
+    clp__sph_state held = {{NULL}};
+    CLP_TRY(clp__checkpoint_create(identity, clock->step, clock->time, clock->dt, &cp, err));
+    CLP_TRY(clp__sph_clock_add(cp, clock, err));
+    CLP_TRY(clp__sph_state_add(cp, w, &held, err));
+    CLP_TRY(clp__checkpoint_write(cp, path, err));
+    clp__sph_pieces_remove(path, NULL, 0); /* a split run's pieces are stale now */
+fail:
     clp__checkpoint_destroy(cp);
+    clp__sph_state_free(&held);
+    return st;
+}
+
+clp_status clp__sph_checkpoint_restore(clp_worker *w, const clp__checkpoint *cp,
+                                       const char *identity, clp__sph_clock *clock,
+                                       clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), clp__checkpoint_identity(cp),
+                                             identity, err));
+    CLP_TRY(clp__sph_state_restore(cp, w, err));
+    CLP_TRY(clp__sph_clock_get(cp, clock, err));
+fail:
     return st;
 }

@@ -27,14 +27,43 @@ static unsigned level_axes(const sph_run *r) {
     return axes ? axes : (1u << r->c.dim) - 1;
 }
 
+/* The particles a restart cuts: those not excluded before its checkpoint, which stay out. Their
+ * positions and case IDs (new, *n of them); both NULL when none is excluded. */
+static clp_status kept_particles(const sph_run *r, const double *xyz, const uint32_t *types,
+                                 double **kept_xyz, uint32_t **kept_ids, size_t *n,
+                                 clp_error *err) {
+    clp_status st = CLP_OK;
+    *n = 0;
+    for (size_t i = 0; i < r->particles; i++)
+        *n += types[i] != CLP_GRID_EXCLUDED;
+    if (*n == r->particles)
+        return CLP_OK;
+    *kept_xyz = malloc(3 * *n * sizeof **kept_xyz + 1);
+    *kept_ids = malloc(*n * sizeof **kept_ids + 1);
+    CLP_REQUIRE(*kept_xyz && *kept_ids, err, CLP_NOMEM, "out of host memory");
+    for (size_t i = 0, k = 0; i < r->particles; i++) {
+        if (types[i] == CLP_GRID_EXCLUDED)
+            continue;
+        memcpy(*kept_xyz + 3 * k, xyz + 3 * i, 3 * sizeof *xyz);
+        (*kept_ids)[k++] = (uint32_t)i;
+    }
+fail:
+    return st;
+}
+
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
     clp_status st = CLP_OK;
     clp_dist_cut cut = {0};
-    uint32_t *local_types = NULL;
+    uint32_t *local_types = NULL, *kept_ids = NULL;
+    double *kept_xyz = NULL;
+    size_t kept;
     CLP_TRY(check_supported(r, err));
-    CLP_TRY(clp_dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), *xyz, r->particles, weights,
-                              &cut, err));
+    CLP_TRY(kept_particles(r, *xyz, *types, &kept_xyz, &kept_ids, &kept, err));
+    CLP_TRY(clp_dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
+                              kept, weights, &cut, err));
+    for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
+        cut.ids[i] = kept_ids[cut.ids[i]];
     CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, &r->rank_opts, err));
     r->opts = r->rank_opts;
     local_types = malloc(cut.slots * sizeof *local_types);
@@ -56,6 +85,8 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
 fail:
     clp_dist_cut_free(&cut);
     free(local_types);
+    free(kept_xyz);
+    free(kept_ids);
     return st;
 }
 

@@ -2,7 +2,9 @@
  * integration every step, with diagnostics and VTK snapshots at each output time. */
 #include "models/models.h"
 #include "models/sph/sph_checkpoint.h"
+#include "models/sph/sph_dist_checkpoint.h"
 #include "models/sph/sph_gauges.h"
+#include "models/sph/sph_restart.h"
 #include "models/sph/sph_run.h"
 #include "run/run_flags.h"
 
@@ -193,17 +195,20 @@ fail:
     return st;
 }
 
-/* The case's particles on this device: all of them, or a rank's slab of them in its first
- * slots with padding after. */
-static clp_status setup(sph_run *r, const char *case_path, const double *weights, clp_cache *cache,
-                        clp_error *err) {
+/* The case's particles on this device (or a checkpoint's, cut again): all of them, or a rank's
+ * slab of them in its first slots with padding after. */
+static clp_status setup(sph_run *r, const double *weights, const clp__sph_restart *rs,
+                        clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
     double *xyz = NULL;
     uint32_t *types = NULL, *ids = NULL;
     size_t owned = r->n;
     clp_slabs slabs;
-    CLP_TRY(load(r, case_path, err));
-    CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
+    const bool recut = rs->how == CLP__SPH_RESTART_RECUT;
+    if (recut)
+        CLP_TRY(clp__sph_restart_particles(rs, r->n, &xyz, &types, err));
+    else
+        CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
     if (r->comm)
         CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
     CLP_TRY(check_device_memory(r, err));
@@ -219,9 +224,13 @@ static clp_status setup(sph_run *r, const char *case_path, const double *weights
     CLP_TRY(clp_worker_alloc(r->w, buffers, r->opts, &counts, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
-    CLP_TRY(initial_state(r, xyz, types, err));
-    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
-        CLP_TRY(write_ghosts(r, xyz, types, err));
+    if (recut) {
+        CLP_TRY(clp__sph_restart_state(r, rs, ids, err));
+    } else {
+        CLP_TRY(initial_state(r, xyz, types, err));
+        if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
+            CLP_TRY(write_ghosts(r, xyz, types, err));
+    }
     /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused
      * before any output is written */
     if (r->comm) {
@@ -498,38 +507,44 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     clp__sph_snapshot snap = {0};
     clp__progress progress;
     clp__sph_gauges *gauges = NULL;
+    clp__sph_restart restart = {.how = CLP__SPH_RESTART_NONE};
     char *identity = NULL, ckpt[1024];
     const char *out_dir = writer ? config->out_dir : NULL;
     FILE *progress_file = writer ? config->progress : NULL;
     CLP_TRY(clp__run_check_flags(config, "sph", err));
-    CLP_TRY(setup(&r, case_path, weights, config->cache, err));
+    CLP_TRY(load(&r, case_path, err));
+    /* a split run's identity names no device: its checkpoint may continue on others */
+    CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, comm ? NULL : clp_worker_device(w), r.particles,
+                              &identity, err));
+    if (config->restart)
+        CLP_TRY(clp__sph_restart_open(&r, config->restart, identity, weights, &restart, err));
+    CLP_TRY(setup(&r, weights, &restart, config->cache, err));
     clp_worker_set_profiling(w, r.timed);
-    CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, clp_worker_device(w), r.n, &identity, err));
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
     clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval, 0.0, false};
-    if (config->restart) {
-        CLP_TRY(clp__sph_checkpoint_restore(w, config->restart, identity, &clock, err));
-        CLP_TRY(clp_grid_relist(r.grid, err));
-        r.listed = false; /* the restored order is the one to keep, rebuilt as before */
-    }
+    CLP_TRY(clp__sph_restart_apply(&r, &restart, identity, &clock, err));
+    clp__sph_restart_close(&restart);
     const uint64_t first = clock.step;
+    if (config->out_dir)
+        checkpoint_path(config, ckpt, sizeof ckpt);
     if (out_dir) {
         if (config->restart)
             CLP_TRY(clp__sph_outputs_continue(&out, out_dir, clock.step, err));
         else
             CLP_TRY(clp__sph_outputs_open(&out, out_dir, err));
-        checkpoint_path(config, ckpt, sizeof ckpt);
         if (r.c.gauges.interval > 0)
             CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step,
                                          &gauges, err));
     }
+    if (comm) /* rank 0's files say which snapshots the run continued has taken */
+        CLP_TRY(clp__comm_broadcast(comm, &out.last_step, sizeof out.last_step, err));
     const double end_time =
         config->max_time > 0 && config->max_time < r.c.end_time ? config->max_time : r.c.end_time;
     if (progress_file)
         clp__progress_init(&progress, progress_file, clock.time, end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     double start = clp__now();
-    bool last = false, stopping = false;
+    bool last = false, stopping = false, snapped = false;
     for (;;) {
         /* a hair of slack so rounding in the sum of steps never skips the last output */
         const double slack = 1e-9 * clock.dt;
@@ -545,6 +560,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         }
         if ((clock.time >= clock.next_output - slack || last) && !written) {
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
+            snapped = true;
             if (out_dir)
                 CLP_TRY(clp__sph_outputs_write(&out, &snap, clock.time, clock.step, clock.dt, err));
             while (clock.next_output <= clock.time + slack)
@@ -555,10 +571,13 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         if (comm)
             CLP_TRY(clp__sph_dist_agree_flags(&r, &stopping, &requested, err));
         const bool due = clock.time >= clock.next_checkpoint - slack;
-        if (out_dir && !comm && (stopping || (clock.step > first && (due || requested || last)))) {
+        if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
             while (clock.next_checkpoint <= clock.time + slack)
                 clock.next_checkpoint += interval;
-            CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
+            if (comm)
+                CLP_TRY(clp__sph_dist_checkpoint_write(&r, ckpt, identity, weights, &clock, err));
+            else
+                CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
             if (requested)
                 *config->checkpoint_requested = 0;
         }
@@ -584,6 +603,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                                  (r.timing.wall - r.timing.outputs));
     if (config->timing && writer)
         *config->timing = r.timing;
+    if (last && comm && !snapped) /* the last row was the continued run's: every rank reads */
+        CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
     if (last && config->result && writer) {
         if (!snap.xyz && !comm) /* the last row was the continued run's: read the state again */
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
@@ -600,7 +621,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                              0.0);
     }
     if (!last) { /* stopped on request */
-        if (out_dir && !comm)
+        if (config->out_dir)
             st = CLP_FAIL(err, CLP_INTERRUPTED,
                           "stopped at step %llu, t = %.9g s of %g; checkpoint written to %s: "
                           "continue with --restart %s",
@@ -611,6 +632,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     }
 fail:
     free(identity);
+    clp__sph_restart_close(&restart);
     clp__sph_snapshot_free(&snap);
     clp__sph_gauges_close(gauges);
     if (out_dir)

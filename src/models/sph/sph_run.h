@@ -40,7 +40,8 @@ typedef struct sph_run {
 /* A rank's slab of the case (r->c, r->geo global, r->particles loaded): its options with the
  * slab axis slowest, the cut by particles per layer and `weights` (NULL: equal), its grid
  * (r->geo) and its slots (r->n). The case's particles *xyz and *types become the rank's, in
- * its first *n_owned slots, with padding after; *ids (new) their IDs in the case. */
+ * its first *n_owned slots, with padding after (excluded ones stay out); *ids (new) their IDs
+ * in the case. */
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err);
 /* The snapshot of every rank's particles on rank 0; the others get its diagnostics only. */

@@ -1,0 +1,264 @@
+/* A restart of an SPH run: the checkpoint read and checked on every rank, then either its
+ * buffers restored as they were or its particles cut again among this run's ranks. */
+#include "models/sph/sph_restart.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a run may change when its particles are cut again: the devices and how to split. */
+static const char *const decomposition[] = {"device ", "option dist.", NULL};
+
+/* Whether checkpoint `cp` is of this run, its decomposition aside. */
+static clp_status same_run(const clp__checkpoint *cp, const char *identity, clp_error *err) {
+    clp_status st = CLP_OK;
+    char *stored = clp__sph_identity_filter(clp__checkpoint_identity(cp), decomposition, false);
+    char *wanted = clp__sph_identity_filter(identity, decomposition, false);
+    CLP_REQUIRE(stored && wanted, err, CLP_NOMEM, "out of host memory");
+    CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), stored, wanted, err));
+fail:
+    free(stored);
+    free(wanted);
+    return st;
+}
+
+/* Whether the run splits as the checkpoint's did: the dist options (the cut's axis, the
+ * slots' room) and the weights; the number of ranks is compared by the caller. */
+static bool same_split(const clp__checkpoint *cp, const clp__sph_manifest *m, const char *identity,
+                       const double *weights) {
+    static const char *const dist[] = {"option dist.", NULL};
+    char *stored = clp__sph_identity_filter(clp__checkpoint_identity(cp), dist, true);
+    char *wanted = clp__sph_identity_filter(identity, dist, true);
+    bool same = stored && wanted && strcmp(stored, wanted) == 0;
+    for (int k = 0; same && k < m->ranks; k++)
+        same = m->weights[k] == (weights ? weights[k] : 1.0);
+    free(stored);
+    free(wanted);
+    return same;
+}
+
+static void moved_free(clp__sph_moved *m) {
+    free(m->xyz);
+    free(m->type);
+    free(m->vel);
+    free(m->ghost);
+    free(m->rho);
+    *m = (clp__sph_moved){0};
+}
+
+/* `n` particles, all excluded at the grid's origin until a checkpoint gives them. */
+static clp_status moved_alloc(clp__sph_moved *m, size_t n, const double origin[3], cl_float rest,
+                              clp_error *err) {
+    clp_status st = CLP_OK;
+    m->xyz = malloc(3 * n * sizeof *m->xyz + 1);
+    m->type = malloc(n * sizeof *m->type + 1);
+    m->vel = calloc(n + 1, sizeof *m->vel);
+    m->ghost = calloc(n + 1, sizeof *m->ghost);
+    m->rho = malloc(n * sizeof *m->rho + 1);
+    CLP_REQUIRE(m->xyz && m->type && m->vel && m->ghost && m->rho, err, CLP_NOMEM,
+                "out of host memory for the %zu particles of a checkpoint", n);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(m->xyz + 3 * i, origin, 3 * sizeof *origin);
+        m->type[i] = CLP_GRID_EXCLUDED;
+        m->rho[i] = rest;
+    }
+fail:
+    return st;
+}
+
+/* The particles in slots first .. end - 1 of checkpoint `cp` (of `slots` slots) into `m`, by
+ * their IDs, each seen once. */
+static clp_status take(clp__sph_moved *m, size_t n, bool *seen, const clp__checkpoint *cp,
+                       size_t slots, size_t first, size_t end, clp_error *err) {
+    clp_status st = CLP_OK;
+    const void *pos, *type, *id, *vel, *rho, *ghost = NULL;
+    CLP_TRY(clp__checkpoint_array(cp, "pos", sizeof(cl_float4), slots, &pos, err));
+    CLP_TRY(clp__checkpoint_array(cp, "type", sizeof(cl_uint), slots, &type, err));
+    CLP_TRY(clp__checkpoint_array(cp, "id", sizeof(cl_uint), slots, &id, err));
+    CLP_TRY(clp__checkpoint_array(cp, "vel", sizeof(cl_float4), slots, &vel, err));
+    CLP_TRY(clp__checkpoint_array(cp, "rho", sizeof(cl_float), slots, &rho, err));
+    if (clp__checkpoint_has_array(cp, "ghost"))
+        CLP_TRY(clp__checkpoint_array(cp, "ghost", sizeof(cl_float4), slots, &ghost, err));
+    for (size_t k = first; k < end; k++) {
+        const cl_uint i = ((const cl_uint *)id)[k];
+        CLP_REQUIRE(i < n && !seen[i], err, CLP_IO,
+                    "checkpoint %s refused: corrupt: slot %zu holds particle %u, %s",
+                    clp__checkpoint_path(cp), k, i,
+                    i < n ? "which another slot holds too" : "beyond the case's particles");
+        seen[i] = true;
+        const cl_float4 p = ((const cl_float4 *)pos)[k];
+        for (int a = 0; a < 3; a++)
+            m->xyz[3 * i + a] = p.s[a];
+        m->type[i] = ((const cl_uint *)type)[k];
+        m->vel[i] = ((const cl_float4 *)vel)[k];
+        m->rho[i] = ((const cl_float *)rho)[k];
+        if (ghost)
+            m->ghost[i] = ((const cl_float4 *)ghost)[k];
+    }
+fail:
+    return st;
+}
+
+/* The particles a split run's pieces own (not their halo copies), one piece at a time. */
+static clp_status take_pieces(clp__sph_restart *rs, size_t n, bool *seen, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__checkpoint *piece = NULL;
+    for (int k = 0; k < rs->m.ranks; k++) {
+        double first, end;
+        CLP_TRY(clp__sph_piece_read(rs->cp, &rs->m, k, &piece, err));
+        CLP_TRY(clp__checkpoint_scalar(piece, "owned_first", &first, err));
+        CLP_TRY(clp__checkpoint_scalar(piece, "owned_end", &end, err));
+        const size_t slots = rs->m.capacity[k];
+        CLP_REQUIRE(first >= 0 && first <= end && end <= (double)slots, err, CLP_IO,
+                    "checkpoint %s refused: corrupt: its slots %g to %g of %zu",
+                    clp__checkpoint_path(piece), first, end, slots);
+        CLP_TRY(take(&rs->moved, n, seen, piece, slots, (size_t)first, (size_t)end, err));
+        clp__checkpoint_destroy(piece);
+        piece = NULL;
+    }
+fail:
+    clp__checkpoint_destroy(piece);
+    return st;
+}
+
+/* Every particle of the checkpoint by ID, and how many were excluded. */
+static clp_status gather(sph_run *r, clp__sph_restart *rs, bool split, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = r->particles;
+    const cl_float rest = (cl_float)clp__sph_stored_density(&r->c, r->centred, r->c.rho0);
+    bool *seen = calloc(n + 1, sizeof *seen);
+    CLP_REQUIRE_ALLOC(seen, err);
+    CLP_TRY(moved_alloc(&rs->moved, n, r->geo.origin, rest, err));
+    if (split)
+        CLP_TRY(take_pieces(rs, n, seen, err));
+    else /* a one-device checkpoint: every particle in its n slots */
+        CLP_TRY(take(&rs->moved, n, seen, rs->cp, n, 0, n, err));
+    uint64_t excluded = 0;
+    for (size_t i = 0; i < n; i++)
+        excluded += rs->moved.type[i] == CLP_GRID_EXCLUDED; /* missing ones too */
+    CLP_REQUIRE(!split || excluded == rs->m.excluded, err, CLP_IO,
+                "checkpoint %s refused: its pieces hold %zu particles in the computation, not "
+                "the %zu of the case less the %" PRIu64 " excluded",
+                clp__checkpoint_path(rs->cp), (size_t)(n - excluded), n, rs->m.excluded);
+    rs->moved.excluded = excluded;
+fail:
+    free(seen);
+    return st;
+}
+
+/* Reads the checkpoint on this rank and decides how it restarts. */
+static clp_status open_here(sph_run *r, const char *path, const char *identity,
+                            const double *weights, clp__sph_restart *rs, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__checkpoint_read(path, NULL, &rs->cp, err));
+    const bool split = clp__sph_is_manifest(rs->cp);
+    if (!split && !r->comm) { /* bit for bit on the same device only, as before */
+        rs->how = CLP__SPH_RESTART_SAME;
+        CLP_TRY(clp__checkpoint_compare_identity(path, clp__checkpoint_identity(rs->cp), identity,
+                                                 err));
+        return CLP_OK;
+    }
+    CLP_TRY(same_run(rs->cp, identity, err));
+    if (split)
+        CLP_TRY(clp__sph_manifest_get(rs->cp, &rs->m, err));
+    const int ranks = r->comm ? clp__comm_size(r->comm) : 1;
+    if (split && r->comm && rs->m.ranks == ranks && same_split(rs->cp, &rs->m, identity, weights)) {
+        rs->how = CLP__SPH_RESTART_PIECES;
+        CLP_TRY(clp__sph_piece_read(rs->cp, &rs->m, clp__comm_rank(r->comm), &rs->piece, err));
+        return CLP_OK;
+    }
+    rs->how = CLP__SPH_RESTART_RECUT;
+    CLP_TRY(gather(r, rs, split, err));
+    if (!r->comm || clp__comm_rank(r->comm) == 0)
+        CLP_INFO(CLP_LOG_RUN,
+                 "checkpoint %s of %d device%s continues on %d: its %zu particles are cut again "
+                 "(the sums' order changes: not bit for bit)",
+                 path, split ? rs->m.ranks : 1, split && rs->m.ranks > 1 ? "s" : "", ranks,
+                 (size_t)(r->particles - rs->moved.excluded));
+fail:
+    return st;
+}
+
+clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *identity,
+                                 const double *weights, clp__sph_restart *rs, clp_error *err) {
+    *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_NONE};
+    clp_status st = open_here(r, path, identity, weights, rs, err);
+    /* every rank or none goes on: a rank that failed aborts the others' wait */
+    if (st == CLP_OK && r->comm)
+        st = clp__comm_barrier(r->comm, err);
+    return st;
+}
+
+void clp__sph_restart_close(clp__sph_restart *rs) {
+    clp__checkpoint_destroy(rs->cp);
+    clp__checkpoint_destroy(rs->piece);
+    moved_free(&rs->moved);
+    *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_NONE};
+}
+
+clp_status clp__sph_restart_particles(const clp__sph_restart *rs, size_t n, double **xyz,
+                                      uint32_t **types, clp_error *err) {
+    clp_status st = CLP_OK;
+    *xyz = malloc(3 * n * sizeof **xyz + 1);
+    *types = malloc(n * sizeof **types + 1);
+    CLP_REQUIRE(*xyz && *types, err, CLP_NOMEM, "out of host memory for %zu particles", n);
+    memcpy(*xyz, rs->moved.xyz, 3 * n * sizeof **xyz);
+    memcpy(*types, rs->moved.type, n * sizeof **types);
+fail:
+    return st;
+}
+
+clp_status clp__sph_restart_state(sph_run *r, const clp__sph_restart *rs, const uint32_t *ids,
+                                  clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp__sph_moved *m = &rs->moved;
+    const bool ghosts = clp_worker_buffers(r->w) & CLP_BUF_GHOST;
+    cl_float4 *vel = calloc(r->n + 1, sizeof *vel), *ghost = calloc(r->n + 1, sizeof *ghost);
+    cl_float *rho = malloc(r->n * sizeof *rho + 1);
+    CLP_REQUIRE(vel && ghost && rho, err, CLP_NOMEM, "out of host memory");
+    const cl_float rest = (cl_float)clp__sph_stored_density(&r->c, r->centred, r->c.rho0);
+    for (size_t k = 0; k < r->n; k++) {
+        const size_t i = ids ? ids[k] : k;
+        if (i >= r->particles) { /* padding */
+            rho[k] = rest;
+            continue;
+        }
+        vel[k] = m->vel[i];
+        rho[k] = m->rho[i];
+        ghost[k] = m->ghost[i];
+    }
+    CLP_TRY(clp_worker_write(r->w, CLP_BUF_VEL, vel, err));
+    CLP_TRY(clp_worker_write(r->w, CLP_BUF_RHO, rho, err));
+    if (ghosts)
+        CLP_TRY(clp_worker_write(r->w, CLP_BUF_GHOST, ghost, err));
+fail:
+    free(vel);
+    free(ghost);
+    free(rho);
+    return st;
+}
+
+clp_status clp__sph_restart_apply(sph_run *r, const clp__sph_restart *rs, const char *identity,
+                                  clp__sph_clock *clock, clp_error *err) {
+    clp_status st = CLP_OK;
+    switch (rs->how) {
+    case CLP__SPH_RESTART_NONE:
+        return CLP_OK;
+    case CLP__SPH_RESTART_SAME:
+        CLP_TRY(clp__sph_checkpoint_restore(r->w, rs->cp, identity, clock, err));
+        break;
+    case CLP__SPH_RESTART_PIECES:
+        CLP_TRY(clp__sph_piece_restore(r, rs->piece, &rs->m, err));
+        CLP_TRY(clp__sph_clock_get(rs->cp, clock, err));
+        r->excluded = rs->m.excluded;
+        break;
+    case CLP__SPH_RESTART_RECUT: /* the setup placed the particles and rebuilt the grid */
+        CLP_TRY(clp__sph_clock_get(rs->cp, clock, err));
+        r->excluded = r->comm ? rs->moved.excluded : 0;
+        return CLP_OK;
+    }
+    CLP_TRY(clp_grid_relist(r->grid, err));
+    r->listed = false; /* the restored order is the one to keep, rebuilt as before */
+fail:
+    return st;
+}

@@ -1,0 +1,52 @@
+/* A restart of an SPH run (sph_restart.c) from a one-device checkpoint or a split run's
+ * manifest: on the checkpoint's own decomposition its buffers are restored as they were (bit
+ * for bit); on another, its particles are cut again among this run's ranks. */
+#ifndef CLPART_SPH_RESTART_H
+#define CLPART_SPH_RESTART_H
+
+#include "models/sph/sph_dist_checkpoint.h"
+
+typedef enum clp__sph_restart_kind {
+    CLP__SPH_RESTART_NONE,
+    CLP__SPH_RESTART_SAME,   /* one device from a one-device checkpoint */
+    CLP__SPH_RESTART_PIECES, /* this rank's piece, on the same slabs */
+    CLP__SPH_RESTART_RECUT   /* the particles, cut among this run's ranks */
+} clp__sph_restart_kind;
+
+/* The case's particles by ID as a checkpoint holds them, for a cut; type CLP_GRID_EXCLUDED
+ * for one excluded (or missing from a split run's pieces: excluded before a rebuild). */
+typedef struct clp__sph_moved {
+    double *xyz;
+    uint32_t *type;
+    cl_float4 *vel, *ghost;
+    cl_float *rho;
+    uint64_t excluded;
+} clp__sph_moved;
+
+typedef struct clp__sph_restart {
+    clp__sph_restart_kind how;
+    clp__checkpoint *cp;    /* the file --restart names */
+    clp__checkpoint *piece; /* PIECES: this rank's */
+    clp__sph_manifest m;    /* when cp is a manifest */
+    clp__sph_moved moved;   /* RECUT */
+} clp__sph_restart;
+
+/* Reads checkpoint `path` for the run `r` (its case loaded; every rank of a split run calls
+ * it at once) and decides how it restarts: `identity` is the run's, `weights` its --weights. A
+ * checkpoint of another run, or a missing or damaged file, fails on every rank. */
+clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *identity,
+                                 const double *weights, clp__sph_restart *rs, clp_error *err);
+void clp__sph_restart_close(clp__sph_restart *rs);
+
+/* RECUT: copies of the particles' positions and types by ID (new), for the cut. */
+clp_status clp__sph_restart_particles(const clp__sph_restart *rs, size_t n, double **xyz,
+                                      uint32_t **types, clp_error *err);
+/* RECUT: velocity, density and ghost node of the particle in each slot, whose case ID is ids[k]
+ * (NULL: k), into the device. */
+clp_status clp__sph_restart_state(sph_run *r, const clp__sph_restart *rs, const uint32_t *ids,
+                                  clp_error *err);
+/* After the setup: the buffers restored (SAME, PIECES) and the clock. */
+clp_status clp__sph_restart_apply(sph_run *r, const clp__sph_restart *rs, const char *identity,
+                                  clp__sph_clock *clock, clp_error *err);
+
+#endif
