@@ -99,7 +99,10 @@ fail:
 }
 
 /* The global size rounded up to a multiple of local, or with `ranged`, exactly `global`
- * work-items from `first`: the whole groups, then the rest as one group. */
+ * work-items from `first`: the whole groups, then the rest as groups of its binary digits,
+ * largest first. A group of each size the rest happens to have would do, but PoCL compiles a
+ * kernel anew for every group size it meets, and a split run's ranges change at every rebuild:
+ * powers of two keep that to a few sizes per kernel. */
 static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, bool ranged,
                           size_t first, size_t global, size_t local, double *seconds,
                           clp_error *err) {
@@ -112,11 +115,17 @@ static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, boo
         const size_t rounded = (global + local - 1) / local * local;
         return enqueue_groups(w, name, kernel, 0, rounded, local, seconds, err);
     }
-    const size_t whole = global / local * local, rest = global - whole;
+    const size_t whole = global / local * local;
     if (whole)
         CLP_TRY(enqueue_groups(w, name, kernel, first, whole, local, seconds, err));
-    if (rest)
-        CLP_TRY(enqueue_groups(w, name, kernel, first + whole, rest, rest, seconds, err));
+    size_t at = first + whole, rest = global - whole;
+    for (size_t size = (size_t)1 << (8 * sizeof(size_t) - 1); rest; size >>= 1) {
+        if (!(rest & size))
+            continue;
+        CLP_TRY(enqueue_groups(w, name, kernel, at, size, size, seconds, err));
+        at += size;
+        rest -= size;
+    }
 fail:
     return st;
 }
