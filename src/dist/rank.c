@@ -338,6 +338,9 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         .leaving_first = b[0], .leaving = b[1] - b[0], .edge_first = b[1], .edge = b[2] - b[1]};
     x[1] = (side_exchange){
         .leaving_first = b[4], .leaving = b[5] - b[4], .edge_first = b[3], .edge = b[4] - b[3]};
+    /* each phase logged, so that a rank that stops answering shows where */
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sorted; edges of %zu and %zu particles",
+              r->rank, x[0].edge, x[1].edge);
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
@@ -350,6 +353,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
         CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
     }
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sent", r->rank);
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
@@ -383,6 +387,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
        now hold arrivals, whose positions then are not there to compare with */
     r->grid->has_reference = false;
     CLP_TRY(clp_grid_update(r->grid, err));
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: pinned, sorted and listed", r->rank);
     const int owned_layers[] = {lo, lo + 1, L - hi - 1, L - hi, L};
     size_t o[5];
     CLP_TRY(layer_bounds(r, owned_layers, 5, o, err));
