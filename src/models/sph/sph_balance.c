@@ -62,7 +62,8 @@ clp_status clp__sph_balance_check(sph_run *r, bool *recut, clp_error *err) {
     all[ranks + me] = b->work / (double)b->steps;
     all[2 * ranks + me] = (double)clp_dist_rank_owned(&r->dist);
     CLP_TRY(clp__comm_allreduce(r->comm, all, 3 * (size_t)ranks, CLP_COMM_SUM, err));
-    double slowest = 0, mean = 0, measured = 0, speed_sum = 0;
+    double slowest = 0, mean = 0, speed_sum = 0;
+    int measured = 0;
     for (int k = 0; k < ranks; k++) {
         slowest = fmax(slowest, all[k]);
         mean += all[k] / ranks;
