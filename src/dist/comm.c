@@ -49,6 +49,10 @@ void clp__comm_local(const clp__comm *c, int *local_rank, int *local_size) {
     *local_size = c->local_size;
 }
 
+double clp__comm_waited(const clp__comm *c) {
+    return c->waited;
+}
+
 void clp__comm_set_tag_names(clp__comm *c, const char *const *names, int count) {
     c->tag_names = names;
     c->tag_count = names ? count : 0;
@@ -96,11 +100,20 @@ static clp_status check_args(const clp__comm *c, const char *doing, int peer, in
     return CLP_OK;
 }
 
+/* Every receive goes through here: the time it blocks is time this rank waited on another. */
+static clp_status timed_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                             clp_error *err) {
+    const double start = clp__now();
+    clp_status st = c->ops->recv(c, from, tag, data, bytes, err);
+    c->waited += clp__now() - start;
+    return st;
+}
+
 static clp_status recv_exactly(clp__comm *c, int from, int tag, void *data, size_t bytes,
                                clp_error *err) {
     void *got = NULL;
     size_t got_bytes = 0;
-    clp_status st = c->ops->recv(c, from, tag, &got, &got_bytes, err);
+    clp_status st = timed_recv(c, from, tag, &got, &got_bytes, err);
     if (st != CLP_OK)
         return st;
     if (got_bytes == bytes) {
@@ -127,7 +140,7 @@ clp_status clp__comm_recv(clp__comm *c, int from, int tag, void **data, size_t *
     *data = NULL;
     *bytes = 0;
     clp_status st = check_args(c, "receiving from", from, tag, err);
-    return st != CLP_OK ? st : c->ops->recv(c, from, tag, data, bytes, err);
+    return st != CLP_OK ? st : timed_recv(c, from, tag, data, bytes, err);
 }
 
 clp_status clp__comm_recv_into(clp__comm *c, int from, int tag, void *data, size_t bytes,
@@ -206,7 +219,7 @@ clp_status clp__comm_gather(clp__comm *c, const void *data, size_t bytes, void *
     for (int r = 0; r < c->size; r++) {
         size_t part_bytes = bytes;
         if (r > 0)
-            CLP_TRY(c->ops->recv(c, r, tag, &part, &part_bytes, err));
+            CLP_TRY(timed_recv(c, r, tag, &part, &part_bytes, err));
         offsets[r + 1] = offsets[r] + part_bytes;
         if (part_bytes > 0) {
             unsigned char *grown = realloc(joined, offsets[r + 1]);

@@ -44,6 +44,10 @@ int clp__comm_size(const clp__comm *c);
  * processes that share its memory), to pick its device: local rank 0 .. local size - 1. */
 void clp__comm_local(const clp__comm *c, int *local_rank, int *local_size);
 
+/* Seconds this rank has spent blocked in receives (the collectives' too) since its comm was
+ * made: time it waited on the other ranks, which its own speed leaves out. */
+double clp__comm_waited(const clp__comm *c);
+
 /* Error messages name tag t as names[t] when t < count (the table is borrowed for the comm's
  * life), else by number. */
 void clp__comm_set_tag_names(clp__comm *c, const char *const *names, int count);

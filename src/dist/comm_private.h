@@ -37,6 +37,7 @@ struct clp__comm {
     double timeout_s;
     const char *const *tag_names; /* borrowed */
     int tag_count;
+    double waited; /* seconds blocked in receives (clp__comm_waited) */
 };
 
 /* Fills the shared part; a timeout <= 0 takes clp__comm_default_timeout(). */

@@ -1,5 +1,6 @@
 /* The comm over threads: 3 ranks run the shared checks (comm_checks.h); then a rank that has
- * left, the default timeout from the environment, and how an MPI launch is recognised. */
+ * left, the time a receive waits counted, the default timeout from the environment, and how an
+ * MPI launch is recognised. */
 #include "internal.h"
 #include "comm_checks.h"
 
@@ -38,6 +39,33 @@ static void check_gone(void) {
                                    "the run (destroyed its comm) without sending it");
     CLP_ASSERT(pthread_join(thread, NULL) == 0);
     clp__comm_destroy(comms[0]);
+}
+
+static void *send_late(void *comm) {
+    comm_sleep(0.05);
+    int value = 3;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_send(comm, 0, TAG_A, &value, sizeof value, &err), &err);
+    return NULL;
+}
+
+/* A receive that waits for a late sender counts its wait (a rank's busy time leaves it out);
+ * sending counts none. */
+static void check_waited(void) {
+    clp__comm *comms[2];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 30, comms, &err), &err);
+    CLP_ASSERT(clp__comm_waited(comms[0]) == 0);
+    pthread_t thread;
+    CLP_ASSERT(pthread_create(&thread, NULL, send_late, comms[1]) == 0);
+    int value = 0;
+    CLP_ASSERT_OK(clp__comm_recv_into(comms[0], 1, TAG_A, &value, sizeof value, &err), &err);
+    CLP_ASSERT(pthread_join(thread, NULL) == 0);
+    CLP_ASSERT_EQ(value, 3);
+    CLP_ASSERT(clp__comm_waited(comms[0]) >= 0.04);
+    CLP_ASSERT(clp__comm_waited(comms[1]) == 0);
+    clp__comm_destroy(comms[0]);
+    clp__comm_destroy(comms[1]);
 }
 
 static void check_environment(void) {
@@ -85,6 +113,7 @@ int main(void) {
         clp__comm_destroy(comms[r]);
 
     check_gone();
+    check_waited();
     check_environment();
     return 0;
 }

@@ -22,13 +22,24 @@ fail:
     return st;
 }
 
+/* The lines of `identity` that say how the particles are cut (new): the dist options but
+ * those of rebalancing, which do not change the cut a checkpoint holds. */
+static char *split_lines(const char *identity) {
+    static const char *const dist[] = {"option dist.", NULL};
+    static const char *const later[] = {"option dist.rebalance", "option dist.probe_steps", NULL};
+    char *all = clp__sph_identity_filter(identity, dist, true);
+    char *lines = all ? clp__sph_identity_filter(all, later, false) : NULL;
+    free(all);
+    return lines;
+}
+
 /* Whether the run splits as the checkpoint's did: the dist options (the cut's axis, the
- * slots' room) and the weights; the number of ranks is compared by the caller. */
+ * slots' room) and the weights (measured ones, after a rebalance); the number of ranks is
+ * compared by the caller. */
 static bool same_split(const clp__checkpoint *cp, const clp__sph_manifest *m, const char *identity,
                        const double *weights) {
-    static const char *const dist[] = {"option dist.", NULL};
-    char *stored = clp__sph_identity_filter(clp__checkpoint_identity(cp), dist, true);
-    char *wanted = clp__sph_identity_filter(identity, dist, true);
+    char *stored = split_lines(clp__checkpoint_identity(cp));
+    char *wanted = split_lines(identity);
     bool same = stored && wanted && strcmp(stored, wanted) == 0;
     for (int k = 0; same && k < m->ranks; k++)
         same = m->weights[k] == (weights ? weights[k] : 1.0);
@@ -37,7 +48,7 @@ static bool same_split(const clp__checkpoint *cp, const clp__sph_manifest *m, co
     return same;
 }
 
-static void moved_free(clp__sph_moved *m) {
+void clp__sph_moved_free(clp__sph_moved *m) {
     free(m->xyz);
     free(m->type);
     free(m->vel);
@@ -46,9 +57,8 @@ static void moved_free(clp__sph_moved *m) {
     *m = (clp__sph_moved){0};
 }
 
-/* `n` particles, all excluded at the grid's origin until a checkpoint gives them. */
-static clp_status moved_alloc(clp__sph_moved *m, size_t n, const double origin[3], cl_float rest,
-                              clp_error *err) {
+clp_status clp__sph_moved_alloc(clp__sph_moved *m, size_t n, const double origin[3], cl_float rest,
+                                clp_error *err) {
     clp_status st = CLP_OK;
     m->xyz = malloc(3 * n * sizeof *m->xyz + 1);
     m->type = malloc(n * sizeof *m->type + 1);
@@ -128,7 +138,7 @@ static clp_status gather(sph_run *r, clp__sph_restart *rs, bool split, clp_error
     const cl_float rest = (cl_float)clp__sph_stored_density(&r->c, r->centred, r->c.rho0);
     bool *seen = calloc(n + 1, sizeof *seen);
     CLP_REQUIRE_ALLOC(seen, err);
-    CLP_TRY(moved_alloc(&rs->moved, n, r->geo.origin, rest, err));
+    CLP_TRY(clp__sph_moved_alloc(&rs->moved, n, r->geo.origin, rest, err));
     if (split)
         CLP_TRY(take_pieces(rs, n, seen, err));
     else /* a one-device checkpoint: every particle in its n slots */
@@ -192,7 +202,7 @@ clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *ident
 void clp__sph_restart_close(clp__sph_restart *rs) {
     clp__checkpoint_destroy(rs->cp);
     clp__checkpoint_destroy(rs->piece);
-    moved_free(&rs->moved);
+    clp__sph_moved_free(&rs->moved);
     *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_NONE};
 }
 

@@ -23,6 +23,12 @@ typedef struct clp__sph_moved {
     uint64_t excluded;
 } clp__sph_moved;
 
+/* `n` particles, all excluded at the grid's origin (density `rest`) until a checkpoint or
+ * the ranks give them. Free with clp__sph_moved_free, also after a failure. */
+clp_status clp__sph_moved_alloc(clp__sph_moved *m, size_t n, const double origin[3], cl_float rest,
+                                clp_error *err);
+void clp__sph_moved_free(clp__sph_moved *m);
+
 typedef struct clp__sph_restart {
     clp__sph_restart_kind how;
     clp__checkpoint *cp;    /* the file --restart names */

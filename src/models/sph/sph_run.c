@@ -1,6 +1,7 @@
 /* The SPH time loop: build the program, set up particles, then rebuild, forces and
  * integration every step, with diagnostics and VTK snapshots at each output time. */
 #include "models/models.h"
+#include "models/sph/sph_balance.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_dist_checkpoint.h"
 #include "models/sph/sph_gauges.h"
@@ -25,6 +26,7 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     memcpy(desc.origin, r->c.origin, sizeof desc.origin);
     memcpy(desc.size, r->c.size, sizeof desc.size);
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
+    r->global = r->geo;
     r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
     r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
 fail:
@@ -490,6 +492,42 @@ static void report_rebuilds(const sph_run *r) {
             (unsigned long long)t->forced_rebuilds, (unsigned long long)t->rebuilds, r->half_skin);
 }
 
+/* A split rank back to the case before its cut: no grid, slab, slots or rank options. */
+static void tear_down(sph_run *r, const clp_options *opts) {
+    clp_dist_rank_destroy(&r->dist);
+    r->dist = (clp_dist_rank){0};
+    clp_grid_destroy(r->grid);
+    r->grid = NULL;
+    clp_options_destroy(r->rank_opts);
+    r->rank_opts = NULL;
+    r->opts = opts;
+    r->geo = r->global;
+    r->n = r->particles;
+}
+
+/* At a rebuild of a split run, when the ranks agree that their busy times differ by more than
+ * dist.rebalance: their particles collected as a restart's and cut again by the measured
+ * speeds, through the setup a restart on other weights takes (the program for the new slab
+ * is a cache hit after the first time). The setup's rebuild stands for the step's. */
+static clp_status rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
+                            clp_cache *cache, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__sph_restart rs = {.how = CLP__SPH_RESTART_NONE};
+    bool recut;
+    if ((!clp_grid_rebuilds_at(r->grid, clock->step) && !clock->rebuild_due) || r->listed)
+        return CLP_OK;
+    CLP_TRY(clp__sph_balance_check(r, &recut, err));
+    if (!recut)
+        return CLP_OK;
+    CLP_TRY(clp__sph_balance_collect(r, &rs, err));
+    tear_down(r, opts);
+    CLP_TRY(setup(r, r->balance.weights, &rs, cache, err));
+    CLP_TRY(clp__sph_balance_done(r, clock->step, err));
+fail:
+    clp__sph_restart_close(&rs);
+    return st;
+}
+
 /* The checkpoint file of a run's output folder. */
 static void checkpoint_path(const clp_run_config *config, char *path, size_t size) {
     snprintf(path, size, "%s/" CLP__SPH_CHECKPOINT, config->out_dir);
@@ -518,6 +556,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                               &identity, err));
     if (config->restart)
         CLP_TRY(clp__sph_restart_open(&r, config->restart, identity, weights, &restart, err));
+    clp__sph_balance_init(&r, weights);
     CLP_TRY(setup(&r, weights, &restart, config->cache, err));
     clp_worker_set_profiling(w, r.timed);
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
@@ -575,7 +614,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             while (clock.next_checkpoint <= clock.time + slack)
                 clock.next_checkpoint += interval;
             if (comm)
-                CLP_TRY(clp__sph_dist_checkpoint_write(&r, ckpt, identity, weights, &clock, err));
+                CLP_TRY(clp__sph_dist_checkpoint_write(&r, ckpt, identity, r.balance.weights,
+                                                       &clock, err));
             else
                 CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
             if (requested)
@@ -589,7 +629,11 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             clp__progress_update(&progress, clock.step, clock.time, rate);
         if (last || stopping)
             break;
+        if (comm)
+            CLP_TRY(rebalance(&r, opts, &clock, config->cache, err));
+        clp__sph_balance_step_begin(&r);
         CLP_TRY(step(&r, &clock, err));
+        clp__sph_balance_step_end(&r);
         clock.time += clock.dt;
         clock.step++;
     }

@@ -7,6 +7,24 @@
 #include "models/sph/sph.h"
 #include "models/sph/sph_output.h"
 
+/* The steps whose busy times a rank keeps, the last ones, for their median. */
+enum { CLP__SPH_BALANCE_SAMPLES = 256 };
+
+/* A split run's measured speeds (sph_balance.c). */
+typedef struct clp__sph_balance {
+    double threshold;     /* dist.rebalance: 0 never */
+    uint64_t probe_steps; /* dist.probe_steps */
+    uint64_t steps;       /* steps timed since the last cut */
+    double work;          /* this rank's owned particles, summed over those steps */
+    double busy[CLP__SPH_BALANCE_SAMPLES]; /* step s's wall time less the waits on other
+                                               ranks, seconds, at s % SAMPLES */
+    double step_start, waited_start;
+    double weights[CLP_DIST_MAX_RANKS]; /* the last cut's: --weights (1 each) or speeds */
+    double speeds[CLP_DIST_MAX_RANKS];  /* particle-steps/s measured at the last check */
+    double owned[CLP_DIST_MAX_RANKS];   /* each rank's owned particles then */
+    double excess;                      /* the slowest busy time over the mean, less 1 */
+} clp__sph_balance;
+
 typedef struct sph_run {
     clp_worker *w;
     const clp_options *opts;
@@ -26,7 +44,9 @@ typedef struct sph_run {
     /* a multi-device run: this rank's comm, slab and layout; NULL comm on one device */
     clp__comm *comm;
     clp_dist_rank dist;
-    uint64_t excluded; /* particles excluded so far on all ranks */
+    uint64_t excluded;        /* particles excluded so far on all ranks */
+    clp_grid_geometry global; /* the case's geometry, for a re-cut */
+    clp__sph_balance balance;
 } sph_run;
 
 /* The buffers a particle takes to another rank, and those zeroed over a rank's halo. */

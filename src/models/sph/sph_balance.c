@@ -1,0 +1,234 @@
+/* Measured speeds and rebalancing of a split SPH run: busy time per rank, the ranks' check at
+ * a rebuild, and their owned particles collected in memory for a re-cut. */
+#include "models/sph/sph_balance.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void clp__sph_balance_init(sph_run *r, const double *weights) {
+    clp__sph_balance *b = &r->balance;
+    *b = (clp__sph_balance){.threshold = clp_options_float(r->opts, "dist.rebalance"),
+                            .probe_steps = (uint64_t)clp_options_int(r->opts, "dist.probe_steps")};
+    const int ranks = r->comm ? clp__comm_size(r->comm) : 1;
+    for (int k = 0; k < ranks; k++)
+        b->weights[k] = weights ? weights[k] : 1.0;
+}
+
+void clp__sph_balance_step_begin(sph_run *r) {
+    if (!r->comm)
+        return;
+    r->balance.step_start = clp__now();
+    r->balance.waited_start = clp__comm_waited(r->comm);
+}
+
+void clp__sph_balance_step_end(sph_run *r) {
+    if (!r->comm)
+        return;
+    clp__sph_balance *b = &r->balance;
+    const double waited = clp__comm_waited(r->comm) - b->waited_start;
+    b->busy[b->steps % CLP__SPH_BALANCE_SAMPLES] = fmax(0.0, clp__now() - b->step_start - waited);
+    b->work += (double)clp_dist_rank_owned(&r->dist);
+    b->steps++;
+}
+
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median busy time of the steps kept: a step that compiled a kernel on first use (PoCL
+ * does, for each new range size after a rebuild) says nothing of the device's speed. */
+static double median_busy(const clp__sph_balance *b) {
+    double sorted[CLP__SPH_BALANCE_SAMPLES];
+    const size_t n = b->steps < CLP__SPH_BALANCE_SAMPLES ? b->steps : CLP__SPH_BALANCE_SAMPLES;
+    memcpy(sorted, b->busy, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, by_value);
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+clp_status clp__sph_balance_check(sph_run *r, bool *recut, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__sph_balance *b = &r->balance;
+    const int ranks = clp__comm_size(r->comm), me = clp__comm_rank(r->comm);
+    *recut = false;
+    if (b->threshold <= 0 || b->steps < b->probe_steps)
+        return CLP_OK;
+    /* each rank's step time, particles a step and owned particles in its slots, the others'
+       0: a sum */
+    double all[3 * CLP_DIST_MAX_RANKS] = {0};
+    all[me] = median_busy(b);
+    all[ranks + me] = b->work / (double)b->steps;
+    all[2 * ranks + me] = (double)clp_dist_rank_owned(&r->dist);
+    CLP_TRY(clp__comm_allreduce(r->comm, all, 3 * (size_t)ranks, CLP_COMM_SUM, err));
+    double slowest = 0, mean = 0, speed_sum = 0;
+    int measured = 0;
+    for (int k = 0; k < ranks; k++) {
+        slowest = fmax(slowest, all[k]);
+        mean += all[k] / ranks;
+        b->owned[k] = all[2 * ranks + k];
+        b->speeds[k] = all[k] > 0 && all[ranks + k] > 0 ? all[ranks + k] / all[k] : 0;
+        measured += b->speeds[k] > 0;
+        speed_sum += b->speeds[k];
+    }
+    b->excess = mean > 0 ? slowest / mean - 1 : 0;
+    if (me == 0)
+        CLP_DEBUG(CLP_LOG_RUN,
+                  "balance over %" PRIu64 " steps: the slowest device busy %.3g s a step, %.0f%% "
+                  "over the mean",
+                  b->steps, slowest, 100 * b->excess);
+    /* every rank computed the same from the same sums: they agree without another message */
+    *recut = measured > 0 && b->excess > b->threshold;
+    if (!*recut) {
+        b->steps = 0; /* measure afresh: the next check sees the run as it is then */
+        b->work = 0;
+        return CLP_OK;
+    }
+    for (int k = 0; k < ranks; k++) /* a rank without particles has no speed: the mean */
+        b->weights[k] = b->speeds[k] > 0 ? b->speeds[k] : speed_sum / measured;
+fail:
+    return st;
+}
+
+/* One owned particle as the ranks send it for a re-cut: what a restart's cut reads of a
+ * checkpoint (sph_restart.c). */
+typedef struct moved_record {
+    cl_float4 pos, vel, ghost;
+    cl_uint id, type;
+    cl_float rho;
+    cl_uint unused;
+} moved_record;
+
+/* This rank's owned particles as records (new, *count of them). */
+static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t first = r->dist.owned_first, n = clp_dist_rank_owned(&r->dist);
+    const bool ghosts = clp_worker_buffers(r->w) & CLP_BUF_GHOST;
+    cl_float4 *pos = malloc(n * sizeof *pos + 1), *vel = malloc(n * sizeof *vel + 1);
+    cl_float4 *ghost = calloc(n + 1, sizeof *ghost);
+    cl_uint *id = malloc(n * sizeof *id + 1), *type = malloc(n * sizeof *type + 1);
+    cl_float *rho = malloc(n * sizeof *rho + 1);
+    moved_record *records = malloc(n * sizeof *records + 1);
+    CLP_REQUIRE(pos && vel && ghost && id && type && rho && records, err, CLP_NOMEM,
+                "out of host memory for the %zu particles of device rank %d", n, r->dist.rank);
+    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_POS, first, n, r->n, pos, err));
+    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_VEL, first, n, r->n, vel, err));
+    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_ID, first, n, r->n, id, err));
+    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_TYPE, first, n, r->n, type, err));
+    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_RHO, first, n, r->n, rho, err));
+    if (ghosts)
+        CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_GHOST, first, n, r->n, ghost, err));
+    for (size_t k = 0; k < n; k++)
+        records[k] = (moved_record){pos[k], vel[k], ghost[k], id[k], type[k], rho[k], 0};
+    *out = records;
+    *count = n;
+    records = NULL;
+fail:
+    free(pos);
+    free(vel);
+    free(ghost);
+    free(id);
+    free(type);
+    free(rho);
+    free(records);
+    return st;
+}
+
+/* Every rank's records on every rank: gathered on rank 0, then broadcast (new, *count). */
+static clp_status all_records(sph_run *r, moved_record **out, size_t *count, clp_error *err) {
+    clp_status st = CLP_OK;
+    moved_record *mine = NULL, *all = NULL;
+    size_t n_mine = 0, offsets[CLP_DIST_MAX_RANKS + 1];
+    CLP_TRY(own_records(r, &mine, &n_mine, err));
+    CLP_TRY(clp__comm_gather(r->comm, mine, n_mine * sizeof *mine, (void **)&all, offsets, err));
+    uint64_t bytes = r->dist.rank == 0 ? offsets[clp__comm_size(r->comm)] : 0;
+    CLP_TRY(clp__comm_broadcast(r->comm, &bytes, sizeof bytes, err));
+    if (r->dist.rank != 0) {
+        all = malloc(bytes + 1);
+        CLP_REQUIRE(all, err, CLP_NOMEM, "out of host memory for %" PRIu64 " bytes of particles",
+                    bytes);
+    }
+    CLP_TRY(clp__comm_broadcast(r->comm, all, bytes, err));
+    *out = all;
+    *count = bytes / sizeof *all;
+    all = NULL;
+fail:
+    free(mine);
+    free(all);
+    return st;
+}
+
+clp_status clp__sph_balance_collect(sph_run *r, clp__sph_restart *rs, clp_error *err) {
+    clp_status st = CLP_OK;
+    moved_record *all = NULL;
+    size_t count = 0;
+    const size_t n = r->particles;
+    const cl_float rest = (cl_float)clp__sph_stored_density(&r->c, r->centred, r->c.rho0);
+    bool *seen = calloc(n + 1, sizeof *seen);
+    *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_RECUT};
+    CLP_REQUIRE_ALLOC(seen, err);
+    /* the halo refresh the last step began, ended: no message stays behind the re-cut */
+    CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+    CLP_TRY(all_records(r, &all, &count, err));
+    clp__sph_moved *m = &rs->moved;
+    CLP_TRY(clp__sph_moved_alloc(m, n, r->global.origin, rest, err));
+    for (size_t k = 0; k < count; k++) {
+        const cl_uint i = all[k].id;
+        CLP_REQUIRE(i < n && !seen[i], err, CLP_CHECK, "rebalancing: particle %u is %s", i,
+                    i < n ? "owned by two devices" : "beyond the case's particles");
+        seen[i] = true;
+        for (int a = 0; a < 3; a++)
+            m->xyz[3 * i + a] = all[k].pos.s[a];
+        m->type[i] = all[k].type;
+        m->vel[i] = all[k].vel;
+        m->rho[i] = all[k].rho;
+        m->ghost[i] = all[k].ghost;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->excluded += m->type[i] == CLP_GRID_EXCLUDED; /* those left out at a rebuild too */
+    CLP_REQUIRE(m->excluded == r->excluded, err, CLP_CHECK,
+                "rebalancing: the devices own %zu particles in the computation, not the %zu of "
+                "the case less the %" PRIu64 " excluded",
+                (size_t)(n - m->excluded), n, r->excluded);
+fail:
+    free(seen);
+    free(all);
+    return st;
+}
+
+/* "a, b, c" of n values with `format`, into `out`. */
+static void join(const double *v, int n, const char *format, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n && used < size; k++) {
+        used += (size_t)snprintf(out + used, size - used, k ? ", " : "");
+        if (used < size)
+            used += (size_t)snprintf(out + used, size - used, format, v[k]);
+    }
+}
+
+clp_status clp__sph_balance_done(sph_run *r, uint64_t step, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__sph_balance *b = &r->balance;
+    const int ranks = clp__comm_size(r->comm), me = clp__comm_rank(r->comm);
+    double owned[CLP_DIST_MAX_RANKS] = {0};
+    owned[me] = (double)clp_dist_rank_owned(&r->dist);
+    CLP_TRY(clp__comm_allreduce(r->comm, owned, (size_t)ranks, CLP_COMM_SUM, err));
+    if (me == 0) {
+        char before[256], after[256], speeds[256];
+        join(b->owned, ranks, "%.0f", before, sizeof before);
+        join(owned, ranks, "%.0f", after, sizeof after);
+        join(b->speeds, ranks, "%.3g", speeds, sizeof speeds);
+        CLP_INFO(CLP_LOG_RUN,
+                 "rebalanced at step %" PRIu64 ": the slowest device was busy %.0f%% more than "
+                 "the mean (median step) over %" PRIu64
+                 " steps (dist.rebalance=%g); measured speeds %s "
+                 "particle-steps/s; particles per device %s -> %s",
+                 step, 100 * b->excess, b->steps, b->threshold, speeds, before, after);
+    }
+    b->steps = 0;
+    b->work = 0;
+fail:
+    return st;
+}
