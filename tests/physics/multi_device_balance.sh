@@ -29,7 +29,7 @@ spread() {
 }
 
 run one pthread
-run balanced "basic basic" --devices all --weights 1,20 -s dist.probe_steps=100 -v
+run balanced "basic basic" --devices all --weights 1,20 -s dist.rebalance=0.1 -s dist.probe_steps=100 -v
 grep "rebalanced at step" "$work/balanced.log" || fail "no rebalance logged"
 first=$(spread "$work/balanced.log" first)
 last=$(spread "$work/balanced.log" last)
