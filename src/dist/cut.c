@@ -47,11 +47,26 @@ static int layer_of(const clp_grid_geometry *g, int axis, const double *x) {
     return l < 0 ? 0 : l >= g->cells[axis] ? g->cells[axis] - 1 : l;
 }
 
-/* The cut along the axis dist.axis names, or the best of `axes` for auto; counts[a] (new)
- * gets the particles in each layer along each axis counted. */
+/* The layers along `axis` no slab may begin at: those between the two points of a tie. */
+static unsigned char *tied_layers(const clp_grid_geometry *global, int axis,
+                                  const clp_dist_ties *ties) {
+    unsigned char *together = calloc((size_t)global->cells[axis], 1);
+    for (size_t t = 0; together && ties && t < ties->count; t++) {
+        const int a = layer_of(global, axis, ties->points + 6 * t),
+                  b = layer_of(global, axis, ties->points + 6 * t + 3);
+        for (int l = (a < b ? a : b) + 1; l <= (a < b ? b : a); l++)
+            together[l] = 1;
+    }
+    return together;
+}
+
+/* The cut along the axis dist.axis names, or the best of `axes` for auto; counts[a] and
+ * together[a] (new) get the particles in each layer along each axis counted, and the layers
+ * no slab may begin at. */
 static clp_status cut_slabs(const clp__comm *comm, const clp_options *opts,
                             const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                            size_t n, const double *weights, double *counts[3], clp_slabs *out,
+                            size_t n, const clp_dist_ties *ties, const double *weights,
+                            double *counts[3], unsigned char *together[3], clp_slabs *out,
                             clp_error *err) {
     clp_status st = CLP_OK;
     const char *requested = clp_options_enum(opts, "dist.axis");
@@ -64,28 +79,34 @@ static clp_status cut_slabs(const clp__comm *comm, const clp_options *opts,
         if (automatic ? !(axes & (1u << a)) : a != named)
             continue;
         counts[a] = calloc((size_t)global->cells[a], sizeof *counts[a]);
-        CLP_REQUIRE_ALLOC(counts[a], err);
+        together[a] = tied_layers(global, a, ties);
+        CLP_REQUIRE(counts[a] && together[a], err, CLP_NOMEM, "out of host memory");
         for (size_t i = 0; i < n; i++)
             counts[a][layer_of(global, a, xyz + 3 * i)] += 1;
     }
     const int ranks = clp__comm_size(comm);
     if (automatic)
-        CLP_TRY(clp_slabs_cut_best(global, (const double *const *)counts, axes, ranks, weights, out,
-                                   err));
+        CLP_TRY(clp_slabs_cut_best(global, (const double *const *)counts,
+                                   (const unsigned char *const *)together, axes, ranks, weights,
+                                   out, err));
     else
-        CLP_TRY(clp_slabs_cut(global, named, counts[named], ranks, weights, out, err));
+        CLP_TRY(clp_slabs_cut_together(global, named, counts[named], together[named], ranks,
+                                       weights, out, err));
 fail:
     return st;
 }
 
 clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
                              const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                             size_t n, const double *weights, clp_dist_cut *out, clp_error *err) {
+                             size_t n, const clp_dist_ties *ties, const double *weights,
+                             clp_dist_cut *out, clp_error *err) {
     clp_status st = CLP_OK;
     clp_dist_cut c = {0};
     double *counts[3] = {NULL, NULL, NULL};
+    unsigned char *together[3] = {NULL, NULL, NULL};
     const int rank = clp__comm_rank(comm);
-    CLP_TRY(cut_slabs(comm, opts, global, axes, xyz, n, weights, counts, &c.slabs, err));
+    CLP_TRY(cut_slabs(comm, opts, global, axes, xyz, n, ties, weights, counts, together, &c.slabs,
+                      err));
     const int axis = c.slabs.axis, layers = global->cells[axis];
     const double *layer_count = counts[axis];
     bool halo[2];
@@ -120,8 +141,10 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
     *out = c;
     c = (clp_dist_cut){0};
 fail:
-    for (int a = 0; a < 3; a++)
+    for (int a = 0; a < 3; a++) {
         free(counts[a]);
+        free(together[a]);
+    }
     clp_dist_cut_free(&c);
     return st;
 }

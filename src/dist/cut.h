@@ -26,13 +26,21 @@ typedef struct clp_dist_cut {
     uint32_t *ids;           /* slots: each owned one's index in the case, then padding IDs */
 } clp_dist_cut;
 
+/* What a cut must keep on one rank: `count` pairs of points, 6 coordinates each, a particle
+ * and a point it reads the neighbours of (an mDBC ghost node), which its halo may not reach. */
+typedef struct clp_dist_ties {
+    const double *points;
+    size_t count;
+} clp_dist_ties;
+
 /* Cuts the `n` particles at `xyz` (the case's, in `global`) into slabs by particles per layer
  * and `weights` (NULL: equal), along the axis dist.axis names or, for auto, the one of the
- * bit mask `axes` whose cut leaves the smallest halo (clp_slabs_cut_best), and gives this
- * rank its share. */
+ * bit mask `axes` whose cut leaves the smallest halo (clp_slabs_cut_best), with each of the
+ * `ties` (NULL: none) on one rank, and gives this rank its share. */
 clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
                              const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                             size_t n, const double *weights, clp_dist_cut *out, clp_error *err);
+                             size_t n, const clp_dist_ties *ties, const double *weights,
+                             clp_dist_cut *out, clp_error *err);
 void clp_dist_cut_free(clp_dist_cut *c);
 
 #endif

@@ -12,6 +12,13 @@ const char *clp_slabs_axis_order(int axis) {
 
 clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
                          int ranks, const double *rank_weight, clp_slabs *out, clp_error *err) {
+    return clp_slabs_cut_together(global, axis, layer_weight, NULL, ranks, rank_weight, out, err);
+}
+
+clp_status clp_slabs_cut_together(const clp_grid_geometry *global, int axis,
+                                  const double *layer_weight, const unsigned char *together,
+                                  int ranks, const double *rank_weight, clp_slabs *out,
+                                  clp_error *err) {
     const int layers = global->cells[axis];
     if (ranks < 1 || ranks > CLP_DIST_MAX_RANKS)
         return CLP_FAIL(err, CLP_USAGE, "a case splits among 1 to %d devices, not %d",
@@ -36,8 +43,16 @@ clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double
         s.first[r] = l;
         share += total * (rank_weight ? rank_weight[r] : 1.0) / speed;
         const int least = l + 2, most = layers - 2 * (ranks - 1 - r);
-        while (l < most && (l < least || sum + 0.5 * layer_weight[l] < share))
+        while (l < most &&
+               (l < least || sum + 0.5 * layer_weight[l] < share || (together && together[l])))
             sum += layer_weight[l++];
+        if (together && together[l])
+            return CLP_FAIL(err, CLP_CASE,
+                            "no cut of the %d cell layers along %c into %d slabs keeps each "
+                            "particle on one device with the points it reads beyond its halo "
+                            "(mDBC's ghost nodes): cut along another axis (dist.axis) or split "
+                            "among fewer devices",
+                            layers, axis_names[axis], ranks);
     }
     s.first[ranks - 1] = l;
     s.first[ranks] = layers;
@@ -57,8 +72,8 @@ double clp_slabs_halo(const clp_slabs *s, const double *layer_weight) {
 }
 
 clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
-                              unsigned axes, int ranks, const double *rank_weight, clp_slabs *out,
-                              clp_error *err) {
+                              const unsigned char *const together[3], unsigned axes, int ranks,
+                              const double *rank_weight, clp_slabs *out, clp_error *err) {
     clp_status first_refusal = CLP_OK;
     double best = 0;
     int best_axis = -1;
@@ -68,7 +83,8 @@ clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *con
         clp_slabs s;
         clp_error why = CLP_ERROR_INIT;
         const clp_status st =
-            clp_slabs_cut(global, a, layer_weight[a], ranks, rank_weight, &s, &why);
+            clp_slabs_cut_together(global, a, layer_weight[a], together ? together[a] : NULL, ranks,
+                                   rank_weight, &s, &why);
         if (st != CLP_OK) {
             if (first_refusal == CLP_OK) {
                 first_refusal = st;

@@ -28,16 +28,25 @@ const char *clp_slabs_axis_order(int axis);
 clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
                          int ranks, const double *rank_weight, clp_slabs *out, clp_error *err);
 
+/* The same, where no slab begins at a layer l with together[l] set (NULL: none): layers l - 1
+ * and l hold a particle and a point it reads from beyond its halo, as an mDBC boundary
+ * particle and its ghost node. A boundary due there moves up to the first layer allowed. */
+clp_status clp_slabs_cut_together(const clp_grid_geometry *global, int axis,
+                                  const double *layer_weight, const unsigned char *together,
+                                  int ranks, const double *rank_weight, clp_slabs *out,
+                                  clp_error *err);
+
 /* The particles a cut puts in the ranks' halos: those of the layers on both sides of each
  * boundary between two slabs, which the ranks copy to each other every step. */
 double clp_slabs_halo(const clp_slabs *s, const double *layer_weight);
 
 /* The cut along the axis whose halo is smallest, of the axes in the bit mask `axes` (bit a
  * for axis a) with room for `ranks` slabs (of equals, the one with the most cells):
- * layer_weight[a] holds the layers along axis a. A smaller halo is less to copy each step. */
+ * layer_weight[a] holds the layers along axis a, together[a] (NULL, or an entry NULL: none)
+ * where no slab may begin (clp_slabs_cut_together). A smaller halo is less to copy each step. */
 clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
-                              unsigned axes, int ranks, const double *rank_weight, clp_slabs *out,
-                              clp_error *err);
+                              const unsigned char *const together[3], unsigned axes, int ranks,
+                              const double *rank_weight, clp_slabs *out, clp_error *err);
 
 /* The rank below (side 0) or above (side 1) rank r, wrapping on a periodic axis; -1 for none. */
 int clp_slabs_neighbor(const clp_slabs *s, int rank, int side);

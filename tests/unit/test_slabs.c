@@ -136,16 +136,16 @@ static void axis_choice(void) {
     CLP_ASSERT_EQ(s.first[1], 2); /* 80 particles a side */
     CLP_ASSERT_NEAR(clp_slabs_halo(&s, x), 80, 0);
     const double *const counts[3] = {x, y, z};
-    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, 7, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.axis, 1); /* 42 against 80 along x and 56 along z */
     CLP_ASSERT_EQ(s.first[1], 4);
-    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, 5, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, 5, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.axis, 2); /* y left out: z's 56 against x's 80 */
     /* of equal halos, the axis with more cells; on a periodic axis the wrap is a boundary */
     const double z8[8] = {21, 21, 21, 21, 21, 21, 21, 21};
     const clp_grid_geometry cube = grid(8, 8, 8, false);
     const double *const equal[3] = {y, y, z8};
-    CLP_ASSERT_OK(clp_slabs_cut_best(&cube, equal, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&cube, equal, NULL, 7, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.axis, 0);
     const clp_grid_geometry ring = grid(8, 3, 4, true);
     CLP_ASSERT_OK(clp_slabs_cut(&ring, 0, y, 2, NULL, &s, &err), &err);
@@ -187,7 +187,7 @@ static void rank_share(void) {
     CLP_ASSERT_OK(clp__comm_threads_create(2, 0, comms, &err), &err);
     clp_options *opts = options("dist.room=0.5");
     clp_dist_cut cut;
-    CLP_ASSERT_OK(clp_dist_cut_make(comms[1], opts, &g, 1, xyz, 8, NULL, &cut, &err), &err);
+    CLP_ASSERT_OK(clp_dist_cut_make(comms[1], opts, &g, 1, xyz, 8, NULL, NULL, &cut, &err), &err);
     CLP_ASSERT_EQ(cut.slabs.first[1], 4);
     CLP_ASSERT_EQ(cut.owned, 4);
     CLP_ASSERT_EQ(cut.slots, 9 + 64); /* ceil((4 + 2) * 1.5) and 64 */
@@ -220,6 +220,29 @@ static void rank_options(void) {
     clp_options_destroy(opts);
 }
 
+/* Layers tied together: no slab begins between them, the boundary moves up past them, and a
+ * cut with no room left is refused naming the reason. */
+static void tied_layers(void) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_slabs s;
+    const clp_grid_geometry g = grid(12, 3, 4, false);
+    double layers[12];
+    for (int l = 0; l < 12; l++)
+        layers[l] = 10;
+    unsigned char together[12] = {0};
+    together[6] = together[7] = 1; /* layers 5 to 7 on one rank */
+    CLP_ASSERT_OK(clp_slabs_cut_together(&g, 0, layers, together, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[1], 8);
+    const unsigned char *const per_axis[3] = {together, NULL, NULL};
+    const double *const counts[3] = {layers, NULL, NULL};
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, per_axis, 1, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.first[1], 8);
+    for (int l = 2; l < 12; l++)
+        together[l] = 1;
+    CLP_ASSERT(clp_slabs_cut_together(&g, 0, layers, together, 2, NULL, &s, &err) == CLP_CASE);
+    CLP_ASSERT_CONTAINS(err.message, "mDBC's ghost nodes");
+}
+
 int main(void) {
     uniform_cut();
     crowded_cut();
@@ -227,6 +250,7 @@ int main(void) {
     neighbours_and_owners();
     local_grids();
     axis_choice();
+    tied_layers();
     rank_share();
     rank_options();
     clp_schema_destroy(schema);

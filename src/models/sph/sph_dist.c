@@ -51,17 +51,46 @@ fail:
     return st;
 }
 
+/* Under mDBC each boundary particle reads the fluid around its ghost node, which may lie
+ * farther than its halo reaches (a wall's thickness beyond it): the two stay on one device.
+ * *points (new) gets the pairs, NULL for none. */
+static clp_status ghost_ties(const sph_run *r, const double *xyz, const uint32_t *types,
+                             double **points, size_t *count, clp_error *err) {
+    clp_status st = CLP_OK;
+    *points = NULL;
+    *count = 0;
+    if (strcmp(clp_options_enum(r->opts, "sph.boundary"), "mdbc") != 0)
+        return CLP_OK;
+    *points = malloc(6 * r->particles * sizeof **points + 1);
+    CLP_REQUIRE_ALLOC(*points, err);
+    for (size_t i = 0; i < r->particles; i++) {
+        double to_ghost[3], *tie = *points + 6 * *count;
+        if (types[i] != 1 || !clp__sph_ghost(&r->c, xyz + 3 * i, to_ghost))
+            continue;
+        for (int a = 0; a < 3; a++) {
+            tie[a] = xyz[3 * i + a];
+            tie[3 + a] = xyz[3 * i + a] + to_ghost[a];
+        }
+        ++*count;
+    }
+fail:
+    return st;
+}
+
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
     clp_status st = CLP_OK;
     clp_dist_cut cut = {0};
     uint32_t *local_types = NULL, *kept_ids = NULL;
-    double *kept_xyz = NULL;
+    double *kept_xyz = NULL, *tied = NULL;
     size_t kept;
+    clp_dist_ties ties = {0};
     CLP_TRY(check_supported(r, err));
     CLP_TRY(kept_particles(r, *xyz, *types, &kept_xyz, &kept_ids, &kept, err));
+    CLP_TRY(ghost_ties(r, *xyz, *types, &tied, &ties.count, err));
+    ties.points = tied;
     CLP_TRY(clp_dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
-                              kept, weights, &cut, err));
+                              kept, &ties, weights, &cut, err));
     for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
         cut.ids[i] = kept_ids[cut.ids[i]];
     CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, &r->rank_opts, err));
@@ -87,6 +116,7 @@ fail:
     free(local_types);
     free(kept_xyz);
     free(kept_ids);
+    free(tied);
     return st;
 }
 
