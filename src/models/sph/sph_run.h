@@ -1,10 +1,12 @@
 /* The state of an SPH run, on one device or as one rank of a multi-device run, shared by the
- * time loop (sph_run.c) and a rank's part in the decomposition (sph_dist.c). */
+ * time loop (sph_run.c), its step (sph_step.c) and a rank's part in the decomposition
+ * (sph_dist.c). */
 #ifndef CLPART_SPH_RUN_H
 #define CLPART_SPH_RUN_H
 
 #include "dist/rank.h"
 #include "models/sph/sph.h"
+#include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_output.h"
 
 /* The steps whose busy times a rank keeps, the last ones, for their median. */
@@ -56,6 +58,12 @@ typedef struct sph_run {
 #define CLP__SPH_HALO_ZEROED (CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_XSPH | CLP_BUF_SHIFT)
 /* What a rank's kernels read of the halo after the integrator moves the particles. */
 #define CLP__SPH_HALO_STATE (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
+
+/* One step from the clock's step and time: rebuild when due or forced, rates, the device's
+ * step, then the integrator: symplectic Euler, or a predictor half step, rates again and the
+ * corrector. The clock gets the step taken and whether the next one must rebuild first
+ * (sph_step.c). */
+clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err);
 
 /* A rank's slab of the case (r->c, r->geo global, r->particles loaded): its options with the
  * slab axis slowest, the cut by particles per layer and `weights` (NULL: equal), its grid

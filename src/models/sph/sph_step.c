@@ -1,0 +1,208 @@
+/* One step of the SPH time loop on a device, alone or as a rank: the rebuild when due, the
+ * rates, the device's choice of time step, the integrator, and on a rank the halo exchanges
+ * between them, the last overlapping the next step's forces. */
+#include "models/sph/sph_run.h"
+
+#include <string.h>
+
+/* Runs one kernel over `global` work-items, its device time added to *phase when timed. */
+static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t global,
+                             size_t local, double *phase, clp_error *err) {
+    const clp_step s = {kernel, buffers, global, local};
+    double seconds = 0;
+    clp_status st = clp_worker_run_step(r->w, &s, r->timed ? &seconds : NULL, err);
+    *phase += seconds;
+    return st;
+}
+
+/* Runs a kernel of one work-item per particle over slots first .. first + count - 1. */
+static clp_status run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
+                            size_t count, double *phase, clp_error *err) {
+    const clp_step s = {kernel, buffers, 0, 0};
+    double seconds = 0;
+    clp_status st =
+        clp_worker_run_step_range(r->w, &s, first, count, r->timed ? &seconds : NULL, err);
+    *phase += seconds;
+    return st;
+}
+
+/* Runs a kernel of one work-item per particle over the particles this device owns. */
+static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set buffers,
+                                double *phase, clp_error *err) {
+    if (!r->comm)
+        return run_kernel(r, kernel, buffers, r->n, 0, phase, err);
+    return run_range(r, kernel, buffers, r->dist.owned_first, clp_dist_rank_owned(&r->dist), phase,
+                     err);
+}
+
+/* A multi-device run's neighbours get the `fields` of this rank's edges into their halos. */
+static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err) {
+    if (!r->comm)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = clp_dist_rank_refresh(&r->dist, fields, err);
+    r->timing.exchange += clp__now() - start;
+    return st;
+}
+
+/* Begins a halo refresh that the next kernel over the particles ends (run_overlapped). */
+static clp_status begin_refresh(sph_run *r, clp_buffer_set fields, clp_error *err) {
+    if (!r->comm)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = clp_dist_rank_refresh_begin(&r->dist, fields, err);
+    r->timing.exchange += clp__now() - start;
+    return st;
+}
+
+/* Ends the halo refresh the last step began, if any. */
+static clp_status end_refresh(sph_run *r, clp_error *err) {
+    if (!r->comm)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = clp_dist_rank_refresh_end(&r->dist, err);
+    r->timing.exchange += clp__now() - start;
+    return st;
+}
+
+/* A kernel over the particles this device owns while the halo refresh the last step began
+ * ends: first over the inner layers, which read no halo, then over the edges. */
+static clp_status run_overlapped(sph_run *r, const char *kernel, clp_buffer_set buffers,
+                                 double *phase, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (!r->comm || !r->dist.pending) {
+        CLP_TRY(end_refresh(r, err));
+        return run_particles(r, kernel, buffers, phase, err);
+    }
+    size_t first, count;
+    clp_dist_rank_inner(&r->dist, &first, &count);
+    CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
+    CLP_TRY(end_refresh(r, err));
+    for (int side = 0; side < 2; side++) {
+        clp_dist_rank_edge(&r->dist, side, &first, &count);
+        CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
+    }
+fail:
+    return st;
+}
+
+/* The particles' rates at the current state: the boundary particles' density first under
+ * mDBC, the fluid's when it is a sum. */
+static clp_status rates(sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
+    const bool summed = strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0;
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
+        CLP_TRY(end_refresh(r, err)); /* their densities need the halo's state */
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
+        CLP_TRY(run_particles(r, "sph_mdbc",
+                              CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                                  CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_GHOST |
+                                  CLP_BUF_CONSTANTS,
+                              &r->timing.boundary, err));
+    if (summed)
+        CLP_TRY(run_particles(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+                              &r->timing.density, err));
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
+        CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
+    CLP_TRY(run_overlapped(r, "sph_forces",
+                           grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                               CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
+                           &r->timing.forces, err));
+fail:
+    return st;
+}
+
+/* The device's choice of step from the rates just computed, into a new step record. */
+static clp_status choose_step(sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t groups = clp__sph_dt_groups(r->n);
+    CLP_TRY(run_kernel(r, "sph_dt_partial",
+                       CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_ACC | CLP_BUF_DT_PARTIAL,
+                       groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
+    CLP_TRY(run_kernel(r, "sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS,
+                       CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
+    if (r->comm)
+        CLP_TRY(clp__sph_dist_agree_step(r, err));
+fail:
+    return st;
+}
+
+/* The buffers of the integration kernels: the state every one takes, the state at the start
+ * of a step (predictor-corrector), and those the end of a step checks. */
+#define STATE_BUFFERS                                                                              \
+    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
+     CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_CONSTANTS)
+#define OLD_BUFFERS (CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD)
+#define END_BUFFERS (CLP_BUF_POS_REBUILT | CLP_BUF_SHIFT)
+
+/* What the step record says beyond the step: particles the integration excluded (an error
+ * with sph.outliers=stop, else a warning), and a particle that moved so far since the last
+ * rebuild that the list must be rebuilt before the next force evaluation. */
+static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__sph_step_record rec;
+    _Static_assert(sizeof rec == 5 * sizeof(cl_uint), "the step record is five words");
+    CLP_TRY(clp_worker_read(r->w, CLP_BUF_SPH_STEP, &rec, err)); /* the host keeps the clock */
+    if (r->comm)
+        CLP_TRY(clp__sph_dist_reduce_record(r, &rec, err));
+    r->excluded += rec.excluded;
+    clock->dt = rec.dt;
+    clock->rebuild_due = rec.moved > r->half_skin;
+    if (rec.excluded == 0)
+        return CLP_OK;
+    char why[160];
+    clp__sph_outlier_reasons(&r->c, r->opts, &r->phys, rec.reasons, why, sizeof why);
+    CLP_REQUIRE(!r->stop_on_outliers, err, CLP_CHECK,
+                "step %llu, t = %.6g s: %u fluid particle%s (first: particle %u) %s; "
+                "sph.outliers=exclude takes such particles out and goes on",
+                (unsigned long long)clock->step, clock->time, rec.excluded,
+                rec.excluded == 1 ? "" : "s", rec.first_id, why);
+    if (!r->comm || r->dist.rank == 0)
+        CLP_WARN(CLP_LOG_RUN,
+                 "step %llu, t = %.6g s: excluded %u fluid particle%s (first: particle %u) "
+                 "that %s",
+                 (unsigned long long)clock->step, clock->time, rec.excluded,
+                 rec.excluded == 1 ? "" : "s", rec.first_id, why);
+fail:
+    return st;
+}
+
+clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
+    clp_status st = CLP_OK;
+    const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
+    const bool scheduled = clp_grid_rebuilds_at(r->grid, clock->step);
+    if ((scheduled || clock->rebuild_due) && !r->listed) {
+        if (r->comm)
+            CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+        else
+            CLP_TRY(clp_grid_update(r->grid, err));
+        const clp_grid_timing g = clp_grid_last_timing(r->grid);
+        r->timing.keys += g.keys;
+        r->timing.sort += g.sort;
+        r->timing.reorder += g.reorder;
+        r->timing.list += g.list;
+        r->timing.rebuilds++;
+        r->timing.forced_rebuilds += !scheduled;
+    }
+    r->listed = false;
+    CLP_TRY(rates(r, err));
+    CLP_TRY(choose_step(r, err));
+    if (symplectic) {
+        CLP_TRY(run_particles(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS,
+                              &r->timing.integration, err));
+    } else {
+        CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS, &r->timing.integration,
+                              err));
+        CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
+        CLP_TRY(rates(r, err));
+        CLP_TRY(run_particles(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS,
+                              &r->timing.integration, err));
+    }
+    /* ended by the next step's forces, or dropped by its rebuild */
+    CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
+    CLP_TRY(read_step_record(r, clock, err));
+    r->timing.steps++;
+fail:
+    return st;
+}
