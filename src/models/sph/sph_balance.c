@@ -94,10 +94,8 @@ fail:
 /* One owned particle as the ranks send it for a re-cut: what a restart's cut reads of a
  * checkpoint (sph_restart.c). */
 typedef struct moved_record {
-    cl_float4 pos, vel, ghost;
-    cl_uint id, type;
-    cl_float rho;
-    cl_uint unused;
+    clp__sph_particle_state state;
+    cl_uint id, unused;
 } moved_record;
 
 /* This rank's owned particles as records (new, *count of them). */
@@ -120,7 +118,7 @@ static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp
     if (ghosts)
         CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_GHOST, first, n, r->n, ghost, err));
     for (size_t k = 0; k < n; k++)
-        records[k] = (moved_record){pos[k], vel[k], ghost[k], id[k], type[k], rho[k], 0};
+        records[k] = (moved_record){{pos[k], vel[k], ghost[k], type[k], rho[k]}, id[k], 0};
     *out = records;
     *count = n;
     records = NULL;
@@ -175,18 +173,11 @@ clp_status clp__sph_balance_collect(sph_run *r, clp__sph_restart *rs, clp_error 
     CLP_TRY(clp__sph_moved_alloc(m, n, r->global.origin, rest, err));
     for (size_t k = 0; k < count; k++) {
         const cl_uint i = all[k].id;
-        CLP_REQUIRE(i < n && !seen[i], err, CLP_CHECK, "rebalancing: particle %u is %s", i,
+        CLP_REQUIRE(clp__sph_moved_put(m, n, seen, i, &all[k].state), err, CLP_CHECK,
+                    "rebalancing: particle %u is %s", i,
                     i < n ? "owned by two devices" : "beyond the case's particles");
-        seen[i] = true;
-        for (int a = 0; a < 3; a++)
-            m->xyz[3 * i + a] = all[k].pos.s[a];
-        m->type[i] = all[k].type;
-        m->vel[i] = all[k].vel;
-        m->rho[i] = all[k].rho;
-        m->ghost[i] = all[k].ghost;
     }
-    for (size_t i = 0; i < n; i++)
-        m->excluded += m->type[i] == CLP_GRID_EXCLUDED; /* those left out at a rebuild too */
+    clp__sph_moved_count_excluded(m, n); /* those left out at a rebuild too */
     CLP_REQUIRE(m->excluded == r->excluded, err, CLP_CHECK,
                 "rebalancing: the devices own %zu particles in the computation, not the %zu of "
                 "the case less the %" PRIu64 " excluded",

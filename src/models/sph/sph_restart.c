@@ -76,6 +76,26 @@ fail:
     return st;
 }
 
+bool clp__sph_moved_put(clp__sph_moved *m, size_t n, bool *seen, cl_uint id,
+                        const clp__sph_particle_state *p) {
+    if (id >= n || seen[id])
+        return false;
+    seen[id] = true;
+    for (int a = 0; a < 3; a++)
+        m->xyz[3 * id + a] = p->pos.s[a];
+    m->type[id] = p->type;
+    m->vel[id] = p->vel;
+    m->rho[id] = p->rho;
+    m->ghost[id] = p->ghost;
+    return true;
+}
+
+void clp__sph_moved_count_excluded(clp__sph_moved *m, size_t n) {
+    m->excluded = 0;
+    for (size_t i = 0; i < n; i++)
+        m->excluded += m->type[i] == CLP_GRID_EXCLUDED;
+}
+
 /* The particles in slots first .. end - 1 of checkpoint `cp` (of `slots` slots) into `m`, by
  * their IDs, each seen once. */
 static clp_status take(clp__sph_moved *m, size_t n, bool *seen, const clp__checkpoint *cp,
@@ -91,19 +111,16 @@ static clp_status take(clp__sph_moved *m, size_t n, bool *seen, const clp__check
         CLP_TRY(clp__checkpoint_array(cp, "ghost", sizeof(cl_float4), slots, &ghost, err));
     for (size_t k = first; k < end; k++) {
         const cl_uint i = ((const cl_uint *)id)[k];
-        CLP_REQUIRE(i < n && !seen[i], err, CLP_IO,
+        const clp__sph_particle_state p = {.pos = ((const cl_float4 *)pos)[k],
+                                           .vel = ((const cl_float4 *)vel)[k],
+                                           .ghost = ghost ? ((const cl_float4 *)ghost)[k]
+                                                          : (cl_float4){{0}},
+                                           .type = ((const cl_uint *)type)[k],
+                                           .rho = ((const cl_float *)rho)[k]};
+        CLP_REQUIRE(clp__sph_moved_put(m, n, seen, i, &p), err, CLP_IO,
                     "checkpoint %s refused: corrupt: slot %zu holds particle %u, %s",
                     clp__checkpoint_path(cp), k, i,
                     i < n ? "which another slot holds too" : "beyond the case's particles");
-        seen[i] = true;
-        const cl_float4 p = ((const cl_float4 *)pos)[k];
-        for (int a = 0; a < 3; a++)
-            m->xyz[3 * i + a] = p.s[a];
-        m->type[i] = ((const cl_uint *)type)[k];
-        m->vel[i] = ((const cl_float4 *)vel)[k];
-        m->rho[i] = ((const cl_float *)rho)[k];
-        if (ghost)
-            m->ghost[i] = ((const cl_float4 *)ghost)[k];
     }
 fail:
     return st;
@@ -143,14 +160,11 @@ static clp_status gather(sph_run *r, clp__sph_restart *rs, bool split, clp_error
         CLP_TRY(take_pieces(rs, n, seen, err));
     else /* a one-device checkpoint: every particle in its n slots */
         CLP_TRY(take(&rs->moved, n, seen, rs->cp, n, 0, n, err));
-    uint64_t excluded = 0;
-    for (size_t i = 0; i < n; i++)
-        excluded += rs->moved.type[i] == CLP_GRID_EXCLUDED; /* missing ones too */
-    CLP_REQUIRE(!split || excluded == rs->m.excluded, err, CLP_IO,
+    clp__sph_moved_count_excluded(&rs->moved, n); /* missing ones too */
+    CLP_REQUIRE(!split || rs->moved.excluded == rs->m.excluded, err, CLP_IO,
                 "checkpoint %s refused: its pieces hold %zu particles in the computation, not "
                 "the %zu of the case less the %" PRIu64 " excluded",
-                clp__checkpoint_path(rs->cp), (size_t)(n - excluded), n, rs->m.excluded);
-    rs->moved.excluded = excluded;
+                clp__checkpoint_path(rs->cp), (size_t)(n - rs->moved.excluded), n, rs->m.excluded);
 fail:
     free(seen);
     return st;

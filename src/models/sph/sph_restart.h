@@ -29,6 +29,21 @@ clp_status clp__sph_moved_alloc(clp__sph_moved *m, size_t n, const double origin
                                 clp_error *err);
 void clp__sph_moved_free(clp__sph_moved *m);
 
+/* One particle's state as a checkpoint or a rank holds it. */
+typedef struct clp__sph_particle_state {
+    cl_float4 pos, vel, ghost;
+    cl_uint type;
+    cl_float rho;
+} clp__sph_particle_state;
+
+/* Puts particle `id`'s state into `m` (of n particles) and marks it in `seen`; false, with
+ * nothing changed, for an ID beyond n or one already seen. */
+bool clp__sph_moved_put(clp__sph_moved *m, size_t n, bool *seen, cl_uint id,
+                        const clp__sph_particle_state *p);
+
+/* The excluded particles of `m` (of n), those never put there among them, into m->excluded. */
+void clp__sph_moved_count_excluded(clp__sph_moved *m, size_t n);
+
 typedef struct clp__sph_restart {
     clp__sph_restart_kind how;
     clp__checkpoint *cp;    /* the file --restart names */

@@ -443,11 +443,10 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                                  (r.timing.wall - r.timing.outputs));
     if (config->timing && writer)
         *config->timing = r.timing;
-    if (last && comm && !snapped) /* the last row was the continued run's: every rank reads */
+    /* the last row was the continued run's: read the state again (every rank, when split) */
+    if (last && !snapped && (comm || (config->result && writer)))
         CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
     if (last && config->result && writer) {
-        if (!snap.xyz && !comm) /* the last row was the continued run's: read the state again */
-            CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
         const double values[] = {clock.time, snap.kinetic, snap.mass,
                                  snap.vmax,  snap.front,   (double)snap.excluded};
         clp__run_result_set(config, r.timing.wall - r.timing.outputs,

@@ -35,16 +35,6 @@ static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set b
                      err);
 }
 
-/* A multi-device run's neighbours get the `fields` of this rank's edges into their halos. */
-static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err) {
-    if (!r->comm)
-        return CLP_OK;
-    const double start = clp__now();
-    clp_status st = clp_dist_rank_refresh(&r->dist, fields, err);
-    r->timing.exchange += clp__now() - start;
-    return st;
-}
-
 /* Begins a halo refresh that the next kernel over the particles ends (run_overlapped). */
 static clp_status begin_refresh(sph_run *r, clp_buffer_set fields, clp_error *err) {
     if (!r->comm)
@@ -65,15 +55,23 @@ static clp_status end_refresh(sph_run *r, clp_error *err) {
     return st;
 }
 
+/* A multi-device run's neighbours get the `fields` of this rank's edges into their halos,
+ * with nothing to overlap. */
+static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(begin_refresh(r, fields, err));
+    CLP_TRY(end_refresh(r, err));
+fail:
+    return st;
+}
+
 /* A kernel over the particles this device owns while the halo refresh the last step began
  * ends: first over the inner layers, which read no halo, then over the edges. */
 static clp_status run_overlapped(sph_run *r, const char *kernel, clp_buffer_set buffers,
                                  double *phase, clp_error *err) {
     clp_status st = CLP_OK;
-    if (!r->comm || !r->dist.pending) {
-        CLP_TRY(end_refresh(r, err));
+    if (!r->comm || !r->dist.pending)
         return run_particles(r, kernel, buffers, phase, err);
-    }
     size_t first, count;
     clp_dist_rank_inner(&r->dist, &first, &count);
     CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
