@@ -86,23 +86,44 @@ __kernel void grid_displacement(__global const float4 *restrict pos,
         atomic_max(&status[4], as_uint(length((pos[i] - pos_rebuilt[i]).xyz)));
 }
 
-/* Counting sort: each particle takes a slot in its cell; cell_end starts as a copy of
- * cell_start and ends as the cell's end. The order inside a cell depends on the atomics
- * until grid_order_cells. */
-__kernel void grid_scatter(__global const uint *restrict key, __global uint *restrict cell_end,
-                           __global uint *restrict perm) {
+/* flag[i] = whether particle i has the outside key: their exclusive scan ranks the outside
+ * particles in index order. */
+__kernel void grid_outside_flags(__global const uint *restrict key, __global uint *restrict flag) {
     const uint i = get_global_id(0);
     if (i < CLP_GRID_PARTICLES)
-        perm[atomic_inc(&cell_end[key[i]])] = i;
+        flag[i] = key[i] == CLP_GRID_OUTSIDE;
+}
+
+/* Counting sort: each particle takes a slot in its cell; cell_end starts as a copy of
+ * cell_start and ends as the cell's end. The order inside a cell depends on the atomics
+ * until grid_order_cells. The outside key, last, can hold a large share of the particles
+ * (a split run's spare slots, every excluded particle): they go straight to their slots in
+ * index order by their rank among them, as ordering them afterwards would take one
+ * work-item a time quadratic in their number. */
+__kernel void grid_scatter(__global const uint *restrict key,
+                           __global const uint *restrict cell_start,
+                           __global uint *restrict cell_end, __global uint *restrict perm,
+                           __global const uint *restrict outside_rank) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    const uint k = key[i];
+    if (k != CLP_GRID_OUTSIDE) {
+        perm[atomic_inc(&cell_end[k])] = i;
+        return;
+    }
+    perm[cell_start[k] + outside_rank[i]] = i;
+    if (outside_rank[i] == 0)
+        cell_end[k] = CLP_GRID_PARTICLES;
 }
 
 /* Makes the counting sort stable: each cell's slots in ascending previous index (insertion
- * sort, cells hold few particles). One work-item per key, the outside key included. */
+ * sort, cells hold few particles). One work-item per key; the outside key is in order. */
 __kernel void grid_order_cells(__global const uint *restrict cell_start,
                                __global const uint *restrict cell_end,
                                __global uint *restrict perm) {
     const uint k = get_global_id(0);
-    if (k > CLP_GRID_KEY_COUNT)
+    if (k >= CLP_GRID_OUTSIDE)
         return;
     const uint start = cell_start[k], end = cell_end[k];
     for (uint s = start + 1; s < end; s++) {

@@ -65,7 +65,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     if (g->radix)
         CLP_TRY(clp__radix_create(worker, particles, &g->sorter, err));
     else
-        CLP_TRY(clp__scan_create(worker, counts.cells, &g->scan, err));
+        /* the cell counts, and the outside particles' flags */
+        CLP_TRY(clp__scan_create(worker, counts.cells > particles ? counts.cells : particles,
+                                 &g->scan, err));
     *out = g;
     return CLP_OK;
 fail:

@@ -58,7 +58,7 @@ struct clp_grid {
     bool has_reference;      /* pos_rebuilt holds the positions of the last rebuild */
     bool check_displacement; /* a rebuild fails after a move of more than half the skin */
     clp_buffer_set buffers;
-    clp__scan scan;    /* counting sort: the scan of the cell counts */
+    clp__scan scan;    /* counting sort: the scans of the cell counts and outside flags */
     clp__radix sorter; /* radix sort */
     uint32_t max_seen;
     uint32_t capacity; /* list mode: neighbours the list holds per particle */

@@ -3,24 +3,38 @@
  * and the reorder that gathers every re-sorted buffer into its second copy and swaps. */
 #include "grid/grid_private.h"
 
+/* The outside particles' ranks among them, in index order, into the second KEY buffer (which
+ * the reorder overwrites anyway) for grid_scatter. */
+static clp_status rank_outside(clp_grid *g, cl_mem ranks, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_mem buffers[] = {clp_worker_buffer(g->worker, CLP_BUF_KEY), ranks};
+    CLP_TRY(clp__grid_launch(g->worker, "grid_outside_flags", buffers, 2, NULL, 0, g->particles, 0,
+                             err));
+    CLP_TRY(clp__scan_exclusive(&g->scan, ranks, ranks, g->particles, err));
+fail:
+    return st;
+}
+
 static clp_status counting_sort(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     clp_worker *w = g->worker;
     size_t cells = (size_t)g->geo.key_count + 1; /* the last key holds outside particles */
     cl_mem start = clp_worker_buffer(w, CLP_BUF_CELL_START);
     cl_mem end = clp_worker_buffer(w, CLP_BUF_CELL_END);
+    cl_mem outside_rank = clp__worker_buffer_copy(w, CLP_BUF_KEY, 1);
     CLP_TRY(
         clp__scan_exclusive(&g->scan, clp_worker_buffer(w, CLP_BUF_CELL_COUNT), start, cells, err));
     CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), start, end, 0, 0, cells * sizeof(cl_uint),
                                      0, NULL, NULL),
                  err, "buffer \"cell_end\" (%zu bytes): clEnqueueCopyBuffer",
                  cells * sizeof(cl_uint));
-    const clp_step steps[] = {
-        {"grid_scatter", CLP_BUF_KEY | CLP_BUF_CELL_END | CLP_BUF_PERM, g->particles, 0},
-        {"grid_order_cells", CLP_BUF_CELL_START | CLP_BUF_CELL_END | CLP_BUF_PERM, cells, 0},
-    };
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        CLP_TRY(clp_worker_run_step(w, &steps[i], NULL, err));
+    CLP_TRY(rank_outside(g, outside_rank, err));
+    const cl_mem scatter[] = {clp_worker_buffer(w, CLP_BUF_KEY), start, end,
+                              clp_worker_buffer(w, CLP_BUF_PERM), outside_rank};
+    CLP_TRY(clp__grid_launch(w, "grid_scatter", scatter, 5, NULL, 0, g->particles, 0, err));
+    const clp_step order = {"grid_order_cells",
+                            CLP_BUF_CELL_START | CLP_BUF_CELL_END | CLP_BUF_PERM, cells, 0};
+    CLP_TRY(clp_worker_run_step(w, &order, NULL, err));
 fail:
     return st;
 }

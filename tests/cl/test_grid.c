@@ -3,8 +3,8 @@
  * and list mode give exactly the same neighbour sets (pairs within a relative 1e-5 of the
  * radius, where float and double may disagree, are not judged). Also: the sort is a stable
  * permutation, a list with skin stays right after particles move, overflow and particles
- * outside a walled domain are reported, local positions keep the digits of a spacing that
- * global float positions lose in a domain 1e5 spacings long.
+ * outside a walled domain are reported, excluded particles sort last in order, local positions
+ * keep the digits of a spacing that global float positions lose in a domain 1e5 spacings long.
  * With --small, sizes and combinations fit a run under Oclgrind (no precision check: its
  * domain has 50000 cells). CLPART_TEST_ONLY=<part of a label> runs only matching cases. */
 #include "common.h"
@@ -455,6 +455,40 @@ static void check_errors(test_env *t, const scene *s) {
     printf("ok overflow and outside particles reported\n");
 }
 
+/* Excluded particles, three in four here as in a split run's spare slots, all take the outside
+ * key, last, in their previous order: more of them than one block of the scan that ranks them,
+ * through a second update that starts from the first one's order. */
+static void check_excluded(test_env *t, scene *s, const char *sort) {
+    clp_error err = CLP_ERROR_INIT;
+    size_t excluded = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        s->types[i] = uniform() < 0.75 ? CLP_GRID_EXCLUDED : 0;
+        excluded += s->types[i] == CLP_GRID_EXCLUDED;
+    }
+    const char *opts[] = {sort, NULL};
+    run r = open_run(t, s, opts);
+    uint32_t *slot = malloc(s->n * 4), *id = malloc(s->n * 4), *key = malloc(s->n * 4);
+    for (size_t i = 0; i < s->n; i++)
+        slot[i] = (uint32_t)i;
+    for (int update = 0; update < 2; update++) {
+        CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+        check_sorted(t, &r, s->n, slot, sort);
+        CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, key, &err), &err);
+        CLP_ASSERT_OK(clp_grid_read_particles(r.grid, NULL, id, &err), &err);
+        for (size_t i = 0; i < s->n; i++) {
+            const bool outside = key[i] == r.geo.key_count;
+            CLP_ASSERT(outside == (s->types[id[i]] == CLP_GRID_EXCLUDED));
+            CLP_ASSERT(outside == (i >= s->n - excluded));
+            slot[id[i]] = (uint32_t)i;
+        }
+    }
+    free(slot);
+    free(id);
+    free(key);
+    close_run(&r);
+    printf("ok %s: %zu of %zu particles excluded, last and in order\n", sort + 10, excluded, s->n);
+}
+
 /* Two particles 1.34 spacings apart near the end of a domain 1e5 spacings long: float
  * global positions keep about 2 of the spacing's digits, local positions all of them. */
 static void check_local_precision(test_env *t) {
@@ -558,6 +592,10 @@ int main(int argc, char **argv) {
     check_list_sizing(&t, &moving, false);
     check_list_sizing(&t, &moving, true);
     free_scene(&moving);
+    scene sparse = make_scene(3, small ? 1500 : 6000, RANDOM, true, neighbours);
+    check_excluded(&t, &sparse, "grid.sort=counting");
+    check_excluded(&t, &sparse, "grid.sort=radix");
+    free_scene(&sparse);
     scene walled = make_scene(3, small ? 100 : 600, RANDOM, false, neighbours);
     check_errors(&t, &walled);
     free_scene(&walled);
