@@ -113,13 +113,19 @@ static clp_status recv_exactly(clp__comm *c, int from, int tag, void *data, size
                                clp_error *err) {
     void *got = NULL;
     size_t got_bytes = 0;
-    clp_status st = timed_recv(c, from, tag, &got, &got_bytes, err);
+    clp_status st;
+    if (c->ops->recv_into) {
+        const double start = clp__now();
+        st = c->ops->recv_into(c, from, tag, data, bytes, &got_bytes, err);
+        c->waited += clp__now() - start;
+    } else {
+        st = timed_recv(c, from, tag, &got, &got_bytes, err);
+        if (st == CLP_OK && got_bytes == bytes && bytes)
+            memcpy(data, got, bytes);
+    }
     if (st != CLP_OK)
         return st;
-    if (got_bytes == bytes) {
-        if (bytes)
-            memcpy(data, got, bytes);
-    } else {
+    if (got_bytes != bytes) {
         char buf[64];
         st = CLP_FAIL(err, CLP_COMM,
                       "rank %d expected %zu bytes from rank %d with tag %s and got %zu", c->rank,
@@ -147,6 +153,15 @@ clp_status clp__comm_recv_into(clp__comm *c, int from, int tag, void *data, size
                                clp_error *err) {
     clp_status st = check_args(c, "receiving from", from, tag, err);
     return st != CLP_OK ? st : recv_exactly(c, from, tag, data, bytes, err);
+}
+
+clp_status clp__comm_flush(clp__comm *c, clp_error *err) {
+    if (!c->ops->flush)
+        return CLP_OK;
+    const double start = clp__now();
+    clp_status st = c->ops->flush(c, err);
+    c->waited += clp__now() - start; /* on the receivers */
+    return st;
 }
 
 /* ---- Collectives: rank 0 collects, combines in rank order and answers. */
@@ -209,8 +224,10 @@ clp_status clp__comm_gather(clp__comm *c, const void *data, size_t bytes, void *
                             size_t *offsets, clp_error *err) {
     const int tag = CLP_COMM_TAG_GATHER;
     *all = NULL;
-    if (c->rank != 0)
-        return c->ops->send(c, 0, tag, data, bytes, err);
+    if (c->rank != 0) { /* flushed: rank 0 takes it in before this rank's next call */
+        clp_status st = c->ops->send(c, 0, tag, data, bytes, err);
+        return st != CLP_OK ? st : clp__comm_flush(c, err);
+    }
 
     clp_status st = CLP_OK;
     unsigned char *joined = NULL;

@@ -73,6 +73,12 @@ clp_status clp__comm_recv(clp__comm *c, int from, int tag, void **data, size_t *
 clp_status clp__comm_recv_into(clp__comm *c, int from, int tag, void *data, size_t bytes,
                                clp_error *err);
 
+/* Waits until the receivers have taken every message this rank sent. Over MPI a large message
+ * moves only while both ranks are in MPI calls: an exchange flushes before its rank goes back
+ * to its device, or the neighbour would wait for this rank's next call. Fails like a receive,
+ * after the timeout or when a rank aborted. */
+clp_status clp__comm_flush(clp__comm *c, clp_error *err);
+
 /* ---- Collectives, built on send and receive so that they share the timeout and the abort
  * handling (a blocking MPI collective would hang on a dead peer). Every rank calls them in the
  * same order. */

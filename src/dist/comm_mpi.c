@@ -168,34 +168,21 @@ static void pause_poll(unsigned polls) {
     nanosleep(&(struct timespec){.tv_nsec = ns}, NULL);
 }
 
-static clp_status mpi_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
-                           clp_error *err) {
-    mpi_comm *m = (mpi_comm *)c;
+/* Waits for the next message from `from` with `tag`: *message to receive, *count its bytes. */
+static clp_status probe(mpi_comm *m, int from, int tag, MPI_Message *message, int *count,
+                        clp_error *err) {
     clp_status st = CLP_OK;
+    clp__comm *c = &m->base;
     const double deadline = clp__now() + c->timeout_s;
     char buf[64];
-    void *got = NULL;
     for (unsigned polls = 0;; polls++) {
         int flag = 0;
-        MPI_Message message;
         MPI_Status status;
-        MPI_CHECK(MPI_Improbe(from, tag, m->comm, &flag, &message, &status), err, c->rank,
+        MPI_CHECK(MPI_Improbe(from, tag, m->comm, &flag, message, &status), err, c->rank,
                   "receiving from rank %d with tag %s", from, clp__comm_tag_str(c, tag, buf));
         if (flag) {
-            int count = 0;
-            MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, &count), err, c->rank,
+            MPI_CHECK(MPI_Get_count(&status, MPI_BYTE, count), err, c->rank,
                       "receiving from rank %d with tag %s", from, clp__comm_tag_str(c, tag, buf));
-            if (count > 0) {
-                got = malloc((size_t)count);
-                CLP_REQUIRE(got, err, CLP_NOMEM,
-                            "rank %d: out of host memory receiving %d bytes from rank %d", c->rank,
-                            count, from);
-            }
-            MPI_CHECK(MPI_Mrecv(got, count, MPI_BYTE, &message, MPI_STATUS_IGNORE), err, c->rank,
-                      "receiving %d bytes from rank %d with tag %s", count, from,
-                      clp__comm_tag_str(c, tag, buf));
-            *data = got;
-            *bytes = (size_t)count;
             return CLP_OK;
         }
         poll_abort(m);
@@ -206,7 +193,84 @@ static clp_status mpi_recv(clp__comm *c, int from, int tag, void **data, size_t 
         pause_poll(polls);
     }
 fail:
+    return st;
+}
+
+/* Receives a probed message of `count` bytes into `data` (room for them, or NULL for none). */
+static clp_status receive(mpi_comm *m, int from, int tag, MPI_Message *message, void *data,
+                          int count, clp_error *err) {
+    clp_status st = CLP_OK;
+    char buf[64];
+    MPI_CHECK(MPI_Mrecv(data, count, MPI_BYTE, message, MPI_STATUS_IGNORE), err, m->base.rank,
+              "receiving %d bytes from rank %d with tag %s", count, from,
+              clp__comm_tag_str(&m->base, tag, buf));
+fail:
+    return st;
+}
+
+static clp_status mpi_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                           clp_error *err) {
+    mpi_comm *m = (mpi_comm *)c;
+    clp_status st = CLP_OK;
+    MPI_Message message;
+    int count = 0;
+    void *got = NULL;
+    CLP_TRY(probe(m, from, tag, &message, &count, err));
+    if (count > 0) {
+        got = malloc((size_t)count);
+        CLP_REQUIRE(got, err, CLP_NOMEM,
+                    "rank %d: out of host memory receiving %d bytes from rank %d", c->rank, count,
+                    from);
+    }
+    CLP_TRY(receive(m, from, tag, &message, got, count, err));
+    *data = got;
+    *bytes = (size_t)count;
+    return CLP_OK;
+fail:
     free(got);
+    return st;
+}
+
+/* Straight into the caller's memory: halos of megabytes are not copied twice. */
+static clp_status mpi_recv_into(clp__comm *c, int from, int tag, void *data, size_t bytes,
+                                size_t *got, clp_error *err) {
+    mpi_comm *m = (mpi_comm *)c;
+    clp_status st = CLP_OK;
+    MPI_Message message;
+    int count = 0;
+    void *dropped = NULL;
+    CLP_TRY(probe(m, from, tag, &message, &count, err));
+    *got = (size_t)count;
+    if ((size_t)count != bytes) { /* taken in and dropped: the caller reports both sizes */
+        dropped = malloc((size_t)count + 1);
+        CLP_REQUIRE_ALLOC(dropped, err);
+        data = dropped;
+    }
+    CLP_TRY(receive(m, from, tag, &message, data, count, err));
+fail:
+    free(dropped);
+    return st;
+}
+
+static clp_status mpi_flush(clp__comm *c, clp_error *err) {
+    mpi_comm *m = (mpi_comm *)c;
+    clp_status st = CLP_OK;
+    const double deadline = clp__now() + c->timeout_s;
+    for (unsigned polls = 0;; polls++) {
+        CLP_TRY(reap_sends(m, err));
+        if (m->n_sends == 0)
+            return CLP_OK;
+        poll_abort(m);
+        CLP_REQUIRE(!m->aborted, err, CLP_COMM,
+                    "rank %d, waiting for its messages to be taken in: %s", c->rank,
+                    m->abort_reason);
+        CLP_REQUIRE(clp__now() <= deadline, err, CLP_COMM,
+                    "rank %d: %zu messages it sent were not taken in by their ranks after %g s "
+                    "(CLPART_COMM_TIMEOUT)",
+                    c->rank, m->n_sends, c->timeout_s);
+        pause_poll(polls);
+    }
+fail:
     return st;
 }
 
@@ -257,6 +321,8 @@ static void mpi_destroy(clp__comm *c) {
 static const clp__comm_ops mpi_ops = {
     .send = mpi_send,
     .recv = mpi_recv,
+    .recv_into = mpi_recv_into,
+    .flush = mpi_flush,
     .abort = mpi_abort,
     .destroy = mpi_destroy,
 };

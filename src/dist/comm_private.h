@@ -22,6 +22,13 @@ typedef struct clp__comm_ops {
     /* Waits up to c->timeout_s; fails through clp__comm_fail_timeout and
      * clp__comm_fail_aborted. */
     clp_status (*recv)(clp__comm *c, int from, int tag, void **data, size_t *bytes, clp_error *err);
+    /* Optional, the same into `data` that holds `bytes`: a message of another size is dropped
+     * and *got says its size. NULL: recv and a copy. */
+    clp_status (*recv_into)(clp__comm *c, int from, int tag, void *data, size_t bytes, size_t *got,
+                            clp_error *err);
+    /* Optional (NULL: every send is complete when it returns): waits up to c->timeout_s until
+     * the receivers have taken every message sent. */
+    clp_status (*flush)(clp__comm *c, clp_error *err);
     /* `reason` is "rank R: <why>", already cut to fit a message. */
     void (*abort)(clp__comm *c, const char *reason);
     void (*destroy)(clp__comm *c);

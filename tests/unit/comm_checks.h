@@ -64,6 +64,34 @@ static void check_ring(clp__comm *c) {
     CLP_ASSERT_STR_EQ(err.message, want);
 }
 
+/* A message of 4 MiB, past any eager limit of MPI, that its receiver takes 0.2 s late into
+ * memory of its size: the sender's flush waits for it and the bytes arrive. */
+static void check_flush(clp__comm *c) {
+    const int rank = clp__comm_rank(c), next = (rank + 1) % COMM_RANKS,
+              prev = (rank + COMM_RANKS - 1) % COMM_RANKS;
+    const size_t size = 4u << 20;
+    clp_error err = CLP_ERROR_INIT;
+    unsigned char *out = malloc(size), *in = malloc(size);
+    CLP_ASSERT(out && in);
+    for (size_t i = 0; i < size; i++)
+        out[i] = ring_byte(rank, i, size);
+    CLP_ASSERT_OK(clp__comm_send(c, next, TAG_B, out, size, &err), &err);
+    if (rank == 0) {
+        CLP_ASSERT_OK(clp__comm_flush(c, &err), &err);
+    } else {
+        comm_sleep(0.2);
+        CLP_ASSERT_OK(clp__comm_recv_into(c, prev, TAG_B, in, size, &err), &err);
+        CLP_ASSERT_OK(clp__comm_flush(c, &err), &err);
+    }
+    if (rank == 0)
+        CLP_ASSERT_OK(clp__comm_recv_into(c, prev, TAG_B, in, size, &err), &err);
+    for (size_t i = 0; i < size; i++)
+        if (in[i] != ring_byte(prev, i, size))
+            CLP_TEST_FAIL("rank %d: byte %zu of %zu from rank %d is wrong", rank, i, size, prev);
+    free(out);
+    free(in);
+}
+
 /* Per tag, messages come in the order sent; a tag does not wait behind another. */
 static void check_fifo(clp__comm *c) {
     const int rank = clp__comm_rank(c), next = (rank + 1) % COMM_RANKS,
@@ -258,6 +286,7 @@ static void comm_checks_run(clp__comm *c) {
     clp__comm_set_tag_names(c, comm_tag_names, TAG_COUNT);
     check_usage(c);
     check_ring(c);
+    check_flush(c);
     check_fifo(c);
     check_allreduce(c);
     check_gather(c);

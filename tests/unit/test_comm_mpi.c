@@ -1,5 +1,5 @@
 /* The comm over MPI: run as 3 processes by mpirun (tests/meson.build), each running the shared
- * checks (comm_checks.h) with its own rank, the abort last. */
+ * checks (comm_checks.h) with its own rank, the abort last; first, a flush that times out. */
 #include "internal.h"
 #include "comm_checks.h"
 
@@ -13,6 +13,25 @@ int main(void) {
     clp__comm_local(comm, &local_rank, &local_size);
     CLP_ASSERT_EQ(local_rank, clp__comm_rank(comm));
     CLP_ASSERT_EQ(local_size, COMM_RANKS);
+    /* A flush that no receive answers ends at the timeout, naming what is left. */
+    const int rank = clp__comm_rank(comm);
+    unsigned char *big = calloc(4u << 20, 1);
+    CLP_ASSERT(big);
+    clp__comm_set_tag_names(comm, comm_tag_names, TAG_COUNT);
+    if (rank == 0) {
+        clp__comm_set_timeout(comm, 0.2);
+        CLP_ASSERT_OK(clp__comm_send(comm, 1, TAG_B, big, 4u << 20, &err), &err);
+        CLP_ASSERT_STATUS(clp__comm_flush(comm, &err), CLP_COMM, &err);
+        CLP_ASSERT_STR_EQ(err.message, "rank 0: 1 messages it sent were not taken in by their "
+                                       "ranks after 0.2 s (CLPART_COMM_TIMEOUT)");
+        clp_error_clear(&err);
+        clp__comm_set_timeout(comm, 30);
+    }
+    CLP_ASSERT_OK(clp__comm_barrier(comm, &err), &err);
+    if (rank == 1)
+        CLP_ASSERT_OK(clp__comm_recv_into(comm, 0, TAG_B, big, 4u << 20, &err), &err);
+    CLP_ASSERT_OK(clp__comm_flush(comm, &err), &err);
+    free(big);
     comm_checks_run(comm);
     clp__comm_destroy(comm);
     return 0;
