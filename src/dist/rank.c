@@ -32,6 +32,8 @@ static size_t particle_bytes(const clp_dist_rank *r, clp_buffer_set fields) {
 clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *worker, clp_grid *grid,
                               const clp_slabs *slabs, const clp_grid_geometry *local,
                               clp_buffer_set travels, clp_buffer_set zeroed, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_int rc;
     *r = (clp_dist_rank){.comm = comm,
                          .worker = worker,
                          .grid = grid,
@@ -55,7 +57,12 @@ clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *wor
     r->layers = r->local.cells[axis];
     r->layer_keys = r->local.key_count / (uint32_t)r->layers;
     clp__comm_set_tag_names(comm, tag_names, 2 * MESSAGE_KINDS);
-    return clp_dist_device_create(worker, &r->device, err);
+    r->transfer = clCreateCommandQueue(worker->context, worker->device.device, 0, &rc);
+    CLP_CL_CHECK(rc, err, "device '%s': a queue for the halo exchange: clCreateCommandQueue",
+                 worker->device.name);
+    CLP_TRY(clp_dist_device_create(worker, &r->device, err));
+fail:
+    return st;
 }
 
 /* Waits for a marker and releases it; nothing for none. */
@@ -71,15 +78,24 @@ fail:
     return st;
 }
 
-/* A marker that completes when everything enqueued so far has run; flushed, so the device
- * starts on it without waiting for the host's next blocking call. */
-static clp_status mark(clp_dist_rank *r, cl_event *event, clp_error *err) {
+/* A marker that completes when everything enqueued on `q` so far has run; flushed, so the
+ * device starts on it without waiting for the host's next blocking call, and another queue
+ * may wait for it. */
+static clp_status mark(cl_command_queue q, cl_event *event, clp_error *err) {
     clp_status st = CLP_OK;
-    cl_command_queue q = clp_worker_queue(r->worker);
     CLP_TRY(wait_mark(event, err));
     CLP_CL_CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, event), err,
                  "halo exchange: clEnqueueMarkerWithWaitList");
     CLP_CL_CHECK(clFlush(q), err, "halo exchange: clFlush");
+fail:
+    return st;
+}
+
+/* Makes `q` run nothing more until the flushed marker `event` has completed. */
+static clp_status wait_on(cl_command_queue q, cl_event event, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_CL_CHECK(clEnqueueBarrierWithWaitList(q, 1, &event, NULL), err,
+                 "halo exchange: clEnqueueBarrierWithWaitList");
 fail:
     return st;
 }
@@ -89,10 +105,14 @@ void clp_dist_rank_destroy(clp_dist_rank *r) {
     wait_mark(&r->packed, &ignored);
     wait_mark(&r->unpacked, &ignored);
     clp_dist_device_destroy(&r->device);
+    if (!r->transfer)
+        return;
     for (int side = 0; side < 2; side++) {
-        free(r->pack[side]);
-        free(r->unpack[side]);
+        clp_dist_staging_release(&r->pack[side], r->transfer);
+        clp_dist_staging_release(&r->unpack[side], r->transfer);
     }
+    clReleaseCommandQueue(r->transfer);
+    r->transfer = NULL;
 }
 
 void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
@@ -102,15 +122,16 @@ void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
 
 /* ---- Moving ranges of slots between the device and the host. */
 
-/* Enqueues the read of a range; with `blocking`, waits for it. */
-static clp_status read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
-                             size_t capacity, void *out, bool blocking, clp_error *err) {
+/* Enqueues the read of a range on `q`; with `blocking`, waits for it. */
+static clp_status read_range(clp_worker *w, cl_command_queue q, clp_buffer_set bit, size_t first,
+                             size_t count, size_t capacity, void *out, bool blocking,
+                             clp_error *err) {
     clp_status st = CLP_OK;
     const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
     if (count == 0)
         return CLP_OK;
-    CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), blocking,
-                                     first * elem, count * elem, out, 0, NULL, NULL),
+    CLP_CL_CHECK(clEnqueueReadBuffer(q, clp_worker_buffer(w, bit), blocking, first * elem,
+                                     count * elem, out, 0, NULL, NULL),
                  err, "reading slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
                  clp_buffer_traits_of(bit)->name);
 fail:
@@ -119,18 +140,18 @@ fail:
 
 clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
                                size_t capacity, void *out, clp_error *err) {
-    return read_range(w, bit, first, count, capacity, out, true, err);
+    return read_range(w, clp_worker_queue(w), bit, first, count, capacity, out, true, err);
 }
 
-/* Enqueues the write of a range; `in` must stay until the queue has run it. */
-static clp_status write_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
-                              size_t capacity, const void *in, clp_error *err) {
+/* Enqueues the write of a range on `q`; `in` must stay until the queue has run it. */
+static clp_status write_range(clp_worker *w, cl_command_queue q, clp_buffer_set bit, size_t first,
+                              size_t count, size_t capacity, const void *in, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
     if (count == 0)
         return CLP_OK;
-    CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(w), clp_worker_buffer(w, bit), CL_FALSE,
-                                      first * elem, count * elem, in, 0, NULL, NULL),
+    CLP_CL_CHECK(clEnqueueWriteBuffer(q, clp_worker_buffer(w, bit), CL_FALSE, first * elem,
+                                      count * elem, in, 0, NULL, NULL),
                  err, "writing slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
                  clp_buffer_traits_of(bit)->name);
 fail:
@@ -138,15 +159,15 @@ fail:
 }
 
 /* `fields` of slots first .. first + count - 1 packed field after field, in bit order: the
- * reads are enqueued, and finish() waits for them. */
-static clp_status pack(clp_dist_rank *r, clp_buffer_set fields, size_t first, size_t count,
-                       unsigned char *out, clp_error *err) {
+ * reads are enqueued on `q`. */
+static clp_status pack(clp_dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
+                       size_t count, unsigned char *out, clp_error *err) {
     clp_status st = CLP_OK;
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
         const clp_buffer_set bit = 1ull << i;
         if (!(fields & bit))
             continue;
-        CLP_TRY(read_range(r->worker, bit, first, count, r->capacity, out, false, err));
+        CLP_TRY(read_range(r->worker, q, bit, first, count, r->capacity, out, false, err));
         out += count * element_bytes(r, bit);
     }
 fail:
@@ -161,14 +182,14 @@ fail:
     return st;
 }
 
-static clp_status unpack(clp_dist_rank *r, clp_buffer_set fields, size_t first, size_t count,
-                         const unsigned char *in, clp_error *err) {
+static clp_status unpack(clp_dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
+                         size_t count, const unsigned char *in, clp_error *err) {
     clp_status st = CLP_OK;
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
         const clp_buffer_set bit = 1ull << i;
         if (!(fields & bit))
             continue;
-        CLP_TRY(write_range(r->worker, bit, first, count, r->capacity, in, err));
+        CLP_TRY(write_range(r->worker, q, bit, first, count, r->capacity, in, err));
         in += count * element_bytes(r, bit);
     }
 fail:
@@ -202,18 +223,6 @@ static void relayer_keys(const clp_dist_rank *r, clp_buffer_set fields, size_t c
     cl_uint *key = (cl_uint *)(data + field_offset(r, fields, CLP_BUF_KEY, count));
     for (size_t i = 0; i < count; i++)
         key[i] = key[i] % r->layer_keys + (cl_uint)layer * r->layer_keys;
-}
-
-static clp_status grow(unsigned char **buffer, size_t *have, size_t need, clp_error *err) {
-    clp_status st = CLP_OK;
-    if (need <= *have)
-        return CLP_OK;
-    unsigned char *grown = realloc(*buffer, need);
-    CLP_REQUIRE(grown, err, CLP_NOMEM, "out of host memory for %zu bytes of exchange", need);
-    *buffer = grown;
-    *have = need;
-fail:
-    return st;
 }
 
 /* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps. */
@@ -313,7 +322,7 @@ static clp_status place(clp_dist_rank *r, void *data, size_t count, int layer, s
                         clp_error *err) {
     clp_status st = CLP_OK;
     relayer_keys(r, r->travels, count, data, layer);
-    CLP_TRY(unpack(r, r->travels, *at, count, data, err));
+    CLP_TRY(unpack(r, clp_worker_queue(r->worker), r->travels, *at, count, data, err));
     CLP_TRY(clp_dist_pin(&r->device, *at, count, err));
     *at += count;
 fail:
@@ -324,6 +333,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     const size_t each = particle_bytes(r, r->travels);
+    cl_command_queue q = clp_worker_queue(r->worker);
     side_exchange x[2] = {{0}, {0}};
     /* a refresh begun is dropped: the halos are refilled below from their owners */
     CLP_TRY(wait_mark(&r->packed, err));
@@ -345,10 +355,11 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         if (r->neighbor[side] < 0)
             continue;
         side_exchange *s = &x[side];
-        CLP_TRY(grow(&r->pack[side], &r->pack_bytes[side], (s->leaving + s->edge) * each, err));
-        unsigned char *leaving = r->pack[side], *edge = leaving + s->leaving * each;
-        CLP_TRY(pack(r, r->travels, s->leaving_first, s->leaving, leaving, err));
-        CLP_TRY(pack(r, r->travels, s->edge_first, s->edge, edge, err));
+        CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
+                                         (s->leaving + s->edge) * each, err));
+        unsigned char *leaving = r->pack[side].host, *edge = leaving + s->leaving * each;
+        CLP_TRY(pack(r, q, r->travels, s->leaving_first, s->leaving, leaving, err));
+        CLP_TRY(pack(r, q, r->travels, s->edge_first, s->edge, edge, err));
         CLP_TRY(finish(r, err));
         CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
         CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
@@ -357,6 +368,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
+    CLP_TRY(clp__comm_flush(r->comm, err));
     /* Appended after what stays: the migrants, then each halo as its owner's edge will sort,
        cell by cell: the particles that stayed in that edge, then those that moved into it. */
     const size_t stays = b[4] - b[1];
@@ -374,7 +386,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
             continue;
         CLP_TRY(place(r, x[side].halo, x[side].halo_in, side == 0 ? 0 : L - 1, &at, err));
         /* what left keeps its cells: no pin */
-        CLP_TRY(unpack(r, r->travels, at, x[side].leaving, r->pack[side], err));
+        CLP_TRY(unpack(r, q, r->travels, at, x[side].leaving, r->pack[side].host, err));
         at += x[side].leaving;
         CLP_TRY(fill_padding(r, x[side].leaving_first, x[side].leaving, err));
     }
@@ -426,23 +438,34 @@ static void edges_and_halos(const clp_dist_rank *r, size_t edge_first[2], size_t
     halo[1] = r->halo_end - r->owned_end;
 }
 
+/* The refreshes copy on the rank's transfer queue, so that the device runs the kernels over
+ * the inner layers while the edges go out and the halos come in; barriers between the two
+ * queues order the copies after the kernels that wrote the edges, and the kernels that read
+ * the halos after the copies. */
 clp_status clp_dist_rank_refresh_begin(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
     clp_status st = CLP_OK;
     size_t edge_first[2], edge[2], halo_first[2], halo[2];
+    cl_event written = NULL;
     fields &= clp_worker_buffers(r->worker);
     edges_and_halos(r, edge_first, edge, halo_first, halo);
     const size_t each = particle_bytes(r, fields);
     CLP_REQUIRE(!r->pending, err, CLP_CHECK,
                 "device rank %d: a halo refresh began before the last one ended", r->rank);
+    CLP_TRY(mark(clp_worker_queue(r->worker), &written, err));
+    CLP_TRY(wait_on(r->transfer, written, err));
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
-        CLP_TRY(grow(&r->pack[side], &r->pack_bytes[side], edge[side] * each, err));
-        CLP_TRY(pack(r, fields, edge_first[side], edge[side], r->pack[side], err));
+        CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer, edge[side] * each,
+                                         err));
+        CLP_TRY(
+            pack(r, r->transfer, fields, edge_first[side], edge[side], r->pack[side].host, err));
     }
-    CLP_TRY(mark(r, &r->packed, err));
+    CLP_TRY(mark(r->transfer, &r->packed, err));
     r->pending = fields;
 fail:
+    if (written)
+        clReleaseEvent(written);
     return st;
 }
 
@@ -460,17 +483,20 @@ clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err) {
     CLP_TRY(wait_mark(&r->packed, err));
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
-            CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side], err));
+            CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side].host, err));
     CLP_TRY(wait_mark(&r->unpacked, err)); /* the last refresh's writes are off the staging */
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
-        CLP_TRY(grow(&r->unpack[side], &r->unpack_bytes[side], halo[side] * each, err));
-        CLP_TRY(clp__comm_recv_into(r->comm, r->neighbor[side], tag(REFRESH, side), r->unpack[side],
+        clp_dist_staging *in = &r->unpack[side];
+        CLP_TRY(clp_dist_staging_reserve(in, r->worker, r->transfer, halo[side] * each, err));
+        CLP_TRY(clp__comm_recv_into(r->comm, r->neighbor[side], tag(REFRESH, side), in->host,
                                     halo[side] * each, err));
-        CLP_TRY(unpack(r, fields, halo_first[side], halo[side], r->unpack[side], err));
+        CLP_TRY(unpack(r, r->transfer, fields, halo_first[side], halo[side], in->host, err));
     }
-    CLP_TRY(mark(r, &r->unpacked, err));
+    CLP_TRY(mark(r->transfer, &r->unpacked, err));
+    CLP_TRY(wait_on(clp_worker_queue(r->worker), r->unpacked, err));
+    CLP_TRY(clp__comm_flush(r->comm, err));
 fail:
     return st;
 }

@@ -14,6 +14,7 @@
 #include "dist/comm.h"
 #include "dist/dist_device.h"
 #include "dist/slabs.h"
+#include "dist/staging.h"
 
 /* The ID of an unused slot (its type is CLP_GRID_EXCLUDED). */
 #define CLP_DIST_PADDING_ID UINT32_MAX
@@ -37,11 +38,11 @@ typedef struct clp_dist_rank {
      * owned_end) with edge lo up to edge_lo_end and edge hi from edge_hi_first, halo hi
      * [owned_end, halo_end). */
     size_t owned_first, edge_lo_end, edge_hi_first, owned_end, halo_end;
-    unsigned char *pack[2], *unpack[2]; /* host staging, per side */
-    size_t pack_bytes[2], unpack_bytes[2];
-    clp_buffer_set pending; /* the fields of a refresh begun and not ended */
-    cl_event packed;        /* the edges' reads of the refresh begun are done */
-    cl_event unpacked;      /* the halos' writes of the last refresh are done */
+    clp_dist_staging pack[2], unpack[2]; /* per side */
+    cl_command_queue transfer; /* the refreshes' copies, beside the kernels on the worker's */
+    clp_buffer_set pending;    /* the fields of a refresh begun and not ended */
+    cl_event packed;           /* the edges' reads of the refresh begun are done */
+    cl_event unpacked;         /* the halos' writes of the last refresh are done */
 } clp_dist_rank;
 
 /* This rank of `slabs` on `worker`, whose grid over `local` (clp_slabs_local_geometry) holds
