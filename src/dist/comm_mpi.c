@@ -208,46 +208,41 @@ fail:
     return st;
 }
 
-static clp_status mpi_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
-                           clp_error *err) {
-    mpi_comm *m = (mpi_comm *)c;
+/* Takes the next message from `from` with `tag` into `into` when it holds exactly `room`
+ * bytes (straight into the caller's memory: halos of megabytes are not copied twice), else
+ * into *fresh, new (NULL for an empty message); *count gets its bytes. */
+static clp_status take(mpi_comm *m, int from, int tag, void *into, size_t room, void **fresh,
+                       size_t *count, clp_error *err) {
     clp_status st = CLP_OK;
     MPI_Message message;
-    int count = 0;
-    void *got = NULL;
-    CLP_TRY(probe(m, from, tag, &message, &count, err));
-    if (count > 0) {
-        got = malloc((size_t)count);
-        CLP_REQUIRE(got, err, CLP_NOMEM,
-                    "rank %d: out of host memory receiving %d bytes from rank %d", c->rank, count,
-                    from);
+    int bytes = 0;
+    *fresh = NULL;
+    CLP_TRY(probe(m, from, tag, &message, &bytes, err));
+    *count = (size_t)bytes;
+    if (!into || *count != room) {
+        into = *fresh = bytes > 0 ? malloc((size_t)bytes) : NULL;
+        CLP_REQUIRE(into || bytes == 0, err, CLP_NOMEM,
+                    "rank %d: out of host memory receiving %d bytes from rank %d", m->base.rank,
+                    bytes, from);
     }
-    CLP_TRY(receive(m, from, tag, &message, got, count, err));
-    *data = got;
-    *bytes = (size_t)count;
+    CLP_TRY(receive(m, from, tag, &message, into, bytes, err));
     return CLP_OK;
 fail:
-    free(got);
+    free(*fresh);
+    *fresh = NULL;
     return st;
 }
 
-/* Straight into the caller's memory: halos of megabytes are not copied twice. */
+static clp_status mpi_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                           clp_error *err) {
+    return take((mpi_comm *)c, from, tag, NULL, 0, data, bytes, err);
+}
+
+/* A message of another size is taken in and dropped: the caller reports both sizes. */
 static clp_status mpi_recv_into(clp__comm *c, int from, int tag, void *data, size_t bytes,
                                 size_t *got, clp_error *err) {
-    mpi_comm *m = (mpi_comm *)c;
-    clp_status st = CLP_OK;
-    MPI_Message message;
-    int count = 0;
-    void *dropped = NULL;
-    CLP_TRY(probe(m, from, tag, &message, &count, err));
-    *got = (size_t)count;
-    if ((size_t)count != bytes) { /* taken in and dropped: the caller reports both sizes */
-        dropped = malloc((size_t)count + 1);
-        CLP_REQUIRE_ALLOC(dropped, err);
-        data = dropped;
-    }
-    CLP_TRY(receive(m, from, tag, &message, data, count, err));
-fail:
+    void *dropped;
+    clp_status st = take((mpi_comm *)c, from, tag, data, bytes, &dropped, got, err);
     free(dropped);
     return st;
 }
