@@ -14,7 +14,7 @@ double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geometry *g
        each kernel); neighbour candidates are assumed to come from cache */
     const double keys = 16 + 16 + 4 + 4 + (radix ? 0 : 4);          /* pos r/w, key, id, count */
     const double sort = radix ? bits * (4 + 4 + 4 + 4 + 8 + 8)      /* flags, scan, scatter */
-                              : 16 + 4 + 4 + 4 + 4 + 8;             /* ranks, scatter, order */
+                              : 8 + 8 + 4 + 4 + 4 + 8;              /* ranks, scatter, order */
     const double sort_cells = radix ? 0 : 4 * 4;                    /* scan, copy, order */
     const double reorder = 4 + 2 * (16 + 4 + 4 + 4);                /* perm, then src and dst */
     const double list_bytes = list ? 16 + 4 * (neighbours + 1) : 0; /* own pos, list, marker */

@@ -60,7 +60,7 @@ for w in doc["workloads"]:
             entries = 4 * (listed + 1) if listing else 0
             bytes = (36  # the move: pos read and written, id read
                      + 40 + (0 if radix else 4)  # keys
-                     + (math.ceil(math.log2(cells)) * 32 if radix else 20)  # the sort
+                     + (math.ceil(math.log2(cells)) * 32 if radix else 36)  # the sort
                      + 60  # the reorder: perm, then pos, key, type and id read and written
                      + (16 + entries if listing else 0)  # the list build
                      + 28 + entries  # one pass: pos, key, id, the count, the list
