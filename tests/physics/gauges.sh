@@ -5,7 +5,8 @@
 # 3 % of rho0 g (H - y) at their point (2.0 % measured, while the start settles in the first
 # 0.1 s), velocities below 0.01 m/s; the force on the wall box within 2 % of the weight of the
 # water above it, rho0 g (H - 0.012) 0.08 (N/m), and no sideways force above 1 % of it. A run
-# stopped at 0.25 s and restarted writes the same gauges.csv, byte for byte.
+# stopped at 0.25 s and restarted writes the same gauges.csv, byte for byte; a run split between
+# two devices writes the same gauges to 0.1 s (tests/physics/gauges_agree.py).
 set -euo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/tests/data/sph/hydrostatic_gauges.json
@@ -59,3 +60,11 @@ PY
 cmp "$work/run/gauges.csv" "$work/restarted/gauges.csv" ||
     { echo "gauges.csv differs after a restart"; exit 1; }
 echo "gauges.csv of the restarted run is that of the run in one go"
+
+# Split between two devices in one process (slabs along x: columns and points on both sides,
+# the wall box across the cut) to 0.1 s: the gauges of the run in one go, at the same steps.
+POCL_DEVICES="pthread pthread" timeout 600 "$clpart" run "$case_file" --devices all --time 0.1 \
+    --out "$work/split" </dev/null >"$work/split.log" 2>&1 ||
+    { echo "the split run failed: $(tail -3 "$work/split.log")"; exit 1; }
+python3 "$(dirname "$0")/gauges_agree.py" "$work/run" "$work/split" ||
+    { echo "the split run's gauges differ"; exit 1; }

@@ -8,8 +8,8 @@
 # forces in another order, so rounding differs; a halo that missed a layer or a step puts
 # them off by far more). Also: particles migrate between ranks, the predictor-corrector with
 # mDBC and summed density, a periodic axis that the fluid crosses, a slab that holds no
-# particle, the single-device options refused, and a rank that runs out of room ending the
-# run with a message and no hang.
+# particle, the gauges as MPI ranks, the single-device options refused, and a rank that runs
+# out of room ending the run with a message and no hang.
 set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
@@ -51,6 +51,16 @@ grep -qE "[1-9][0-9]* and [0-9]+ come in|[0-9]+ and [1-9][0-9]* come in" "$work/
     fail "no particle moved from one device to another: $(grep -c rebuilds "$work/two-threads.log") rebuilds logged"
 run three-threads "threads 3" --time 0.03
 agree one three-threads
+# Gauges as MPI ranks (physics/gauges splits them in one process): rank 0 writes what the
+# ranks sampled, as one device does.
+case=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
+if [ "$with_mpi" = mpi ]; then
+    run gauges-one one
+    run gauges-ranks "mpi 2"
+    python3 "$(dirname "$0")/gauges_agree.py" "$work/gauges-one" "$work/gauges-ranks" ||
+        fail "the MPI ranks' gauges differ from one device's"
+fi
+case=$dam_break
 if [ "$with_mpi" = mpi ]; then
     run two-ranks "mpi 2" --time 0.03
     agree one two-ranks
@@ -139,8 +149,6 @@ expect_error() {
 }
 expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
-expect_error "gauges are sampled on one device only" \
-    "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json"
 expect_error "model 'pso' runs on one device only" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"
 expect_error "device rank 1: [0-9]+ particles and halo need more than its [0-9]+ slots; raise dist.room" \
     "$case" -s dist.room=0 --time 0.06

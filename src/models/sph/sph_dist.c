@@ -7,16 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the decomposition does not handle yet, refused before anything is built. */
-static clp_status check_supported(const sph_run *r, clp_error *err) {
-    clp_status st = clp_dist_check_options(r->opts, err);
-    if (st == CLP_OK && r->c.gauges.interval > 0)
-        st = CLP_FAIL(err, CLP_USAGE,
-                      "the case's gauges are sampled on one device only: run it on one device, "
-                      "or without its \"gauges\"");
-    return st;
-}
-
 /* The axes dist.axis=auto may cut along: those without gravity, where the fluid settles and a
  * slab below would fill while the one above empties; all of them in a case without gravity. */
 static unsigned level_axes(const sph_run *r) {
@@ -85,7 +75,7 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     double *kept_xyz = NULL, *tied = NULL;
     size_t kept;
     clp_dist_ties ties = {0};
-    CLP_TRY(check_supported(r, err));
+    CLP_TRY(clp_dist_check_options(r->opts, err)); /* what a split run does not handle */
     CLP_TRY(kept_particles(r, *xyz, *types, &kept_xyz, &kept_ids, &kept, err));
     CLP_TRY(ghost_ties(r, *xyz, *types, &tied, &ties.count, err));
     ties.points = tied;

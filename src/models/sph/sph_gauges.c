@@ -15,12 +15,17 @@
 struct clp__sph_gauges {
     const clp_sph_case *c;
     clp_worker *w;
+    clp__comm *comm;           /* split: the ranks, else NULL */
+    const clp_dist_rank *dist; /* split: this rank's layout */
+    const clp_grid_geometry *global;
+    cl_float4 *points;       /* written before each sample: a re-cut makes the buffers anew */
     size_t n_points, column; /* points sampled; of which per height column */
     double floor, step;      /* the columns' first point and spacing on the vertical */
     size_t wall_first[CLP_CASE_MAX_BOXES], wall_end[CLP_CASE_MAX_BOXES];
     cl_float4 *samples, *force; /* read back: two per point; one per particle */
     cl_uint *ids;
-    size_t n_particles, n_columns;
+    double *sums; /* split: the samples, then the wall forces, summed over the ranks */
+    size_t n_columns;
     char **names;
     double *row;
     clp__csv *csv;
@@ -106,7 +111,6 @@ static clp_status name_columns(clp__sph_gauges *g, clp_error *err) {
 clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
                                 uint64_t step, clp__sph_gauges **out, clp_error *err) {
     clp_status st = CLP_OK;
-    cl_float4 *points = NULL;
     double *kept = NULL;
     size_t n_kept = 0;
     clp__sph_gauges *g = calloc(1, sizeof *g);
@@ -114,20 +118,17 @@ clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char
     *g = (clp__sph_gauges){.c = c, .w = w, .n_points = clp__sph_gauge_points(c, NULL)};
     column_extent(c, &g->floor, &g->step, &g->column);
     clp__sph_wall_ids(c, g->wall_first, g->wall_end);
-    g->n_particles = clp_worker_buffer_bytes(w, CLP_BUF_POS) / sizeof(cl_float4);
     g->samples = malloc((2 * g->n_points + 1) * sizeof *g->samples);
-    points = malloc((g->n_points + 1) * sizeof *points);
-    CLP_REQUIRE(g->samples && points, err, CLP_NOMEM, "out of host memory");
-    if (c->gauges.n_walls) {
-        g->force = malloc(g->n_particles * sizeof *g->force);
-        g->ids = malloc(g->n_particles * sizeof *g->ids);
-        CLP_REQUIRE(g->force && g->ids, err, CLP_NOMEM, "out of host memory");
-    }
-    clp__sph_gauge_points(c, points);
-    if (g->n_points)
-        CLP_TRY(clp_worker_write(w, CLP_BUF_GAUGE_POINTS, points, err));
+    g->points = malloc((g->n_points + 1) * sizeof *g->points);
+    g->sums = malloc((8 * g->n_points + 3 * c->gauges.n_walls + 1) * sizeof *g->sums);
+    CLP_REQUIRE(g->samples && g->points && g->sums, err, CLP_NOMEM, "out of host memory");
+    clp__sph_gauge_points(c, g->points);
     CLP_TRY(name_columns(g, err));
     const char *const *names = (const char *const *)g->names;
+    if (!dir) {
+        *out = g;
+        return CLP_OK;
+    }
     if (restart)
         CLP_TRY(clp__csv_continue_in(dir, "gauges.csv", names, g->n_columns, 1, (double)step, &kept,
                                      &n_kept, &g->csv, err));
@@ -136,9 +137,82 @@ clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char
     *out = g;
     g = NULL;
 fail:
-    free(points);
     free(kept);
     clp__sph_gauges_close(g);
+    return st;
+}
+
+void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp_dist_rank *dist,
+                           const clp_grid_geometry *global) {
+    g->comm = comm;
+    g->dist = dist;
+    g->global = global;
+}
+
+/* Whether this rank keeps point k's sums: alone, always; split, when the point lies in one of
+ * its layers, where its particles and halo hold every neighbour of the point. */
+static bool owns_point(const clp__sph_gauges *g, size_t k) {
+    if (!g->comm)
+        return true;
+    const clp_slabs *s = &g->dist->slabs;
+    const int a = s->axis;
+    int layer = (int)floor((g->points[k].s[a] - g->global->origin[a]) / g->global->cell_size[a]);
+    layer = layer < 0 ? 0 : layer >= s->layers ? s->layers - 1 : layer;
+    return layer >= s->first[g->dist->rank] && layer < s->first[g->dist->rank + 1];
+}
+
+/* The samples of every point and the force on each wall box of this device, into g->sums
+ * (8 per point, then dim per wall); split, this rank's share, summed over the ranks. */
+static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_sph_gauges *s = &g->c->gauges;
+    const int dim = g->c->dim;
+    const size_t slots = clp_worker_buffer_bytes(g->w, CLP_BUF_POS) / sizeof(cl_float4);
+    size_t first = 0, end = slots, at = 0;
+    if (g->comm) {
+        first = g->dist->owned_first;
+        end = g->dist->owned_end;
+    }
+    if (g->n_points) {
+        const clp_step sample = {"sph_gauge_sample",
+                                 CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                                     CLP_BUF_CELL_END | CLP_BUF_VEL | CLP_BUF_RHO |
+                                     CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
+                                     CLP_BUF_CONSTANTS,
+                                 g->n_points, 0};
+        CLP_TRY(clp_worker_write(g->w, CLP_BUF_GAUGE_POINTS, g->points, err));
+        CLP_TRY(clp_worker_run_step(g->w, &sample, NULL, err));
+        CLP_TRY(clp_worker_read(g->w, CLP_BUF_GAUGE_SAMPLES, g->samples, err));
+    }
+    for (size_t k = 0; k < g->n_points; k++)
+        for (int m = 0; m < 8; m++)
+            g->sums[at++] = owns_point(g, k) ? g->samples[2 * k + m / 4].s[m % 4] : 0.0;
+    if (s->n_walls) {
+        const clp_step force = {"sph_wall_force",
+                                grid | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS, slots,
+                                0};
+        free(g->force);
+        free(g->ids);
+        g->force = malloc(slots * sizeof *g->force);
+        g->ids = malloc(slots * sizeof *g->ids);
+        CLP_REQUIRE(g->force && g->ids, err, CLP_NOMEM, "out of host memory");
+        CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
+        CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
+        CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
+        for (size_t k = 0; k < s->n_walls; k++) {
+            const size_t b = s->walls[k];
+            double total[3] = {0, 0, 0};
+            for (size_t i = first; i < end; i++)
+                if (g->ids[i] >= g->wall_first[b] && g->ids[i] < g->wall_end[b])
+                    for (int a = 0; a < dim; a++)
+                        total[a] += g->force[i].s[a];
+            for (int a = 0; a < dim; a++)
+                g->sums[at++] = total[a];
+        }
+    }
+    if (g->comm && at)
+        CLP_TRY(clp__comm_allreduce(g->comm, g->sums, at, CLP_COMM_SUM, err));
+fail:
     return st;
 }
 
@@ -146,14 +220,14 @@ fail:
  * floor where, coming down from the top, the fraction first reaches one half (linear between
  * samples); 0 where it never does. */
 static double column_height(const clp__sph_gauges *g, size_t k) {
-    const cl_float4 *s = g->samples + 2 * k * g->column;
+    const double *s = g->sums + 8 * k * g->column; /* fractions every 8 */
     for (size_t m = g->column; m-- > 0;) {
-        const double f = s[2 * m].s[0];
+        const double f = s[8 * m];
         if (f < SURFACE_FRACTION)
             continue;
         if (m + 1 == g->column)
             return (double)m * g->step;
-        const double above = s[2 * (m + 1)].s[0];
+        const double above = s[8 * (m + 1)];
         return ((double)m + (f - SURFACE_FRACTION) / (f - above)) * g->step;
     }
     return 0.0;
@@ -165,46 +239,23 @@ clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, doubl
     const clp_sph_gauges *s = &g->c->gauges;
     const int dim = g->c->dim;
     size_t at = 0;
+    CLP_TRY(sample_sums(g, grid, err));
+    if (!g->csv)
+        return CLP_OK;
     g->row[at++] = time;
     g->row[at++] = (double)step;
-    if (g->n_points) {
-        const clp_step sample = {"sph_gauge_sample",
-                                 CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
-                                     CLP_BUF_CELL_END | CLP_BUF_VEL | CLP_BUF_RHO |
-                                     CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
-                                     CLP_BUF_CONSTANTS,
-                                 g->n_points, 0};
-        CLP_TRY(clp_worker_run_step(g->w, &sample, NULL, err));
-        CLP_TRY(clp_worker_read(g->w, CLP_BUF_GAUGE_SAMPLES, g->samples, err));
-    }
     for (size_t k = 0; k < s->n_heights; k++)
         g->row[at++] = column_height(g, k);
     for (size_t k = 0; k < s->n_points; k++) {
         /* Shepard averages; a point no fluid reaches reads 0 */
-        const cl_float4 *p = g->samples + 2 * (s->n_heights * g->column + k);
-        const double sum = p[0].s[0];
-        g->row[at++] = sum > 0 ? p[0].s[1] / sum : 0.0;
+        const double *p = g->sums + 8 * (s->n_heights * g->column + k);
+        const double sum = p[0];
+        g->row[at++] = sum > 0 ? p[1] / sum : 0.0;
         for (int a = 0; a < dim; a++)
-            g->row[at++] = sum > 0 ? p[1].s[a] / sum : 0.0;
+            g->row[at++] = sum > 0 ? p[4 + a] / sum : 0.0;
     }
-    if (s->n_walls) {
-        const clp_step force = {"sph_wall_force",
-                                grid | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS,
-                                g->n_particles, 0};
-        CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
-        CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
-        CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
-        for (size_t k = 0; k < s->n_walls; k++) {
-            const size_t b = s->walls[k];
-            double total[3] = {0, 0, 0};
-            for (size_t i = 0; i < g->n_particles; i++)
-                if (g->ids[i] >= g->wall_first[b] && g->ids[i] < g->wall_end[b])
-                    for (int a = 0; a < dim; a++)
-                        total[a] += g->force[i].s[a];
-            for (int a = 0; a < dim; a++)
-                g->row[at++] = total[a];
-        }
-    }
+    for (size_t k = 0; k < (size_t)dim * s->n_walls; k++)
+        g->row[at++] = g->sums[8 * g->n_points + k];
     CLP_TRY(clp__csv_row(g->csv, g->row, err));
 fail:
     return st;
@@ -220,6 +271,8 @@ void clp__sph_gauges_close(clp__sph_gauges *g) {
     free(g->names);
     free(g->row);
     free(g->samples);
+    free(g->points);
+    free(g->sums);
     free(g->force);
     free(g->ids);
     free(g);

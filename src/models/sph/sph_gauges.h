@@ -3,6 +3,7 @@
 #ifndef CLPART_SPH_GAUGES_H
 #define CLPART_SPH_GAUGES_H
 
+#include "dist/rank.h"
 #include "io/io.h"
 #include "models/sph/sph.h"
 
@@ -14,10 +15,16 @@ typedef struct clp__sph_gauges clp__sph_gauges;
 size_t clp__sph_gauge_points(const clp_sph_case *c, cl_float4 *out);
 /* The buffers the gauges need beyond the model's, and their sizes into `counts`. */
 clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts);
-/* Writes the points to the device and opens gauges.csv in `dir`: new, or continued after
- * `step` on a restart. *out is new. */
+/* Gauges on `w`, and gauges.csv in `dir` (NULL: none, a split run's rank other than 0): new,
+ * or continued after `step` on a restart. *out is new. */
 clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
                                 uint64_t step, clp__sph_gauges **out, clp_error *err);
+/* Makes `g` one rank's part of a split run's gauges: every rank samples on its slab and keeps
+ * what it owns, the points in its layers of `global` (the case's grid) and the force on its
+ * own particles; their sums meet on rank 0, which writes them. `dist` is read at each sample,
+ * so a re-cut changes what the rank owns. */
+void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp_dist_rank *dist,
+                           const clp_grid_geometry *global);
 /* Samples every gauge now and appends the row of `time` and `step`. `grid` are the buffers
  * the neighbour iteration takes. */
 clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, double time,

@@ -367,9 +367,12 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             CLP_TRY(clp__sph_outputs_continue(&out, out_dir, clock.step, err));
         else
             CLP_TRY(clp__sph_outputs_open(&out, out_dir, err));
-        if (r.c.gauges.interval > 0)
-            CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step,
-                                         &gauges, err));
+    }
+    if (r.c.gauges.interval > 0 && (out_dir || comm)) { /* every rank samples, rank 0 writes */
+        CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step, &gauges,
+                                     err));
+        if (comm)
+            clp__sph_gauges_split(gauges, comm, &r.dist, &r.global);
     }
     if (comm) /* rank 0's files say which snapshots the run continued has taken */
         CLP_TRY(clp__comm_broadcast(comm, &out.last_step, sizeof out.last_step, err));
@@ -388,7 +391,9 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         const double outputs_start = clp__now();
         const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
         if (gauges && (clock.time >= clock.next_gauge - slack || last)) {
-            CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(opts), clock.time,
+            if (comm) /* the halos must hold this step's state: no overlap for the next forces */
+                CLP_TRY(clp_dist_rank_refresh_end(&r.dist, err));
+            CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(r.opts), clock.time,
                                            clock.step, err));
             while (clock.next_gauge <= clock.time + slack)
                 clock.next_gauge += r.c.gauges.interval;
