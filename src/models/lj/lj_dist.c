@@ -1,6 +1,6 @@
 /* A Lennard-Jones rank: the slab of atoms it owns and the halo of its neighbours' edge layers
  * (src/dist/rank.c), the force kernel over its own atoms, and the halo's positions refreshed
- * after each drift. */
+ * after each drift while the inner layers' forces run. */
 #include "models/lj/lj_dist.h"
 
 #include "dist/cut.h"
@@ -42,18 +42,32 @@ fail:
     return st;
 }
 
-/* Launches the force kernel: par_part over the owned atoms only; the others over the whole
- * slab, halo layers and free slots included (par_part_loop's loop runs to the last slot, and
- * the per-cell and sub-box groups are cells), whose results go unused and are zeroed at the
+/* Launches the force kernel and ends the halo refresh begun, if any. par_part runs over the
+ * owned atoms only: first the inner layers, which read no halo, while the positions move
+ * (seed 4.5.2), then the edges. The others run over the whole slab, halo layers and free
+ * slots included (par_part_loop's loop runs to the last slot, and the per-cell and sub-box
+ * groups are cells), after the refresh; their results there go unused and are zeroed at the
  * next rebuild. */
 static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
+    clp_status st = CLP_OK;
     const clp_step forces = {
         "lj_forces", clp_grid_iteration_buffers(r->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
         r->layout.global, r->layout.local};
-    if (r->layout.strategy != CLP__LJ_PAR_PART)
-        return clp_worker_run_step(r->worker, &forces, NULL, err);
-    return clp_worker_run_step_range(r->worker, &forces, r->dist.owned_first,
-                                     clp_dist_rank_owned(&r->dist), NULL, err);
+    size_t first, count;
+    if (r->layout.strategy != CLP__LJ_PAR_PART) {
+        CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+        CLP_TRY(clp_worker_run_step(r->worker, &forces, NULL, err));
+        return CLP_OK;
+    }
+    clp_dist_rank_inner(&r->dist, &first, &count);
+    CLP_TRY(clp_worker_run_step_range(r->worker, &forces, first, count, NULL, err));
+    CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+    for (int side = 0; side < 2; side++) {
+        clp_dist_rank_edge(&r->dist, side, &first, &count);
+        CLP_TRY(clp_worker_run_step_range(r->worker, &forces, first, count, NULL, err));
+    }
+fail:
+    return st;
 }
 
 /* The rank's program, laid out for its slab, with M_C counted over its own atoms. */
@@ -172,8 +186,8 @@ clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
         if (clp_grid_rebuilds_at(r->grid, ++r->step)) {
             CLP_TRY(clp_dist_rank_rebuild(&r->dist, err)); /* the halo comes with it */
             r->rebuilds++;
-        } else {
-            CLP_TRY(clp_dist_rank_refresh(&r->dist, CLP_BUF_POS, err));
+        } else { /* ended by the forces */
+            CLP_TRY(clp_dist_rank_refresh_begin(&r->dist, CLP_BUF_POS, err));
         }
         CLP_TRY(compute_forces(r, err));
         CLP_TRY(run_owned(r, &kick, err));
