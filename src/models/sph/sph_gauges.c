@@ -24,6 +24,7 @@ struct clp__sph_gauges {
     size_t wall_first[CLP_CASE_MAX_BOXES], wall_end[CLP_CASE_MAX_BOXES];
     cl_float4 *samples, *force; /* read back: two per point; one per particle */
     cl_uint *ids;
+    size_t slots; /* that force and ids hold */
     double *sums; /* split: the samples, then the wall forces, summed over the ranks */
     size_t n_columns;
     char **names;
@@ -191,11 +192,14 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
         const clp_step force = {"sph_wall_force",
                                 grid | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS, slots,
                                 0};
-        free(g->force);
-        free(g->ids);
-        g->force = malloc(slots * sizeof *g->force);
-        g->ids = malloc(slots * sizeof *g->ids);
-        CLP_REQUIRE(g->force && g->ids, err, CLP_NOMEM, "out of host memory");
+        if (slots != g->slots) { /* first sample, or a re-cut */
+            free(g->force);
+            free(g->ids);
+            g->force = malloc(slots * sizeof *g->force);
+            g->ids = malloc(slots * sizeof *g->ids);
+            g->slots = g->force && g->ids ? slots : 0;
+            CLP_REQUIRE(g->slots, err, CLP_NOMEM, "out of host memory");
+        }
         CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
