@@ -705,6 +705,17 @@ CLP_API clp_grid_timing clp_grid_last_timing(const clp_grid *grid);
 
 /* ==== Runs ============================================================================== */
 
+enum { CLP_MAX_RANKS = 64 }; /* devices one case splits among */
+
+/* One device's part of a split run's time loop, summed over its steps. */
+typedef struct clp_rank_timing {
+    uint64_t particles;  /* the case's particles on the device at the end */
+    double device;       /* device seconds of its kernels, all phases */
+    double forces, list; /* of which the forces and the neighbour-list builds */
+    double exchange;     /* host seconds in its halo refreshes */
+    double waited;       /* host seconds it was blocked on the other devices */
+} clp_rank_timing;
+
 /* Device seconds of a run's phases, summed over its steps. */
 typedef struct clp_run_timing {
     double keys, sort, reorder, list;  /* neighbour-search rebuilds (clp_grid_timing) */
@@ -719,6 +730,8 @@ typedef struct clp_run_timing {
     uint64_t steps, rebuilds, particles;
     uint64_t forced_rebuilds; /* of the rebuilds, those a particle forced by moving more than
                                  half the skin (SPH) */
+    int ranks;                /* a split run's devices (the phases above are rank 0's) */
+    clp_rank_timing rank[CLP_MAX_RANKS];
 } clp_run_timing;
 
 /* What a run did, for a sweep or a benchmark to compare: the time loop's seconds without the
@@ -870,6 +883,12 @@ CLP_API clp_status clp_probe_run(clp_worker *worker, const clp_options *opts, cl
                                  size_t floats, int launches, clp_probe_result *out,
                                  clp_error *err);
 
+/* The copy bandwidth of the worker's device in bytes/s (the float4 copy over two 64 MiB
+ * arrays, the median of 5 launches), the speed a split run's --weights auto gives it: the
+ * particle models are bound by memory traffic. Its buffers are released after. */
+CLP_API clp_status clp_probe_speed(clp_worker *worker, const clp_options *opts, clp_cache *cache,
+                                   double *bytes_per_s, clp_error *err);
+
 /* Pennycook's performance portability of a workload over a set of `n` devices: the harmonic
  * mean of its efficiencies there (each in (0, 1]), 0 when one of them is 0 or not a number
  * (the device cannot run it) or the set is empty. */
@@ -946,8 +965,6 @@ typedef struct clp_model {
  * them and each rank's weight (its speed); each rank holds a halo of its neighbours' edge layers.
  * Rank 0 writes the outputs. */
 
-enum { CLP_MAX_RANKS = 64 }; /* devices one case splits among */
-
 /* Whether mpirun (or another PMI launcher) started this process. */
 CLP_API bool clp_comm_mpi_launched(void);
 /* This process's rank among those mpirun started (CLP_USAGE in a build without MPI). */
@@ -957,6 +974,8 @@ CLP_API int clp_comm_rank(const clp_comm *comm);
 CLP_API int clp_comm_size(const clp_comm *comm);
 /* This rank's place among the ranks on its host: it picks the host's device by it. */
 CLP_API void clp_comm_local(const clp_comm *comm, int *local_rank, int *local_size);
+/* Every rank's `mine` into all[0 .. size - 1], on every rank; every rank calls it. */
+CLP_API clp_status clp_comm_share(clp_comm *comm, double mine, double *all, clp_error *err);
 /* This rank failed before its run began (`why`): the others' runs end at once, naming it. */
 CLP_API void clp_comm_abort(clp_comm *comm, const clp_error *why);
 

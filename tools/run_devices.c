@@ -13,7 +13,7 @@ bool run_devices_wanted(const run_devices_request *req) {
            clp_comm_mpi_launched();
 }
 
-/* --weights: one positive number per rank. */
+/* --weights: one positive number per rank (or auto: probed). */
 static clp_status parse_weights(const char *text, int ranks, double *weights, clp_error *err) {
     clp_status st = CLP_OK;
     char *copy = strdup(text), *save = NULL, *end;
@@ -30,6 +30,20 @@ static clp_status parse_weights(const char *text, int ranks, double *weights, cl
     CLP_REQUIRE(n == ranks, err, CLP_USAGE, "--weights gives %d weights for %d devices", n, ranks);
 fail:
     free(copy);
+    return st;
+}
+
+static bool automatic(const run_devices_request *req) {
+    return req->weights && strcmp(req->weights, "auto") == 0;
+}
+
+/* --weights auto: the device's copy bandwidth, from a short probe. */
+static clp_status probe_weight(clp_worker *worker, const cli_case *c, clp_cache *cache, int rank,
+                               double *weight, clp_error *err) {
+    clp_status st = clp_probe_speed(worker, c->options, cache, weight, err);
+    if (st == CLP_OK)
+        CLP_INFO(CLP_LOG_RUN, "device rank %d (%s): copy bandwidth %.0f GB/s (--weights auto)",
+                 rank, clp_worker_device(worker)->name, 1e-9 * *weight);
     return st;
 }
 
@@ -62,7 +76,7 @@ static clp_status run_mpi(const clp_model *model, const cli_case *c, const clp_c
     CLP_TRY(clp_comm_mpi_open(&comm, err));
     *rank0 = clp_comm_rank(comm) == 0;
     st = mpi_pool(req, cli, &d, err);
-    if (st == CLP_OK && req->weights)
+    if (st == CLP_OK && req->weights && !automatic(req))
         st = parse_weights(req->weights, clp_comm_size(comm), weights, err);
     int local_rank, local_size;
     clp_comm_local(comm, &local_rank, &local_size);
@@ -70,10 +84,15 @@ static clp_status run_mpi(const clp_model *model, const cli_case *c, const clp_c
         st = clp_worker_create(d.devices[(size_t)local_rank % d.n], &worker, err);
     if (st == CLP_OK)
         st = cli_open_cache(cli, &cache, err);
+    double speed = 0;
+    if (st == CLP_OK && automatic(req))
+        st = probe_weight(worker, c, cache, clp_comm_rank(comm), &speed, err);
     if (st != CLP_OK) { /* the other ranks must not wait for this one */
         clp_comm_abort(comm, err);
         goto fail;
     }
+    if (automatic(req))
+        CLP_TRY(clp_comm_share(comm, speed, weights, err));
     clp_run_config mine = *config;
     mine.cache = cache;
     if (!*rank0)
@@ -98,11 +117,13 @@ static clp_status run_threads(const clp_model *model, const cli_case *c, const c
     double weights[SWEEP_MAX_DEVICES];
     CLP_TRY(sweep_devices_select(&d, req->devices, true, cli, err));
     cli_keep_checkpoint_signal();
-    if (req->weights)
+    if (req->weights && !automatic(req))
         CLP_TRY(parse_weights(req->weights, (int)d.n, weights, err));
     for (size_t k = 0; k < d.n; k++)
         CLP_TRY(clp_worker_create(d.devices[k], &workers[k], err));
     CLP_TRY(cli_open_cache(cli, &cache, err));
+    for (size_t k = 0; automatic(req) && k < d.n; k++)
+        CLP_TRY(probe_weight(workers[k], c, cache, (int)k, &weights[k], err));
     clp_run_config shared = *config;
     shared.cache = cache;
     st = clp_run_split(model, workers, (int)d.n, req->weights ? weights : NULL, c->options,

@@ -7,7 +7,7 @@
 
 typedef struct run_devices_request {
     const char *devices; /* --devices SEL,...|all, or NULL */
-    const char *weights; /* --weights W,... or NULL (equal) */
+    const char *weights; /* --weights W,..., auto (the devices' copy bandwidths) or NULL (equal) */
 } run_devices_request;
 
 /* Whether this run goes on several devices: --devices names more than one, or mpirun started

@@ -2,6 +2,7 @@
  * float and float4, and the FP32 rate of FMA chains, each the median device time of several
  * launches (profiling events). */
 #include "internal.h"
+#include "run/worker_private.h"
 
 #include <stdlib.h>
 
@@ -80,5 +81,32 @@ fail:
     free(source);
     free(a);
     free(b);
+    return st;
+}
+
+clp_status clp_probe_speed(clp_worker *w, const clp_options *opts, clp_cache *cache,
+                           double *bytes_per_s, clp_error *err) {
+    clp_status st = CLP_OK;
+    enum { FLOATS = 1 << 24, LAUNCHES = 5 }; /* 64 MiB arrays: past the caches of CPUs and GPUs */
+    char *source = NULL;
+    float *a = calloc(FLOATS, sizeof *a);
+    const clp_buffer_set copy = CLP_BUF_PROBE_A | CLP_BUF_PROBE_C;
+    CLP_REQUIRE(a, err, CLP_NOMEM, "out of host memory for the probe's %d floats", FLOATS);
+    CLP_TRY(clp_probe_source(opts, FLOATS, &source, err));
+    CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
+    clp_buffer_counts counts = {.particles = 0};
+    counts.custom[clp__buffer_index(CLP_BUF_PROBE_A)] = FLOATS;
+    counts.custom[clp__buffer_index(CLP_BUF_PROBE_C)] = FLOATS;
+    CLP_TRY(clp_worker_alloc(w, copy, opts, &counts, err));
+    CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_A, a, err));
+    clp_worker_set_profiling(w, true);
+    double t;
+    CLP_TRY(median_time(w, "probe_copy_float4", copy, FLOATS / 4, LAUNCHES, &t, err));
+    *bytes_per_s = 2.0 * FLOATS * sizeof(float) / t;
+fail:
+    clp_worker_set_profiling(w, false);
+    clp__worker_release(w, copy);
+    free(source);
+    free(a);
     return st;
 }

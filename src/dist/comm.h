@@ -33,6 +33,12 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
  * also in a build without MPI, so that the command line can say it cannot run as asked. */
 bool clp__comm_mpi_launched(void);
 
+/* A comm over the ranks of `parent` with kept[r] set (the caller among them), numbered anew in
+ * the parent's order (new; destroy it before the parent). Messages travel through the parent,
+ * which the view's ranks no longer use themselves. */
+clp_status clp__comm_view_create(clp__comm *parent, const bool *kept, clp__comm **out,
+                                 clp_error *err);
+
 /* NULL does nothing. Over MPI it first waits, up to the timeout, for this rank's sends to be
  * received, since MPI must not lose a message a peer still waits for. */
 void clp__comm_destroy(clp__comm *c);

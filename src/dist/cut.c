@@ -60,62 +60,155 @@ static unsigned char *tied_layers(const clp_grid_geometry *global, int axis,
     return together;
 }
 
-/* The cut along the axis dist.axis names, or the best of `axes` for auto; counts[a] and
- * together[a] (new) get the particles in each layer along each axis counted, and the layers
- * no slab may begin at. */
-static clp_status cut_slabs(const clp__comm *comm, const clp_options *opts,
-                            const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                            size_t n, const clp_dist_ties *ties, const double *weights,
-                            double *counts[3], unsigned char *together[3], clp_slabs *out,
-                            clp_error *err) {
+/* A case's particles summed per layer along each axis the cut may take: counts[a], work[a]
+ * (the counts when there is no cost) and together[a], the layers no slab may begin at. */
+typedef struct layer_sums {
+    int axis; /* the axis dist.axis names, or -1 for auto: the best of `axes` */
+    unsigned axes;
+    double *counts[3], *work[3];
+    unsigned char *together[3];
+} layer_sums;
+
+static void layer_sums_free(layer_sums *l) {
+    for (int a = 0; a < 3; a++) {
+        if (l->work[a] != l->counts[a])
+            free(l->work[a]);
+        free(l->counts[a]);
+        free(l->together[a]);
+    }
+}
+
+static clp_status sum_layers(const clp_options *opts, const clp_grid_geometry *global,
+                             unsigned axes, const double *xyz, const double *cost, size_t n,
+                             const clp_dist_ties *ties, layer_sums *l, clp_error *err) {
     clp_status st = CLP_OK;
     const char *requested = clp_options_enum(opts, "dist.axis");
     const bool automatic = strcmp(requested, "auto") == 0;
-    const int named = automatic ? -1 : requested[0] - 'x';
-    CLP_REQUIRE(named < global->dim, err, CLP_USAGE,
+    *l = (layer_sums){.axis = automatic ? -1 : requested[0] - 'x', .axes = axes};
+    CLP_REQUIRE(l->axis < global->dim, err, CLP_USAGE,
                 "dist.axis=%s: a %dD case has no %s axis to cut along", requested, global->dim,
                 requested);
     for (int a = 0; a < global->dim; a++) {
-        if (automatic ? !(axes & (1u << a)) : a != named)
+        if (automatic ? !(axes & (1u << a)) : a != l->axis)
             continue;
-        counts[a] = calloc((size_t)global->cells[a], sizeof *counts[a]);
-        together[a] = tied_layers(global, a, ties);
-        CLP_REQUIRE(counts[a] && together[a], err, CLP_NOMEM, "out of host memory");
-        for (size_t i = 0; i < n; i++)
-            counts[a][layer_of(global, a, xyz + 3 * i)] += 1;
+        l->counts[a] = calloc((size_t)global->cells[a], sizeof *l->counts[a]);
+        l->work[a] = cost ? calloc((size_t)global->cells[a], sizeof *l->work[a]) : l->counts[a];
+        l->together[a] = tied_layers(global, a, ties);
+        CLP_REQUIRE(l->counts[a] && l->work[a] && l->together[a], err, CLP_NOMEM,
+                    "out of host memory");
+        for (size_t i = 0; i < n; i++) {
+            const int layer = layer_of(global, a, xyz + 3 * i);
+            l->counts[a][layer] += 1;
+            if (cost)
+                l->work[a][layer] += cost[i];
+        }
     }
-    const int ranks = clp__comm_size(comm);
-    if (automatic)
-        CLP_TRY(clp_slabs_cut_best(global, (const double *const *)counts,
-                                   (const unsigned char *const *)together, axes, ranks, weights,
-                                   out, err));
-    else
-        CLP_TRY(clp_slabs_cut_together(global, named, counts[named], together[named], ranks,
-                                       weights, out, err));
+fail:
+    return st;
+}
+
+/* The cut among the ranks with kept[r] set, by their weights (NULL: equal), and its step: the
+ * longest time a kept rank takes over its slab's work at its weight. */
+static clp_status cut_kept(const clp_grid_geometry *global, const layer_sums *l, int ranks,
+                           const double *weights, const bool *kept, clp_slabs *out, double *step,
+                           clp_error *err) {
+    double kept_weights[CLP_DIST_MAX_RANKS];
+    int n = 0;
+    for (int r = 0; r < ranks; r++)
+        if (kept[r])
+            kept_weights[n++] = weights ? weights[r] : 1.0;
+    clp_status st = l->axis < 0
+                        ? clp_slabs_cut_best(global, (const double *const *)l->work,
+                                             (const double *const *)l->counts,
+                                             (const unsigned char *const *)l->together, l->axes, n,
+                                             kept_weights, out, err)
+                        : clp_slabs_cut_together(global, l->axis, l->work[l->axis],
+                                                 l->together[l->axis], n, kept_weights, out, err);
+    *step = 0;
+    for (int k = 0; st == CLP_OK && k < n; k++) {
+        double work = 0;
+        for (int layer = out->first[k]; layer < out->first[k + 1]; layer++)
+            work += l->work[out->axis][layer];
+        *step = fmax(*step, work / kept_weights[k]);
+    }
+    return st;
+}
+
+/* Which ranks the cut keeps (kept[], all to begin with): while the slowest rank but rank 0,
+ * which writes the outputs, holds the others back even on its thinnest slab, so that the
+ * case goes no slower without it, it is left out (a slab without work counts nothing for the
+ * exchanges and waits it would still cost). Equal ranks are all kept. */
+static clp_status choose_ranks(const clp_grid_geometry *global, const layer_sums *l, int ranks,
+                               const double *weights, bool may_leave_out, bool *kept,
+                               clp_slabs *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    double step, fastest = 0;
+    for (int r = 0; r < ranks; r++) {
+        kept[r] = true;
+        fastest = fmax(fastest, weights ? weights[r] : 1.0);
+    }
+    CLP_TRY(cut_kept(global, l, ranks, weights, kept, out, &step, err));
+    for (;;) {
+        int slowest = -1;
+        for (int r = 1; may_leave_out && weights && r < ranks; r++)
+            if (kept[r] && weights[r] < fastest && (slowest < 0 || weights[r] < weights[slowest]))
+                slowest = r;
+        if (slowest < 0)
+            break;
+        clp_slabs fewer;
+        double fewer_step;
+        clp_error why = CLP_ERROR_INIT;
+        kept[slowest] = false;
+        if (cut_kept(global, l, ranks, weights, kept, &fewer, &fewer_step, &why) != CLP_OK ||
+            fewer_step > step) {
+            kept[slowest] = true;
+            break;
+        }
+        *out = fewer;
+        step = fewer_step;
+    }
 fail:
     return st;
 }
 
 clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
                              const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                             size_t n, const clp_dist_ties *ties, const double *weights,
-                             clp_dist_cut *out, clp_error *err) {
+                             const double *cost, size_t n, const clp_dist_ties *ties,
+                             const double *weights, bool may_leave_out, clp_dist_cut *out,
+                             clp_error *err) {
     clp_status st = CLP_OK;
     clp_dist_cut c = {0};
-    double *counts[3] = {NULL, NULL, NULL};
-    unsigned char *together[3] = {NULL, NULL, NULL};
-    const int rank = clp__comm_rank(comm);
-    CLP_TRY(cut_slabs(comm, opts, global, axes, xyz, n, ties, weights, counts, together, &c.slabs,
-                      err));
+    layer_sums sums = {0};
+    const int ranks = clp__comm_size(comm), me = clp__comm_rank(comm);
+    CLP_TRY(sum_layers(opts, global, axes, xyz, cost, n, ties, &sums, err));
+    CLP_TRY(choose_ranks(global, &sums, ranks, weights, may_leave_out, c.kept, &c.slabs, err));
+    if (!c.kept[me]) {
+        c.left_out = true;
+        CLP_WARN(CLP_LOG_RUN,
+                 "device rank %d is left out: at its speed (weight %g) even its thinnest slab "
+                 "(2 cell layers) would hold the other devices back, and the case goes faster "
+                 "on them alone",
+                 me, weights[me]);
+        *out = c;
+        c = (clp_dist_cut){0};
+        goto fail;
+    }
+    int rank = 0; /* among the kept */
+    for (int r = 0; r < me; r++)
+        rank += c.kept[r];
     const int axis = c.slabs.axis, layers = global->cells[axis];
-    const double *layer_count = counts[axis];
+    const double *layer_count = sums.counts[axis], *layer_work = sums.work[axis];
     bool halo[2];
     clp_slabs_local_geometry(&c.slabs, global, rank, &c.local, halo);
     /* slots: the slab's particles and halo now, and room for those that come in later */
     const int lo = c.slabs.first[rank], hi = c.slabs.first[rank + 1];
-    double owned = 0, halo_particles = 0;
-    for (int l = lo; l < hi; l++)
+    double owned = 0, halo_particles = 0, all_work = 0;
+    for (int l = lo; l < hi; l++) {
         owned += layer_count[l];
+        c.work += layer_work[l];
+    }
+    for (int l = 0; l < layers; l++)
+        all_work += layer_work[l];
     if (halo[0])
         halo_particles += layer_count[(lo - 1 + layers) % layers];
     if (halo[1])
@@ -136,15 +229,14 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
         c.ids[i] = CLP_DIST_PADDING_ID;
     }
     CLP_INFO(CLP_LOG_RUN,
-             "device rank %d: cell layers %d to %d of %d along %c, %zu particles, %zu slots", rank,
-             lo, hi - 1, layers, 'x' + axis, c.owned, c.slots);
+             "device rank %d: cell layers %d to %d of %d along %c, %zu particles (%.1f%% of the "
+             "work), %zu slots",
+             rank, lo, hi - 1, layers, 'x' + axis, c.owned,
+             all_work > 0 ? 100 * c.work / all_work : 0.0, c.slots);
     *out = c;
     c = (clp_dist_cut){0};
 fail:
-    for (int a = 0; a < 3; a++) {
-        free(counts[a]);
-        free(together[a]);
-    }
+    layer_sums_free(&sums);
     clp_dist_cut_free(&c);
     return st;
 }

@@ -19,11 +19,14 @@ clp_status clp_dist_rank_options(const clp_options *opts, int axis, clp_options 
 /* This rank's share of the case. */
 typedef struct clp_dist_cut {
     clp_slabs slabs;
-    clp_grid_geometry local; /* its slab and halo layers (clp_slabs_local_geometry) */
-    size_t slots;            /* particles its buffers hold: owned and halo, dist.room more */
-    size_t owned;            /* the case's particles in its slab */
-    double *xyz;             /* slots x 3: the owned ones first, padding at the local origin */
-    uint32_t *ids;           /* slots: each owned one's index in the case, then padding IDs */
+    clp_grid_geometry local;       /* its slab and halo layers (clp_slabs_local_geometry) */
+    size_t slots;                  /* particles its buffers hold: owned and halo, dist.room more */
+    size_t owned;                  /* the case's particles in its slab */
+    double work;                   /* their cost summed (their count when the cut had no costs) */
+    bool kept[CLP_DIST_MAX_RANKS]; /* the ranks that take a slab; the slabs number them anew */
+    bool left_out;                 /* this rank is not among them: the rest of the cut is empty */
+    double *xyz;   /* slots x 3: the owned ones first, padding at the local origin */
+    uint32_t *ids; /* slots: each owned one's index in the case, then padding IDs */
 } clp_dist_cut;
 
 /* What a cut must keep on one rank: `count` pairs of points, 6 coordinates each, a particle
@@ -33,14 +36,19 @@ typedef struct clp_dist_ties {
     size_t count;
 } clp_dist_ties;
 
-/* Cuts the `n` particles at `xyz` (the case's, in `global`) into slabs by particles per layer
- * and `weights` (NULL: equal), along the axis dist.axis names or, for auto, the one of the
- * bit mask `axes` whose cut leaves the smallest halo (clp_slabs_cut_best), with each of the
- * `ties` (NULL: none) on one rank, and gives this rank its share. */
+/* Cuts the `n` particles at `xyz` (the case's, in `global`) into slabs by their work per
+ * layer (`cost` per particle; NULL: 1 each) and `weights` (the ranks' speeds; NULL: equal),
+ * along the axis dist.axis names or, for auto, the one of the bit mask `axes` whose cut leaves
+ * the fewest particles in the halos (clp_slabs_cut_best), with each of the `ties` (NULL: none)
+ * on one rank, and gives this rank its share. With `may_leave_out`, a rank slower than the
+ * fastest whose thinnest slab would take longer than the case takes the others without it
+ * gets none (every rank computes the same choice from the same particles and weights); rank 0
+ * always takes a slab. */
 clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
                              const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                             size_t n, const clp_dist_ties *ties, const double *weights,
-                             clp_dist_cut *out, clp_error *err);
+                             const double *cost, size_t n, const clp_dist_ties *ties,
+                             const double *weights, bool may_leave_out, clp_dist_cut *out,
+                             clp_error *err);
 void clp_dist_cut_free(clp_dist_cut *c);
 
 #endif

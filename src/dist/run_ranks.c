@@ -35,6 +35,13 @@ void clp_comm_local(const clp_comm *comm, int *local_rank, int *local_size) {
     clp__comm_local(comm, local_rank, local_size);
 }
 
+clp_status clp_comm_share(clp_comm *comm, double mine, double *all, clp_error *err) {
+    const int size = clp__comm_size(comm);
+    for (int r = 0; r < size; r++)
+        all[r] = r == clp__comm_rank(comm) ? mine : 0.0;
+    return clp__comm_allreduce(comm, all, (size_t)size, CLP_COMM_SUM, err);
+}
+
 clp_status clp_run_rank(const clp_model *model, clp_comm *comm, clp_worker *worker,
                         const double *weights, const clp_options *opts, const char *case_path,
                         const clp_run_config *config, clp_error *err) {
@@ -61,6 +68,7 @@ typedef struct rank_thread {
     const clp_options *opts;
     const char *case_path;
     clp_run_config config;
+    clp_run_timing timing; /* a rank's but rank 0's: it times its steps for rank 0's report */
     clp_status status;
     clp_error err;
 } rank_thread;
@@ -97,7 +105,8 @@ clp_status clp_run_split(const clp_model *model, clp_worker *const *workers, int
         if (r > 0) { /* rank 0 writes and reports */
             t->config.progress = NULL;
             t->config.result = NULL;
-            t->config.timing = NULL;
+            if (config->timing)
+                t->config.timing = &t->timing;
         }
         CLP_REQUIRE(pthread_create(&t->thread, NULL, run_thread, t) == 0, err, CLP_NOMEM,
                     "cannot start the thread of device rank %d", r);

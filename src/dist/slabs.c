@@ -72,6 +72,7 @@ double clp_slabs_halo(const clp_slabs *s, const double *layer_weight) {
 }
 
 clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
+                              const double *const layer_count[3],
                               const unsigned char *const together[3], unsigned axes, int ranks,
                               const double *rank_weight, clp_slabs *out, clp_error *err) {
     clp_status first_refusal = CLP_OK;
@@ -92,7 +93,7 @@ clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *con
             }
             continue;
         }
-        const double halo = clp_slabs_halo(&s, layer_weight[a]);
+        const double halo = clp_slabs_halo(&s, layer_count ? layer_count[a] : layer_weight[a]);
         if (best_axis < 0 || halo < best ||
             (halo == best && global->cells[a] > global->cells[best_axis])) {
             best = halo;

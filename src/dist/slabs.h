@@ -42,9 +42,12 @@ double clp_slabs_halo(const clp_slabs *s, const double *layer_weight);
 
 /* The cut along the axis whose halo is smallest, of the axes in the bit mask `axes` (bit a
  * for axis a) with room for `ranks` slabs (of equals, the one with the most cells):
- * layer_weight[a] holds the layers along axis a, together[a] (NULL, or an entry NULL: none)
- * where no slab may begin (clp_slabs_cut_together). A smaller halo is less to copy each step. */
+ * layer_weight[a] holds the work of the layers along axis a, which the slabs share out,
+ * layer_count[a] their particles, whose halo is measured (NULL: the work), together[a] (NULL,
+ * or an entry NULL: none) where no slab may begin (clp_slabs_cut_together). A smaller halo is
+ * less to copy each step. */
 clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
+                              const double *const layer_count[3],
                               const unsigned char *const together[3], unsigned axes, int ranks,
                               const double *rank_weight, clp_slabs *out, clp_error *err);
 

@@ -8,7 +8,8 @@
 # forces in another order, so rounding differs; a halo that missed a layer or a step puts
 # them off by far more). Also: particles migrate between ranks, the predictor-corrector with
 # mDBC and summed density, a periodic axis that the fluid crosses, a slab that holds no
-# particle, the gauges as MPI ranks, the single-device options refused, and a rank that runs
+# particle, a device too slow to take a slab left out, the split by probed speeds (--weights
+# auto), the gauges as MPI ranks, the single-device options refused, and a rank that runs
 # out of room ending the run with a message and no hang.
 set -uo pipefail
 clpart=$1
@@ -49,8 +50,16 @@ run two-threads "threads 2" --time 0.03 --log run
 agree one two-threads
 grep -qE "[1-9][0-9]* and [0-9]+ come in|[0-9]+ and [1-9][0-9]* come in" "$work/two-threads.log" ||
     fail "no particle moved from one device to another: $(grep -c rebuilds "$work/two-threads.log") rebuilds logged"
-run three-threads "threads 3" --time 0.03
+# --weights auto: the split by the devices' measured copy bandwidths
+run three-threads "threads 3" --time 0.03 --weights auto -v
+grep -q "device rank 2 (.*): copy bandwidth [0-9]* GB/s" "$work/three-threads.log" ||
+    fail "--weights auto probed no bandwidth: $(grep -m1 'rank 2' "$work/three-threads.log")"
 agree one three-threads
+# A device too slow to take even its thinnest slab without holding the other back is left
+# out with a warning, and the other runs the case.
+run slow-two "threads 2" --time 0.03 --weights 100,1
+grep -q "device rank 1 is left out" "$work/slow-two.log" || fail "the slow device was not left out"
+agree one slow-two
 # Gauges as MPI ranks (physics/gauges splits them in one process): rank 0 writes what the
 # ranks sampled, as one device does.
 case=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
@@ -62,8 +71,11 @@ if [ "$with_mpi" = mpi ]; then
 fi
 case=$dam_break
 if [ "$with_mpi" = mpi ]; then
-    run two-ranks "mpi 2" --time 0.03
+    run two-ranks "mpi 2" --time 0.03 --weights auto
     agree one two-ranks
+    run slow-ranks "mpi 2" --time 0.03 --weights 100,1
+    grep -q "device rank 1 is left out" "$work/slow-ranks.log" || fail "no MPI rank was left out"
+    agree one slow-ranks
     run three-ranks "mpi 3" --time 0.03
     agree one three-ranks
 fi
@@ -120,7 +132,8 @@ PY
 
 # A slab with no particle: the domain runs 0.6 m past the tank, and the third rank, weighted
 # as a thousandth of the others, gets the least a slab has (2 cell layers), beyond the tank,
-# and keeps it (no rebalancing, which would give it particles).
+# and keeps it (no rebalancing, which would give it particles, and not left out, as a device
+# with nothing to do would be).
 python3 - "$dam_break" "$work/wide.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -130,7 +143,8 @@ json.dump(c, open(sys.argv[2], "w"))
 PY
 case=$work/wide.json
 run wide-one one
-run wide-three "threads 3" -s dist.axis=x -s dist.rebalance=0 --weights 1,1,0.001 -v
+run wide-three "threads 3" -s dist.axis=x -s dist.rebalance=0 -s dist.leave_out=false \
+    --weights 1,1,0.001 -v
 grep -q "device rank 2: cell layers .*, 0 particles" "$work/wide-three.log" ||
     fail "the third slab was not empty: $(grep 'device rank 2:' "$work/wide-three.log")"
 agree wide-one wide-three
@@ -150,8 +164,10 @@ expect_error() {
 expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
 expect_error "model 'pso' runs on one device only" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"
+# (every particle weighed alike: rank 1 then starts with the least fluid, and the wave brings
+# the most into it)
 expect_error "device rank 1: [0-9]+ particles and halo need more than its [0-9]+ slots; raise dist.room" \
-    "$case" -s dist.room=0 --time 0.06
+    "$case" -s dist.room=0 -s dist.boundary_cost=1 --time 0.06
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]

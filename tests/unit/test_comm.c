@@ -1,6 +1,6 @@
-/* The comm over threads: 3 ranks run the shared checks (comm_checks.h); then a rank that has
- * left, the time a receive waits counted, the default timeout from the environment, and how an
- * MPI launch is recognised. */
+/* The comm over threads: 3 ranks run the shared checks (comm_checks.h), and so do 3 of 4 on a
+ * view of the 4; then a rank that has left, the time a receive waits counted, the default timeout
+ * from the environment, and how an MPI launch is recognised. */
 #include "internal.h"
 #include "comm_checks.h"
 
@@ -94,6 +94,37 @@ static void check_environment(void) {
 #endif
 }
 
+/* A view of ranks 0 to 2 of 4 runs the same checks through the threads of the 4; rank 3, left
+ * out, takes no part. */
+static void *run_view(void *comm) {
+    const bool kept[COMM_RANKS + 1] = {true, true, true, false};
+    clp__comm *view = NULL;
+    clp_error err = CLP_ERROR_INIT;
+    if (clp__comm_rank(comm) == COMM_RANKS)
+        return NULL;
+    CLP_ASSERT_OK(clp__comm_view_create(comm, kept, &view, &err), &err);
+    comm_checks_run(view);
+    clp__comm_destroy(view);
+    return NULL;
+}
+
+static void check_view(void) {
+    clp__comm *comms[COMM_RANKS + 1];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(COMM_RANKS + 1, 30, comms, &err), &err);
+    pthread_t threads[COMM_RANKS + 1];
+    for (int r = 0; r <= COMM_RANKS; r++)
+        CLP_ASSERT(pthread_create(&threads[r], NULL, run_view, comms[r]) == 0);
+    for (int r = 0; r <= COMM_RANKS; r++)
+        CLP_ASSERT(pthread_join(threads[r], NULL) == 0);
+    clp__comm *view = NULL;
+    CLP_ASSERT_STATUS(
+        clp__comm_view_create(comms[3], (const bool[]){true, true, true, false}, &view, &err),
+        CLP_USAGE, &err);
+    for (int r = 0; r <= COMM_RANKS; r++)
+        clp__comm_destroy(comms[r]);
+}
+
 int main(void) {
     clp__comm *comms[COMM_RANKS];
     clp_error err = CLP_ERROR_INIT;
@@ -112,6 +143,7 @@ int main(void) {
     for (int r = 0; r < COMM_RANKS; r++)
         clp__comm_destroy(comms[r]);
 
+    check_view();
     check_gone();
     check_waited();
     check_environment();

@@ -136,16 +136,22 @@ static void axis_choice(void) {
     CLP_ASSERT_EQ(s.first[1], 2); /* 80 particles a side */
     CLP_ASSERT_NEAR(clp_slabs_halo(&s, x), 80, 0);
     const double *const counts[3] = {x, y, z};
-    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, NULL, 7, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.axis, 1); /* 42 against 80 along x and 56 along z */
     CLP_ASSERT_EQ(s.first[1], 4);
-    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, 5, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, NULL, 5, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.axis, 2); /* y left out: z's 56 against x's 80 */
+    /* the slabs share out the work, the halo counts the particles: with even work along x the
+       cut falls at layer 4, where the halo holds 40 + 1 particles, fewer than y's 42 */
+    const double even[8] = {10, 10, 10, 10, 10, 10, 10, 10}, *const work[3] = {even, y, z};
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, work, counts, NULL, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_EQ(s.axis, 0);
+    CLP_ASSERT_EQ(s.first[1], 4);
     /* of equal halos, the axis with more cells; on a periodic axis the wrap is a boundary */
     const double z8[8] = {21, 21, 21, 21, 21, 21, 21, 21};
     const clp_grid_geometry cube = grid(8, 8, 8, false);
     const double *const equal[3] = {y, y, z8};
-    CLP_ASSERT_OK(clp_slabs_cut_best(&cube, equal, NULL, 7, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&cube, equal, NULL, NULL, 7, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.axis, 0);
     const clp_grid_geometry ring = grid(8, 3, 4, true);
     CLP_ASSERT_OK(clp_slabs_cut(&ring, 0, y, 2, NULL, &s, &err), &err);
@@ -187,7 +193,9 @@ static void rank_share(void) {
     CLP_ASSERT_OK(clp__comm_threads_create(2, 0, comms, &err), &err);
     clp_options *opts = options("dist.room=0.5");
     clp_dist_cut cut;
-    CLP_ASSERT_OK(clp_dist_cut_make(comms[1], opts, &g, 1, xyz, 8, NULL, NULL, &cut, &err), &err);
+    CLP_ASSERT_OK(
+        clp_dist_cut_make(comms[1], opts, &g, 1, xyz, NULL, 8, NULL, NULL, false, &cut, &err),
+        &err);
     CLP_ASSERT_EQ(cut.slabs.first[1], 4);
     CLP_ASSERT_EQ(cut.owned, 4);
     CLP_ASSERT_EQ(cut.slots, 9 + 64); /* ceil((4 + 2) * 1.5) and 64 */
@@ -200,6 +208,58 @@ static void rank_share(void) {
     clp_options_destroy(opts);
     for (int r = 0; r < 2; r++)
         clp__comm_destroy(comms[r]);
+}
+
+/* A rank whose thinnest slab would hold the others back is left out: 12 layers of a particle
+ * each among speeds 10, 1 and 10 would give the slow rank 2 layers, 2 time units where the
+ * others take 0.6 for all 12 without it; at speeds 2 and 1 the second takes its third. */
+static void left_out(void) {
+    const clp_grid_geometry g = grid(12, 3, 3, false);
+    double xyz[3 * 12];
+    for (int i = 0; i < 12; i++) {
+        xyz[3 * i] = g.origin[0] + (i + 0.5) * g.cell_size[0];
+        xyz[3 * i + 1] = g.origin[1];
+        xyz[3 * i + 2] = g.origin[2];
+    }
+    clp_error err = CLP_ERROR_INIT;
+    clp__comm *comms[3];
+    CLP_ASSERT_OK(clp__comm_threads_create(3, 0, comms, &err), &err);
+    clp_options *opts = options(NULL);
+    const double speeds[3] = {10, 1, 10};
+    clp_dist_cut cut;
+    CLP_ASSERT_OK(
+        clp_dist_cut_make(comms[1], opts, &g, 1, xyz, NULL, 12, NULL, speeds, true, &cut, &err),
+        &err);
+    CLP_ASSERT(cut.left_out && !cut.xyz);
+    CLP_ASSERT_OK(
+        clp_dist_cut_make(comms[2], opts, &g, 1, xyz, NULL, 12, NULL, speeds, true, &cut, &err),
+        &err);
+    CLP_ASSERT(!cut.left_out && cut.kept[0] && !cut.kept[1] && cut.kept[2]);
+    CLP_ASSERT_EQ(cut.slabs.ranks, 2);
+    CLP_ASSERT_EQ(cut.slabs.first[1], 6);
+    CLP_ASSERT_EQ(cut.owned, 6);
+    CLP_ASSERT_EQ(cut.ids[0], 6);
+    clp_dist_cut_free(&cut);
+    /* not asked to leave any out: the slow rank takes its 2 layers */
+    CLP_ASSERT_OK(
+        clp_dist_cut_make(comms[1], opts, &g, 1, xyz, NULL, 12, NULL, speeds, false, &cut, &err),
+        &err);
+    CLP_ASSERT(!cut.left_out && cut.kept[1]);
+    CLP_ASSERT_EQ(cut.owned, 2);
+    clp_dist_cut_free(&cut);
+    clp__comm *pair[2];
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 0, pair, &err), &err);
+    CLP_ASSERT_OK(clp_dist_cut_make(pair[1], opts, &g, 1, xyz, NULL, 12, NULL,
+                                    (const double[]){2, 1}, true, &cut, &err),
+                  &err);
+    CLP_ASSERT(!cut.left_out);
+    CLP_ASSERT_EQ(cut.owned, 4);
+    clp_dist_cut_free(&cut);
+    clp_options_destroy(opts);
+    for (int r = 0; r < 3; r++)
+        clp__comm_destroy(comms[r]);
+    for (int r = 0; r < 2; r++)
+        clp__comm_destroy(pair[r]);
 }
 
 /* A rank's options put the slab axis slowest in the key; local positions and Morton keys
@@ -235,7 +295,7 @@ static void tied_layers(void) {
     CLP_ASSERT_EQ(s.first[1], 8);
     const unsigned char *const per_axis[3] = {together, NULL, NULL};
     const double *const counts[3] = {layers, NULL, NULL};
-    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, per_axis, 1, 2, NULL, &s, &err), &err);
+    CLP_ASSERT_OK(clp_slabs_cut_best(&g, counts, NULL, per_axis, 1, 2, NULL, &s, &err), &err);
     CLP_ASSERT_EQ(s.first[1], 8);
     for (int l = 2; l < 12; l++)
         together[l] = 1;
@@ -252,6 +312,7 @@ int main(void) {
     axis_choice();
     tied_layers();
     rank_share();
+    left_out();
     rank_options();
     clp_schema_destroy(schema);
     return 0;

@@ -129,7 +129,8 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     clp_grid_geometry global;
     CLP_TRY(clp__lj_geometry(opts, s, p, &global, err));
     /* a liquid has no preferred direction: any axis may be cut */
-    CLP_TRY(clp_dist_cut_make(comm, opts, &global, 7, s->xyz, s->n, NULL, weights, &cut, err));
+    CLP_TRY(clp_dist_cut_make(comm, opts, &global, 7, s->xyz, NULL, s->n, NULL, weights, false,
+                              &cut, err));
     CLP_TRY(clp_dist_rank_options(opts, cut.slabs.axis, &r->opts, err));
     r->geo = cut.local;
     r->slots = cut.slots;

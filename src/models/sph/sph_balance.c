@@ -10,7 +10,8 @@
 void clp__sph_balance_init(sph_run *r, const double *weights) {
     clp__sph_balance *b = &r->balance;
     *b = (clp__sph_balance){.threshold = clp_options_float(r->opts, "dist.rebalance"),
-                            .probe_steps = (uint64_t)clp_options_int(r->opts, "dist.probe_steps")};
+                            .probe_steps = (uint64_t)clp_options_int(r->opts, "dist.probe_steps"),
+                            .unit_cost = 1.0};
     const int ranks = r->comm ? clp__comm_size(r->comm) : 1;
     for (int k = 0; k < ranks; k++)
         b->weights[k] = weights ? weights[k] : 1.0;
@@ -29,7 +30,8 @@ void clp__sph_balance_step_end(sph_run *r) {
     clp__sph_balance *b = &r->balance;
     const double waited = clp__comm_waited(r->comm) - b->waited_start;
     b->busy[b->steps % CLP__SPH_BALANCE_SAMPLES] = fmax(0.0, clp__now() - b->step_start - waited);
-    b->work += (double)clp_dist_rank_owned(&r->dist);
+    b->waited += waited;
+    b->work += b->unit_cost * (double)clp_dist_rank_owned(&r->dist);
     b->steps++;
 }
 
@@ -214,8 +216,8 @@ clp_status clp__sph_balance_done(sph_run *r, uint64_t step, clp_error *err) {
         CLP_INFO(CLP_LOG_RUN,
                  "rebalanced at step %" PRIu64 ": the slowest device was busy %.0f%% more than "
                  "the mean (median step) over %" PRIu64
-                 " steps (dist.rebalance=%g); measured speeds %s "
-                 "particle-steps/s; particles per device %s -> %s",
+                 " steps (dist.rebalance=%g); measured speeds %s particle-steps/s (a "
+                 "boundary particle counting dist.boundary_cost); particles per device %s -> %s",
                  step, 100 * b->excess, b->steps, b->threshold, speeds, before, after);
     }
     b->steps = 0;

@@ -41,6 +41,21 @@ fail:
     return st;
 }
 
+/* Each particle's share of a step's work, for the cut (new): a boundary particle sums only its
+ * density's rate, over the half of its support that the wall leaves, so it costs a fraction of
+ * a fluid particle (dist.boundary_cost). */
+static clp_status particle_costs(const sph_run *r, const uint32_t *types, const uint32_t *kept_ids,
+                                 size_t kept, double **cost, clp_error *err) {
+    clp_status st = CLP_OK;
+    const double boundary = clp_options_float(r->opts, "dist.boundary_cost");
+    *cost = malloc(kept * sizeof **cost + 1);
+    CLP_REQUIRE_ALLOC(*cost, err);
+    for (size_t k = 0; k < kept; k++)
+        (*cost)[k] = types[kept_ids ? kept_ids[k] : k] == 0 ? 1.0 : boundary;
+fail:
+    return st;
+}
+
 /* Under mDBC each boundary particle reads the fluid around its ghost node, which may lie
  * farther than its halo reaches (a wall's thickness beyond it): the two stay on one device.
  * *points (new) gets the pairs, NULL for none. */
@@ -67,20 +82,45 @@ fail:
     return st;
 }
 
+/* The ranks that take a slab go on among themselves, on a view of the comm, when the cut
+ * left any out; their weights follow them. */
+static clp_status keep_ranks(sph_run *r, const bool *kept, clp_error *err) {
+    clp_status st = CLP_OK;
+    const int ranks = clp__comm_size(r->comm);
+    int n = 0;
+    for (int k = 0; k < ranks; k++)
+        if (kept[k])
+            r->balance.weights[n++] = r->balance.weights[k];
+    if (n == ranks)
+        return CLP_OK;
+    CLP_REQUIRE(r->n_views < CLP_DIST_MAX_RANKS, err, CLP_USAGE, "too many devices left out");
+    CLP_TRY(clp__comm_view_create(r->comm, kept, &r->views[r->n_views], err));
+    r->comm = r->views[r->n_views++];
+fail:
+    return st;
+}
+
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
     clp_status st = CLP_OK;
     clp_dist_cut cut = {0};
     uint32_t *local_types = NULL, *kept_ids = NULL;
-    double *kept_xyz = NULL, *tied = NULL;
+    double *kept_xyz = NULL, *tied = NULL, *cost = NULL;
     size_t kept;
     clp_dist_ties ties = {0};
     CLP_TRY(clp_dist_check_options(r->opts, err)); /* what a split run does not handle */
     CLP_TRY(kept_particles(r, *xyz, *types, &kept_xyz, &kept_ids, &kept, err));
+    CLP_TRY(particle_costs(r, *types, kept_ids, kept, &cost, err));
     CLP_TRY(ghost_ties(r, *xyz, *types, &tied, &ties.count, err));
     ties.points = tied;
     CLP_TRY(clp_dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
-                              kept, &ties, weights, &cut, err));
+                              cost, kept, &ties, weights,
+                              clp_options_bool(r->opts, "dist.leave_out"), &cut, err));
+    if (cut.left_out) {
+        r->left_out = true;
+        goto fail;
+    }
+    CLP_TRY(keep_ranks(r, cut.kept, err));
     for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
         cut.ids[i] = kept_ids[cut.ids[i]];
     CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, &r->rank_opts, err));
@@ -91,6 +131,12 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
         local_types[i] = i < cut.owned ? (*types)[cut.ids[i]] : CLP_GRID_EXCLUDED;
     r->geo = cut.local;
     r->n = cut.slots;
+    r->balance.unit_cost = cut.owned ? cut.work / (double)cut.owned : 1.0;
+    size_t fluid = 0;
+    for (size_t i = 0; i < cut.owned; i++)
+        fluid += local_types[i] == 0;
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d: %zu fluid and %zu boundary particles",
+              clp__comm_rank(r->comm), fluid, cut.owned - fluid);
     *slabs = cut.slabs;
     free(*xyz);
     free(*types);
@@ -107,6 +153,7 @@ fail:
     free(kept_xyz);
     free(kept_ids);
     free(tied);
+    free(cost);
     return st;
 }
 
@@ -233,6 +280,29 @@ clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, c
     CLP_TRY(clp__comm_allreduce(r->comm, asked, 2, CLP_COMM_MAX, err));
     *stop = asked[0] > 0;
     *checkpoint = asked[1] > 0;
+fail:
+    return st;
+}
+
+clp_status clp__sph_dist_timing(sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    enum { FIELDS = 6 };
+    const int ranks = clp__comm_size(r->comm);
+    clp_run_timing *t = &r->timing;
+    double all[FIELDS * CLP_DIST_MAX_RANKS] = {0}, *mine = all + FIELDS * clp__comm_rank(r->comm);
+    mine[0] = (double)clp_dist_rank_owned(&r->dist);
+    mine[1] = t->keys + t->sort + t->reorder + t->list + t->boundary + t->density + t->forces +
+              t->time_step + t->integration;
+    mine[2] = t->forces;
+    mine[3] = t->list;
+    mine[4] = t->exchange;
+    mine[5] = r->balance.waited;
+    CLP_TRY(clp__comm_allreduce(r->comm, all, FIELDS * (size_t)ranks, CLP_COMM_SUM, err));
+    t->ranks = ranks;
+    for (int k = 0; k < ranks; k++) {
+        const double *v = all + FIELDS * k;
+        t->rank[k] = (clp_rank_timing){(uint64_t)v[0], v[1], v[2], v[3], v[4], v[5]};
+    }
 fail:
     return st;
 }

@@ -214,6 +214,8 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
         CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
     if (r->comm)
         CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
+    if (r->left_out)
+        goto fail; /* the other ranks go on without this one */
     CLP_TRY(check_device_memory(r, err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
@@ -318,7 +320,8 @@ static clp_status rebalance(sph_run *r, const clp_options *opts, const clp__sph_
     CLP_TRY(clp__sph_balance_collect(r, &rs, err));
     tear_down(r, opts);
     CLP_TRY(setup(r, r->balance.weights, &rs, cache, err));
-    CLP_TRY(clp__sph_balance_done(r, clock->step, err));
+    if (!r->left_out)
+        CLP_TRY(clp__sph_balance_done(r, clock->step, err));
 fail:
     clp__sph_restart_close(&rs);
     return st;
@@ -354,6 +357,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         CLP_TRY(clp__sph_restart_open(&r, config->restart, identity, weights, &restart, err));
     clp__sph_balance_init(&r, weights);
     CLP_TRY(setup(&r, weights, &restart, config->cache, err));
+    if (r.left_out)
+        goto fail;
     clp_worker_set_profiling(w, r.timed);
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
     clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval, 0.0, false};
@@ -372,16 +377,16 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step, &gauges,
                                      err));
         if (comm)
-            clp__sph_gauges_split(gauges, comm, &r.dist, &r.global);
+            clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
     }
     if (comm) /* rank 0's files say which snapshots the run continued has taken */
-        CLP_TRY(clp__comm_broadcast(comm, &out.last_step, sizeof out.last_step, err));
+        CLP_TRY(clp__comm_broadcast(r.comm, &out.last_step, sizeof out.last_step, err));
     const double end_time =
         config->max_time > 0 && config->max_time < r.c.end_time ? config->max_time : r.c.end_time;
     if (progress_file)
         clp__progress_init(&progress, progress_file, clock.time, end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
-    double start = clp__now();
+    const double start = clp__now();
     bool last = false, stopping = false, snapped = false;
     for (;;) {
         /* a hair of slack so rounding in the sum of steps never skips the last output */
@@ -430,8 +435,13 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             clp__progress_update(&progress, clock.step, clock.time, rate);
         if (last || stopping)
             break;
-        if (comm)
+        if (comm) {
             CLP_TRY(rebalance(&r, opts, &clock, config->cache, err));
+            if (r.left_out)
+                goto fail;
+            if (gauges) /* on the ranks a re-cut kept */
+                clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
+        }
         clp__sph_balance_step_begin(&r);
         CLP_TRY(clp__sph_step(&r, &clock, err));
         clp__sph_balance_step_end(&r);
@@ -442,6 +452,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     r.timing.particles = r.particles;
     if (writer)
         report_rebuilds(&r);
+    if (comm && r.timed)
+        CLP_TRY(clp__sph_dist_timing(&r, err));
     if (progress_file)
         clp__progress_finish(&progress, clock.step, clock.time,
                              (double)r.particles * (clock.step - first) /
@@ -485,6 +497,8 @@ fail:
         clp_dist_rank_destroy(&r.dist);
     clp_grid_destroy(r.grid);
     clp_options_destroy(r.rank_opts);
+    while (r.n_views > 0)
+        clp__comm_destroy(r.views[--r.n_views]);
     return st;
 }
 

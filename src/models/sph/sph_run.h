@@ -17,12 +17,14 @@ typedef struct clp__sph_balance {
     double threshold;     /* dist.rebalance: 0 never */
     uint64_t probe_steps; /* dist.probe_steps */
     uint64_t steps;       /* steps timed since the last cut */
-    double work;          /* this rank's owned particles, summed over those steps */
+    double work;          /* this rank's owned particles' cost, summed over those steps */
+    double unit_cost;     /* the cost of one of its owned particles, on average, at the cut */
     double busy[CLP__SPH_BALANCE_SAMPLES]; /* step s's wall time less the waits on other
                                                ranks, seconds, at s % SAMPLES */
     double step_start, waited_start;
+    double waited; /* seconds this rank's steps waited on the others in all, for --timing */
     double weights[CLP_DIST_MAX_RANKS]; /* the last cut's: --weights (1 each) or speeds */
-    double speeds[CLP_DIST_MAX_RANKS];  /* particle-steps/s measured at the last check */
+    double speeds[CLP_DIST_MAX_RANKS];  /* work per second measured at the last check */
     double owned[CLP_DIST_MAX_RANKS];   /* each rank's owned particles then */
     double excess;                      /* the slowest busy time over the mean, less 1 */
 } clp__sph_balance;
@@ -49,6 +51,9 @@ typedef struct sph_run {
     uint64_t excluded;        /* particles excluded so far on all ranks */
     clp_grid_geometry global; /* the case's geometry, for a re-cut */
     clp__sph_balance balance;
+    bool left_out; /* a cut gave this rank no slab: its part in the run is over */
+    clp__comm *views[CLP_DIST_MAX_RANKS]; /* comms of the ranks kept after each such cut */
+    int n_views;
 } sph_run;
 
 /* The buffers a particle takes to another rank, and those zeroed over a rank's halo. */
@@ -66,7 +71,8 @@ typedef struct sph_run {
 clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err);
 
 /* A rank's slab of the case (r->c, r->geo global, r->particles loaded): its options with the
- * slab axis slowest, the cut by particles per layer and `weights` (NULL: equal), its grid
+ * slab axis slowest, the cut by work per layer (a fluid particle 1, a boundary particle
+ * dist.boundary_cost) and `weights` (NULL: equal), its grid
  * (r->geo) and its slots (r->n). The case's particles *xyz and *types become the rank's, in
  * its first *n_owned slots, with padding after (excluded ones stay out); *ids (new) their IDs
  * in the case. */
@@ -74,6 +80,9 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err);
 /* The snapshot of every rank's particles on rank 0; the others get its diagnostics only. */
 clp_status clp__sph_dist_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *s, clp_error *err);
+/* Every rank's device time, halo refreshes and waits in its steps into r->timing.rank[], on
+ * every rank (--timing). */
+clp_status clp__sph_dist_timing(sph_run *r, clp_error *err);
 /* Every rank takes the smallest of the ranks' steps (the device's step record, rewritten). */
 clp_status clp__sph_dist_agree_step(sph_run *r, clp_error *err);
 /* The ranks' step records as one: the largest move, the excluded summed, the reasons joined,
