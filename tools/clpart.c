@@ -26,7 +26,7 @@ static const command commands[] = {
      "build CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_build},
     {"run", "run a case (SPH, LJ, PSO, repulsive particles, neighbour search) to its end",
      "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE] [--timing] "
-     "[--steps N] [--time T] [--devices SEL,...|all [--weights W,...]]",
+     "[--steps N] [--time T] [--devices SEL,...|all [--weights W,...|auto]]",
      cmd_run},
     {"sweep", "run a case under every combination of listed option values, and compare them",
      "sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...]... [--combos FILE] "
