@@ -9,7 +9,7 @@
 # them off by far more). Also: particles migrate between ranks, the predictor-corrector with
 # mDBC and summed density, a periodic axis that the fluid crosses, a slab that holds no
 # particle, a device too slow to take a slab left out, the split by probed speeds (--weights
-# auto), the gauges as MPI ranks, the single-device options refused, and a rank that runs
+# auto), --timing's line per device, the gauges as MPI ranks, the single-device options refused, and a rank that runs
 # out of room ending the run with a message and no hang.
 set -uo pipefail
 clpart=$1
@@ -84,8 +84,15 @@ fi
 # step and the densities before the forces.
 pc=(-s sph.integrator=predictor_corrector -s sph.boundary=mdbc -s sph.density=summation)
 run pc-one one --time 0.01 "${pc[@]}"
-run pc-two "threads 2" --time 0.01 "${pc[@]}"
+run pc-two "threads 2" --time 0.01 "${pc[@]}" --timing
 agree pc-one pc-two
+# --timing ends with a line per device, whose particles add up to the case's less those
+# excluded (the last column of diagnostics.csv)
+excluded=$(tail -1 "$work/pc-two/diagnostics.csv" | awk -F, '{ print $NF }')
+awk -v excluded="$excluded" '/^timing: [0-9]+ steps of/ { total = $5 }
+    /^timing: +[0-9]+ +[0-9]+ / { n++; sum += $3 }
+    END { exit !(n == 2 && sum + excluded == total) }' "$work/pc-two.log" ||
+    fail "--timing's lines per device: $(grep '^timing' "$work/pc-two.log" | tail -3)"
 
 # mDBC with a thin first slab: a wall particle reads the fluid around its ghost node, up to a
 # wall's thickness beyond its halo, so the cut keeps the two on one device. After 0.04 s the
