@@ -141,6 +141,15 @@ clp_status clp__comm_send(clp__comm *c, int to, int tag, const void *data, size_
     return st != CLP_OK ? st : c->ops->send(c, to, tag, data, bytes, err);
 }
 
+clp_status clp__comm_send_borrowed(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                                   clp_error *err) {
+    clp_status st = check_args(c, "sending to", to, tag, err);
+    if (st != CLP_OK)
+        return st;
+    return c->ops->send_borrowed ? c->ops->send_borrowed(c, to, tag, data, bytes, err)
+                                 : c->ops->send(c, to, tag, data, bytes, err);
+}
+
 clp_status clp__comm_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
                           clp_error *err) {
     *data = NULL;

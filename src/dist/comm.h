@@ -68,6 +68,10 @@ void clp__comm_set_timeout(clp__comm *c, double timeout_s);
  * returns without waiting for the receiver. */
 clp_status clp__comm_send(clp__comm *c, int to, int tag, const void *data, size_t bytes,
                           clp_error *err);
+/* The same without a copy where the transport can (MPI): `data` must stay as it is until this
+ * rank's next clp__comm_flush has returned. */
+clp_status clp__comm_send_borrowed(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                                   clp_error *err);
 /* Takes the next message from rank `from` with `tag`: *data is new (the caller frees it; NULL
  * for an empty message), *bytes its size. Waits up to the timeout, and fails at once when a rank
  * has called clp__comm_abort (naming that rank and its reason) or, over threads, when `from`

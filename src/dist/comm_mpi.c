@@ -32,7 +32,8 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
 #include <mpi.h>
 #include <time.h>
 
-/* A send in flight and the copy it sends from, freed once MPI is done with it. */
+/* A send in flight and the copy it sends from, freed once MPI is done with it (NULL: the
+ * caller's memory, borrowed until its flush). */
 typedef struct pending {
     MPI_Request request;
     void *copy;
@@ -98,9 +99,9 @@ fail:
     return st;
 }
 
-/* Starts sending a copy of `bytes` at `data`. */
+/* Starts sending `bytes` at `data`, or a copy of them unless `borrowed`. */
 static clp_status start_send(mpi_comm *m, int to, int tag, const void *data, size_t bytes,
-                             clp_error *err) {
+                             bool borrowed, clp_error *err) {
     clp_status st = CLP_OK;
     void *copy = NULL;
     CLP_REQUIRE(bytes <= INT_MAX, err, CLP_COMM,
@@ -113,16 +114,17 @@ static clp_status start_send(mpi_comm *m, int to, int tag, const void *data, siz
         m->sends = grown;
         m->cap_sends = cap;
     }
-    if (bytes) {
+    if (bytes && !borrowed) {
         copy = malloc(bytes);
         CLP_REQUIRE_ALLOC(copy, err);
         memcpy(copy, data, bytes);
     }
     pending *p = &m->sends[m->n_sends];
     char buf[64];
-    MPI_CHECK(MPI_Isend(copy, (int)bytes, MPI_BYTE, to, tag, m->comm, &p->request), err,
-              m->base.rank, "sending %zu bytes to rank %d with tag %s", bytes, to,
-              clp__comm_tag_str(&m->base, tag, buf));
+    MPI_CHECK(
+        MPI_Isend(borrowed ? data : copy, (int)bytes, MPI_BYTE, to, tag, m->comm, &p->request), err,
+        m->base.rank, "sending %zu bytes to rank %d with tag %s", bytes, to,
+        clp__comm_tag_str(&m->base, tag, buf));
     p->copy = copy;
     m->n_sends++;
     return CLP_OK;
@@ -149,14 +151,24 @@ static void poll_abort(mpi_comm *m) {
     m->aborted = true;
 }
 
-static clp_status mpi_send(clp__comm *c, int to, int tag, const void *data, size_t bytes,
-                           clp_error *err) {
+static clp_status send_from(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                            bool borrowed, clp_error *err) {
     mpi_comm *m = (mpi_comm *)c;
     poll_abort(m);
     if (m->aborted)
         return clp__comm_fail_aborted(c, "sending to", to, tag, m->abort_reason, err);
     clp_status st = reap_sends(m, err);
-    return st != CLP_OK ? st : start_send(m, to, tag, data, bytes, err);
+    return st != CLP_OK ? st : start_send(m, to, tag, data, bytes, borrowed, err);
+}
+
+static clp_status mpi_send(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                           clp_error *err) {
+    return send_from(c, to, tag, data, bytes, false, err);
+}
+
+static clp_status mpi_send_borrowed(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                                    clp_error *err) {
+    return send_from(c, to, tag, data, bytes, true, err);
 }
 
 /* Between polls: none for the first 1000, then 10 us, and 100 us from the 2000th (some 10 ms
@@ -280,7 +292,7 @@ static void mpi_abort(clp__comm *c, const char *reason) {
         clp_error ignored = CLP_ERROR_INIT;
         if (r != c->rank)
             start_send(m, r, CLP_COMM_TAG_ABORT, m->abort_reason, strlen(m->abort_reason) + 1,
-                       &ignored);
+                       false, &ignored);
     }
 }
 
@@ -315,6 +327,7 @@ static void mpi_destroy(clp__comm *c) {
 
 static const clp__comm_ops mpi_ops = {
     .send = mpi_send,
+    .send_borrowed = mpi_send_borrowed,
     .recv = mpi_recv,
     .recv_into = mpi_recv_into,
     .flush = mpi_flush,

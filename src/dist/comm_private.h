@@ -19,6 +19,10 @@ enum {
 typedef struct clp__comm_ops {
     clp_status (*send)(clp__comm *c, int to, int tag, const void *data, size_t bytes,
                        clp_error *err);
+    /* Optional, a send from `data` itself, which the caller keeps until its next flush. NULL:
+     * send. */
+    clp_status (*send_borrowed)(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                                clp_error *err);
     /* Waits up to c->timeout_s; fails through clp__comm_fail_timeout and
      * clp__comm_fail_aborted. */
     clp_status (*recv)(clp__comm *c, int from, int tag, void **data, size_t *bytes, clp_error *err);

@@ -30,6 +30,14 @@ static clp_status view_send(clp__comm *c, int to, int tag, const void *data, siz
     return p->ops->send(p, peer, tag, data, bytes, err);
 }
 
+static clp_status view_send_borrowed(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                                     clp_error *err) {
+    int peer;
+    clp__comm *p = parent_of(c, to, &peer);
+    return p->ops->send_borrowed ? p->ops->send_borrowed(p, peer, tag, data, bytes, err)
+                                 : p->ops->send(p, peer, tag, data, bytes, err);
+}
+
 static clp_status view_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
                             clp_error *err) {
     int peer;
@@ -69,6 +77,7 @@ static void view_destroy(clp__comm *c) {
 
 static const clp__comm_ops view_ops = {
     .send = view_send,
+    .send_borrowed = view_send_borrowed,
     .recv = view_recv,
     .recv_into = view_recv_into,
     .flush = view_flush,

@@ -108,7 +108,9 @@ void clp_dist_rank_destroy(clp_dist_rank *r) {
     if (!r->transfer)
         return;
     for (int side = 0; side < 2; side++) {
-        clp_dist_staging_release(&r->pack[side], r->transfer);
+        /* a send that failed may still read its pack: that memory is left to the process's end */
+        if (!r->lent)
+            clp_dist_staging_release(&r->pack[side], r->transfer);
         clp_dist_staging_release(&r->unpack[side], r->transfer);
     }
     clReleaseCommandQueue(r->transfer);
@@ -225,22 +227,34 @@ static void relayer_keys(const clp_dist_rank *r, clp_buffer_set fields, size_t c
         key[i] = key[i] % r->layer_keys + (cl_uint)layer * r->layer_keys;
 }
 
-/* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps. */
+/* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps;
+ * else straight from the pack, which stays as it is until the flush after (flush). */
 static clp_status send_pack(clp_dist_rank *r, int side, int kind, clp_buffer_set fields,
                             size_t count, const unsigned char *data, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t bytes = count * particle_bytes(r, fields);
+    const int to = r->neighbor[side], t = tag(kind, 1 - side);
     unsigned char *shifted = NULL;
     if (r->shift[side] != 0.0f && (fields & CLP_BUF_POS) && count) {
         shifted = malloc(bytes);
         CLP_REQUIRE_ALLOC(shifted, err);
         memcpy(shifted, data, bytes);
         shift_positions(r, fields, count, shifted, r->shift[side]);
-        data = shifted;
+        CLP_TRY(clp__comm_send(r->comm, to, t, shifted, bytes, err));
+    } else {
+        r->lent = true;
+        CLP_TRY(clp__comm_send_borrowed(r->comm, to, t, data, bytes, err));
     }
-    CLP_TRY(clp__comm_send(r->comm, r->neighbor[side], tag(kind, 1 - side), data, bytes, err));
 fail:
     free(shifted);
+    return st;
+}
+
+/* Waits until the neighbours have what this rank sent: its packs are its own again. */
+static clp_status flush(clp_dist_rank *r, clp_error *err) {
+    clp_status st = clp__comm_flush(r->comm, err);
+    if (st == CLP_OK)
+        r->lent = false;
     return st;
 }
 
@@ -368,7 +382,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
-    CLP_TRY(clp__comm_flush(r->comm, err));
+    CLP_TRY(flush(r, err));
     /* Appended after what stays: the migrants, then each halo as its owner's edge will sort,
        cell by cell: the particles that stayed in that edge, then those that moved into it. */
     const size_t stays = b[4] - b[1];
@@ -496,7 +510,7 @@ clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err) {
     }
     CLP_TRY(mark(r->transfer, &r->unpacked, err));
     CLP_TRY(wait_on(clp_worker_queue(r->worker), r->unpacked, err));
-    CLP_TRY(clp__comm_flush(r->comm, err));
+    CLP_TRY(flush(r, err));
 fail:
     return st;
 }

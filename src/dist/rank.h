@@ -43,6 +43,7 @@ typedef struct clp_dist_rank {
     clp_buffer_set pending;    /* the fields of a refresh begun and not ended */
     cl_event packed;           /* the edges' reads of the refresh begun are done */
     cl_event unpacked;         /* the halos' writes of the last refresh are done */
+    bool lent;                 /* the comm may still read a pack it was lent (send_pack) */
 } clp_dist_rank;
 
 /* This rank of `slabs` on `worker`, whose grid over `local` (clp_slabs_local_geometry) holds
