@@ -254,13 +254,18 @@ fail:
 
 clp_status clp__sph_dist_reduce_record(sph_run *r, clp__sph_step_record *rec, clp_error *err) {
     clp_status st = CLP_OK;
-    double most[6] = {rec->moved,
+    double most[8] = {rec->moved,
                       rec->excluded,
                       (rec->reasons & CLP_SPH_OUT_DOMAIN) != 0,
                       (rec->reasons & CLP_SPH_OUT_SPEED) != 0,
                       (rec->reasons & CLP_SPH_OUT_DENSITY) != 0,
-                      rec->excluded ? -(double)rec->first_id : -INFINITY};
-    CLP_TRY(clp__comm_allreduce(r->comm, most, 6, CLP_COMM_MAX, err));
+                      rec->excluded ? -(double)rec->first_id : -INFINITY,
+                      r->stop_flag && *r->stop_flag,
+                      r->checkpoint_flag && *r->checkpoint_flag};
+    CLP_TRY(clp__comm_allreduce(r->comm, most, 8, CLP_COMM_MAX, err));
+    r->agreed_stop = most[6] > 0;
+    r->agreed_checkpoint = most[7] > 0;
+    r->flags_agreed = true;
     rec->moved = (cl_float)most[0];
     rec->reasons = (most[2] > 0 ? CLP_SPH_OUT_DOMAIN : 0) | (most[3] > 0 ? CLP_SPH_OUT_SPEED : 0) |
                    (most[4] > 0 ? CLP_SPH_OUT_DENSITY : 0);

@@ -338,7 +338,12 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                       const clp_options *opts, const char *case_path, const clp_run_config *config,
                       clp_error *err) {
     clp_status st = CLP_OK;
-    sph_run r = {.w = w, .opts = opts, .timed = config->timing != NULL, .comm = comm};
+    sph_run r = {.w = w,
+                 .opts = opts,
+                 .timed = config->timing != NULL,
+                 .comm = comm,
+                 .stop_flag = config->stop_requested,
+                 .checkpoint_flag = config->checkpoint_requested};
     const bool writer = !comm || clp__comm_rank(comm) == 0;
     clp__sph_outputs out = {.last_step = -1};
     clp__sph_snapshot snap = {0};
@@ -413,8 +418,13 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         }
         bool requested = config->checkpoint_requested && *config->checkpoint_requested;
         stopping = config->stop_requested && *config->stop_requested;
-        if (comm)
+        if (comm && r.flags_agreed) { /* with the last step's record */
+            stopping = r.agreed_stop;
+            requested = r.agreed_checkpoint;
+            r.flags_agreed = false;
+        } else if (comm) {
             CLP_TRY(clp__sph_dist_agree_flags(&r, &stopping, &requested, err));
+        }
         const bool due = clock.time >= clock.next_checkpoint - slack;
         if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
             while (clock.next_checkpoint <= clock.time + slack)

@@ -52,6 +52,10 @@ typedef struct sph_run {
     clp_grid_geometry global; /* the case's geometry, for a re-cut */
     clp__sph_balance balance;
     bool left_out; /* a cut gave this rank no slab: its part in the run is over */
+    /* a split run's stop and checkpoint requests, agreed in the step record's reduction so
+       that a step needs no rendezvous of its own for them */
+    volatile sig_atomic_t *stop_flag, *checkpoint_flag;
+    bool flags_agreed, agreed_stop, agreed_checkpoint;
     clp__comm *views[CLP_DIST_MAX_RANKS]; /* comms of the ranks kept after each such cut */
     int n_views;
 } sph_run;
@@ -86,7 +90,8 @@ clp_status clp__sph_dist_timing(sph_run *r, clp_error *err);
 /* Every rank takes the smallest of the ranks' steps (the device's step record, rewritten). */
 clp_status clp__sph_dist_agree_step(sph_run *r, clp_error *err);
 /* The ranks' step records as one: the largest move, the excluded summed, the reasons joined,
- * the smallest ID. */
+ * the smallest ID; and whether any rank has been asked to stop or to checkpoint (r->agreed_*),
+ * which the next turn of the time loop takes instead of asking again. */
 clp_status clp__sph_dist_reduce_record(sph_run *r, clp__sph_step_record *rec, clp_error *err);
 /* Whether any rank was asked to stop or to checkpoint. */
 clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, clp_error *err);
