@@ -714,6 +714,8 @@ typedef struct clp_rank_timing {
     double forces, list; /* of which the forces and the neighbour-list builds */
     double exchange;     /* host seconds in its halo refreshes */
     double waited;       /* host seconds it was blocked on the other devices */
+    double rebuilds;     /* host seconds in its rebuilds (the migrants' and halos' exchange,
+                            and the sorts and lists it waits for) */
 } clp_rank_timing;
 
 /* Device seconds of a run's phases, summed over its steps. */

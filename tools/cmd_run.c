@@ -57,12 +57,13 @@ static void print_timing(const clp_model *model, const clp_options *opts, const 
     printf("timing: %-28s %10.4f s in all\n", "outputs and checkpoints", t->outputs);
     if (t->ranks > 0)
         printf("timing: rank  particles  device ms  forces ms  lists ms  exchange ms  waited ms "
-               "(per step; exchange and waits on the host)\n");
+               " rebuilds ms (per step; the last three on the host)\n");
     for (int k = 0; k < t->ranks; k++) {
         const clp_rank_timing *r = &t->rank[k];
-        printf("timing: %4d %10llu %10.4f %10.4f %9.4f %12.4f %10.4f\n", k,
+        printf("timing: %4d %10llu %10.4f %10.4f %9.4f %12.4f %10.4f %12.4f\n", k,
                (unsigned long long)r->particles, 1e3 * r->device / steps, 1e3 * r->forces / steps,
-               1e3 * r->list / steps, 1e3 * r->exchange / steps, 1e3 * r->waited / steps);
+               1e3 * r->list / steps, 1e3 * r->exchange / steps, 1e3 * r->waited / steps,
+               1e3 * r->rebuilds / steps);
     }
 }
 

@@ -291,7 +291,7 @@ fail:
 
 clp_status clp__sph_dist_timing(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
-    enum { FIELDS = 6 };
+    enum { FIELDS = 7 };
     const int ranks = clp__comm_size(r->comm);
     clp_run_timing *t = &r->timing;
     double all[FIELDS * CLP_DIST_MAX_RANKS] = {0}, *mine = all + FIELDS * clp__comm_rank(r->comm);
@@ -302,11 +302,12 @@ clp_status clp__sph_dist_timing(sph_run *r, clp_error *err) {
     mine[3] = t->list;
     mine[4] = t->exchange;
     mine[5] = r->balance.waited;
+    mine[6] = r->rebuild_seconds;
     CLP_TRY(clp__comm_allreduce(r->comm, all, FIELDS * (size_t)ranks, CLP_COMM_SUM, err));
     t->ranks = ranks;
     for (int k = 0; k < ranks; k++) {
         const double *v = all + FIELDS * k;
-        t->rank[k] = (clp_rank_timing){(uint64_t)v[0], v[1], v[2], v[3], v[4], v[5]};
+        t->rank[k] = (clp_rank_timing){(uint64_t)v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     }
 fail:
     return st;

@@ -51,7 +51,8 @@ typedef struct sph_run {
     uint64_t excluded;        /* particles excluded so far on all ranks */
     clp_grid_geometry global; /* the case's geometry, for a re-cut */
     clp__sph_balance balance;
-    bool left_out; /* a cut gave this rank no slab: its part in the run is over */
+    bool left_out;          /* a cut gave this rank no slab: its part in the run is over */
+    double rebuild_seconds; /* host time in the split rebuilds, waits on the device included */
     /* a split run's stop and checkpoint requests, agreed in the step record's reduction so
        that a step needs no rendezvous of its own for them */
     volatile sig_atomic_t *stop_flag, *checkpoint_flag;

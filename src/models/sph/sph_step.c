@@ -171,9 +171,11 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
     const bool scheduled = clp_grid_rebuilds_at(r->grid, clock->step);
     if ((scheduled || clock->rebuild_due) && !r->listed) {
-        if (r->comm)
+        if (r->comm) {
+            const double start = clp__now();
             CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
-        else
+            r->rebuild_seconds += clp__now() - start;
+        } else
             CLP_TRY(clp_grid_update(r->grid, err));
         const clp_grid_timing g = clp_grid_last_timing(r->grid);
         r->timing.keys += g.keys;
