@@ -35,23 +35,21 @@ fail:
     return st;
 }
 
-clp_status clp_probe_run(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
-                         int launches, clp_probe_result *out, clp_error *err) {
+/* Builds the probes for arrays of `floats` floats and gives the worker the arrays of
+ * `arrays` (CLP_BUF_PROBE_*), A and B filled (B = 1 - A), the others as they come. */
+static clp_status prepare(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
+                          clp_buffer_set arrays, clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
     float *a = NULL, *b = NULL;
-    CLP_REQUIRE(floats >= 4 && floats % 4 == 0, err, CLP_USAGE,
-                "the probe's arrays need a multiple of 4 floats, not %zu", floats);
-    CLP_REQUIRE(launches >= 1 && launches <= 64, err, CLP_USAGE,
-                "the probe takes 1 to 64 launches per kernel, not %d", launches);
     CLP_TRY(clp_probe_source(opts, floats, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
     clp_buffer_counts counts = {.particles = 0};
-    const clp_buffer_set all = CLP_BUF_PROBE_A | CLP_BUF_PROBE_B | CLP_BUF_PROBE_C;
-    counts.custom[clp__buffer_index(CLP_BUF_PROBE_A)] = floats;
-    counts.custom[clp__buffer_index(CLP_BUF_PROBE_B)] = floats;
-    counts.custom[clp__buffer_index(CLP_BUF_PROBE_C)] = floats;
-    CLP_TRY(clp_worker_alloc(w, all, opts, &counts, err));
+    const clp_buffer_set each[] = {CLP_BUF_PROBE_A, CLP_BUF_PROBE_B, CLP_BUF_PROBE_C};
+    for (size_t k = 0; k < 3; k++)
+        if (arrays & each[k])
+            counts.custom[clp__buffer_index(each[k])] = floats;
+    CLP_TRY(clp_worker_alloc(w, arrays, opts, &counts, err));
     a = malloc(floats * sizeof *a);
     b = malloc(floats * sizeof *b);
     CLP_REQUIRE(a && b, err, CLP_NOMEM, "out of host memory for the probe's %zu floats", floats);
@@ -60,7 +58,24 @@ clp_status clp_probe_run(clp_worker *w, const clp_options *opts, clp_cache *cach
         b[i] = 1.0f - a[i];
     }
     CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_A, a, err));
-    CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_B, b, err));
+    if (arrays & CLP_BUF_PROBE_B)
+        CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_B, b, err));
+fail:
+    free(source);
+    free(a);
+    free(b);
+    return st;
+}
+
+clp_status clp_probe_run(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
+                         int launches, clp_probe_result *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_REQUIRE(floats >= 4 && floats % 4 == 0, err, CLP_USAGE,
+                "the probe's arrays need a multiple of 4 floats, not %zu", floats);
+    CLP_REQUIRE(launches >= 1 && launches <= 64, err, CLP_USAGE,
+                "the probe takes 1 to 64 launches per kernel, not %d", launches);
+    const clp_buffer_set all = CLP_BUF_PROBE_A | CLP_BUF_PROBE_B | CLP_BUF_PROBE_C;
+    CLP_TRY(prepare(w, opts, cache, floats, all, err));
     clp_worker_set_profiling(w, true);
     const double bytes = (double)floats * sizeof(float);
     const clp_buffer_set copy = CLP_BUF_PROBE_A | CLP_BUF_PROBE_C;
@@ -78,9 +93,6 @@ clp_status clp_probe_run(clp_worker *w, const clp_options *opts, clp_cache *cach
     out->fma = (double)(floats / 4) * FMA_ROUNDS * FMA_CHAINS * 4 * 2 / t;
 fail:
     clp_worker_set_profiling(w, false);
-    free(source);
-    free(a);
-    free(b);
     return st;
 }
 
@@ -88,17 +100,8 @@ clp_status clp_probe_speed(clp_worker *w, const clp_options *opts, clp_cache *ca
                            double *bytes_per_s, clp_error *err) {
     clp_status st = CLP_OK;
     enum { FLOATS = 1 << 24, LAUNCHES = 5 }; /* 64 MiB arrays: past the caches of CPUs and GPUs */
-    char *source = NULL;
-    float *a = calloc(FLOATS, sizeof *a);
     const clp_buffer_set copy = CLP_BUF_PROBE_A | CLP_BUF_PROBE_C;
-    CLP_REQUIRE(a, err, CLP_NOMEM, "out of host memory for the probe's %d floats", FLOATS);
-    CLP_TRY(clp_probe_source(opts, FLOATS, &source, err));
-    CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
-    clp_buffer_counts counts = {.particles = 0};
-    counts.custom[clp__buffer_index(CLP_BUF_PROBE_A)] = FLOATS;
-    counts.custom[clp__buffer_index(CLP_BUF_PROBE_C)] = FLOATS;
-    CLP_TRY(clp_worker_alloc(w, copy, opts, &counts, err));
-    CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_A, a, err));
+    CLP_TRY(prepare(w, opts, cache, FLOATS, copy, err));
     clp_worker_set_profiling(w, true);
     double t;
     CLP_TRY(median_time(w, "probe_copy_float4", copy, FLOATS / 4, LAUNCHES, &t, err));
@@ -106,7 +109,5 @@ clp_status clp_probe_speed(clp_worker *w, const clp_options *opts, clp_cache *ca
 fail:
     clp_worker_set_profiling(w, false);
     clp__worker_release(w, copy);
-    free(source);
-    free(a);
     return st;
 }
