@@ -108,10 +108,11 @@ fail:
 }
 
 /* The cut among the ranks with kept[r] set, by their weights (NULL: equal), and its step: the
- * longest time a kept rank takes over its slab's work at its weight. */
+ * longest time a kept rank takes over its slab's work at its weight, times 1 + split_cost when
+ * the case is split (its halo exchange and the waits on it). */
 static clp_status cut_kept(const clp_grid_geometry *global, const layer_sums *l, int ranks,
-                           const double *weights, const bool *kept, clp_slabs *out, double *step,
-                           clp_error *err) {
+                           const double *weights, const bool *kept, double split_cost,
+                           clp_slabs *out, double *step, clp_error *err) {
     double kept_weights[CLP_DIST_MAX_RANKS];
     int n = 0;
     for (int r = 0; r < ranks; r++)
@@ -131,23 +132,26 @@ static clp_status cut_kept(const clp_grid_geometry *global, const layer_sums *l,
             work += l->work[out->axis][layer];
         *step = fmax(*step, work / kept_weights[k]);
     }
+    if (n > 1)
+        *step *= 1 + split_cost;
     return st;
 }
 
-/* Which ranks the cut keeps (kept[], all to begin with): while the slowest rank but rank 0,
- * which writes the outputs, holds the others back even on its thinnest slab, so that the
- * case goes no slower without it, it is left out (a slab without work counts nothing for the
- * exchanges and waits it would still cost). Equal ranks are all kept. */
+/* Which ranks the cut keeps (kept[], all to begin with): while the case would go no slower
+ * without the slowest rank but rank 0, which writes the outputs, it is left out: because even
+ * its thinnest slab holds the others back, or because what it takes off the others is less
+ * than the split costs (split_cost; a slab without work counts nothing for the exchanges and
+ * waits it would still cost). Equal ranks are all kept. */
 static clp_status choose_ranks(const clp_grid_geometry *global, const layer_sums *l, int ranks,
-                               const double *weights, bool may_leave_out, bool *kept,
-                               clp_slabs *out, clp_error *err) {
+                               const double *weights, bool may_leave_out, double split_cost,
+                               bool *kept, clp_slabs *out, clp_error *err) {
     clp_status st = CLP_OK;
     double step, fastest = 0;
     for (int r = 0; r < ranks; r++) {
         kept[r] = true;
         fastest = fmax(fastest, weights ? weights[r] : 1.0);
     }
-    CLP_TRY(cut_kept(global, l, ranks, weights, kept, out, &step, err));
+    CLP_TRY(cut_kept(global, l, ranks, weights, kept, split_cost, out, &step, err));
     for (;;) {
         int slowest = -1;
         for (int r = 1; may_leave_out && weights && r < ranks; r++)
@@ -159,7 +163,8 @@ static clp_status choose_ranks(const clp_grid_geometry *global, const layer_sums
         double fewer_step;
         clp_error why = CLP_ERROR_INIT;
         kept[slowest] = false;
-        if (cut_kept(global, l, ranks, weights, kept, &fewer, &fewer_step, &why) != CLP_OK ||
+        if (cut_kept(global, l, ranks, weights, kept, split_cost, &fewer, &fewer_step, &why) !=
+                CLP_OK ||
             fewer_step > step) {
             kept[slowest] = true;
             break;
@@ -181,13 +186,15 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
     layer_sums sums = {0};
     const int ranks = clp__comm_size(comm), me = clp__comm_rank(comm);
     CLP_TRY(sum_layers(opts, global, axes, xyz, cost, n, ties, &sums, err));
-    CLP_TRY(choose_ranks(global, &sums, ranks, weights, may_leave_out, c.kept, &c.slabs, err));
+    CLP_TRY(choose_ranks(global, &sums, ranks, weights, may_leave_out,
+                         clp_options_float(opts, "dist.split_cost"), c.kept, &c.slabs, err));
     if (!c.kept[me]) {
         c.left_out = true;
         CLP_WARN(CLP_LOG_RUN,
-                 "device rank %d is left out: at its speed (weight %g) even its thinnest slab "
-                 "(2 cell layers) would hold the other devices back, and the case goes faster "
-                 "on them alone",
+                 "device rank %d is left out: at its speed (weight %g) the case goes faster "
+                 "without it, because even its thinnest slab (2 cell layers) would hold the "
+                 "other devices back or because it would take less off them than the split "
+                 "costs (dist.split_cost)",
                  me, weights[me]);
         *out = c;
         c = (clp_dist_cut){0};

@@ -41,9 +41,9 @@ typedef struct clp_dist_ties {
  * along the axis dist.axis names or, for auto, the one of the bit mask `axes` whose cut leaves
  * the fewest particles in the halos (clp_slabs_cut_best), with each of the `ties` (NULL: none)
  * on one rank, and gives this rank its share. With `may_leave_out`, a rank slower than the
- * fastest whose thinnest slab would take longer than the case takes the others without it
- * gets none (every rank computes the same choice from the same particles and weights); rank 0
- * always takes a slab. */
+ * fastest without which the case would go no slower (its thinnest slab holds the others back,
+ * or it takes less off them than dist.split_cost) gets none (every rank computes the same
+ * choice from the same particles and weights); rank 0 always takes a slab. */
 clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
                              const clp_grid_geometry *global, unsigned axes, const double *xyz,
                              const double *cost, size_t n, const clp_dist_ties *ties,

@@ -212,7 +212,8 @@ static void rank_share(void) {
 
 /* A rank whose thinnest slab would hold the others back is left out: 12 layers of a particle
  * each among speeds 10, 1 and 10 would give the slow rank 2 layers, 2 time units where the
- * others take 0.6 for all 12 without it; at speeds 2 and 1 the second takes its third. */
+ * others take 0.6 for all 12 without it; at speeds 2 and 1 the second takes its third; one
+ * that takes less off the others than dist.split_cost is left out too. */
 static void left_out(void) {
     const clp_grid_geometry g = grid(12, 3, 3, false);
     double xyz[3 * 12];
@@ -255,6 +256,20 @@ static void left_out(void) {
     CLP_ASSERT(!cut.left_out);
     CLP_ASSERT_EQ(cut.owned, 4);
     clp_dist_cut_free(&cut);
+    /* at speeds 4 and 1 the second's 2 layers leave the first 10, 2.5 units split against 3
+     * alone: kept while the split costs 10 % (2.75), left out at 30 % (3.25) */
+    const double four_to_one[2] = {4, 1};
+    const char *const costs[2] = {"dist.split_cost=0.1", "dist.split_cost=0.3"};
+    for (int c = 0; c < 2; c++) {
+        clp_options *costed = options(costs[c]);
+        CLP_ASSERT_OK(clp_dist_cut_make(pair[1], costed, &g, 1, xyz, NULL, 12, NULL, four_to_one,
+                                        true, &cut, &err),
+                      &err);
+        CLP_ASSERT(cut.left_out == (c == 1));
+        CLP_ASSERT_EQ(cut.owned, c == 1 ? 0 : 2);
+        clp_dist_cut_free(&cut);
+        clp_options_destroy(costed);
+    }
     clp_options_destroy(opts);
     for (int r = 0; r < 3; r++)
         clp__comm_destroy(comms[r]);
