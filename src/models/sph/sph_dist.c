@@ -121,6 +121,11 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
         goto fail;
     }
     CLP_TRY(keep_ranks(r, cut.kept, err));
+    if (clp__comm_size(r->comm) == 1) { /* alone: the case runs as on one device, unsplit */
+        CLP_INFO(CLP_LOG_RUN, "device rank 0 runs the case alone");
+        r->comm = NULL;
+        goto fail;
+    }
     for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
         cut.ids[i] = kept_ids[cut.ids[i]];
     CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, &r->rank_opts, err));

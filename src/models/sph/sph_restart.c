@@ -176,7 +176,10 @@ static clp_status open_here(sph_run *r, const char *path, const char *identity,
     clp_status st = CLP_OK;
     CLP_TRY(clp__checkpoint_read(path, NULL, &rs->cp, err));
     const bool split = clp__sph_is_manifest(rs->cp);
-    if (!split && !r->comm) { /* bit for bit on the same device only, as before */
+    /* a split run that went on alone wrote its checkpoint naming no device: cut again */
+    const char *stored = clp__checkpoint_identity(rs->cp);
+    const bool one_device = strncmp(stored, "device ", 7) == 0 || strstr(stored, "\ndevice ");
+    if (!split && !r->comm && one_device) { /* bit for bit on the same device only, as before */
         rs->how = CLP__SPH_RESTART_SAME;
         CLP_TRY(clp__checkpoint_compare_identity(path, clp__checkpoint_identity(rs->cp), identity,
                                                  err));

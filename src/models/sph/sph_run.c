@@ -320,7 +320,7 @@ static clp_status rebalance(sph_run *r, const clp_options *opts, const clp__sph_
     CLP_TRY(clp__sph_balance_collect(r, &rs, err));
     tear_down(r, opts);
     CLP_TRY(setup(r, r->balance.weights, &rs, cache, err));
-    if (!r->left_out)
+    if (!r->left_out && r->comm)
         CLP_TRY(clp__sph_balance_done(r, clock->step, err));
 fail:
     clp__sph_restart_close(&rs);
@@ -378,13 +378,13 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         else
             CLP_TRY(clp__sph_outputs_open(&out, out_dir, err));
     }
-    if (r.c.gauges.interval > 0 && (out_dir || comm)) { /* every rank samples, rank 0 writes */
+    if (r.c.gauges.interval > 0 && (out_dir || r.comm)) { /* every rank samples, rank 0 writes */
         CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step, &gauges,
                                      err));
-        if (comm)
+        if (r.comm)
             clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
     }
-    if (comm) /* rank 0's files say which snapshots the run continued has taken */
+    if (r.comm) /* rank 0's files say which snapshots the run continued has taken */
         CLP_TRY(clp__comm_broadcast(r.comm, &out.last_step, sizeof out.last_step, err));
     const double end_time =
         config->max_time > 0 && config->max_time < r.c.end_time ? config->max_time : r.c.end_time;
@@ -401,7 +401,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         const double outputs_start = clp__now();
         const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
         if (gauges && (clock.time >= clock.next_gauge - slack || last)) {
-            if (comm) /* the halos must hold this step's state: no overlap for the next forces */
+            if (r.comm) /* the halos must hold this step's state: no overlap for the next forces */
                 CLP_TRY(clp_dist_rank_refresh_end(&r.dist, err));
             CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(r.opts), clock.time,
                                            clock.step, err));
@@ -418,18 +418,18 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         }
         bool requested = config->checkpoint_requested && *config->checkpoint_requested;
         stopping = config->stop_requested && *config->stop_requested;
-        if (comm && r.flags_agreed) { /* with the last step's record */
+        if (r.comm && r.flags_agreed) { /* with the last step's record */
             stopping = r.agreed_stop;
             requested = r.agreed_checkpoint;
             r.flags_agreed = false;
-        } else if (comm) {
+        } else if (r.comm) {
             CLP_TRY(clp__sph_dist_agree_flags(&r, &stopping, &requested, err));
         }
         const bool due = clock.time >= clock.next_checkpoint - slack;
         if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
             while (clock.next_checkpoint <= clock.time + slack)
                 clock.next_checkpoint += interval;
-            if (comm)
+            if (r.comm)
                 CLP_TRY(clp__sph_dist_checkpoint_write(&r, ckpt, identity, r.balance.weights,
                                                        &clock, err));
             else
@@ -445,11 +445,11 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             clp__progress_update(&progress, clock.step, clock.time, rate);
         if (last || stopping)
             break;
-        if (comm) {
+        if (r.comm) {
             CLP_TRY(rebalance(&r, opts, &clock, config->cache, err));
             if (r.left_out)
                 goto fail;
-            if (gauges) /* on the ranks a re-cut kept */
+            if (gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
                 clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
         }
         clp__sph_balance_step_begin(&r);
@@ -462,7 +462,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     r.timing.particles = r.particles;
     if (writer)
         report_rebuilds(&r);
-    if (comm && r.timed)
+    if (r.comm && r.timed)
         CLP_TRY(clp__sph_dist_timing(&r, err));
     if (progress_file)
         clp__progress_finish(&progress, clock.step, clock.time,
@@ -471,7 +471,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     if (config->timing && writer)
         *config->timing = r.timing;
     /* the last row was the continued run's: read the state again (every rank, when split) */
-    if (last && !snapped && (comm || (config->result && writer)))
+    if (last && !snapped && (r.comm || (config->result && writer)))
         CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
     if (last && config->result && writer) {
         const double values[] = {clock.time, snap.kinetic, snap.mass,
@@ -503,7 +503,7 @@ fail:
     clp__sph_gauges_close(gauges);
     if (out_dir)
         clp__sph_outputs_close(&out);
-    if (comm)
+    if (r.comm)
         clp_dist_rank_destroy(&r.dist);
     clp_grid_destroy(r.grid);
     clp_options_destroy(r.rank_opts);

@@ -80,7 +80,8 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err);
  * dist.boundary_cost) and `weights` (NULL: equal), its grid
  * (r->geo) and its slots (r->n). The case's particles *xyz and *types become the rank's, in
  * its first *n_owned slots, with padding after (excluded ones stay out); *ids (new) their IDs
- * in the case. */
+ * in the case. A rank the cut leaves out gets r->left_out; one left alone (the others left
+ * out) gets r->comm NULL and runs the whole case as on one device, all else untouched. */
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err);
 /* The snapshot of every rank's particles on rank 0; the others get its diagnostics only. */
