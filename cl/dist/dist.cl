@@ -26,7 +26,9 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
  * the cell that key[i] now names in this rank's grid. Two devices may round a position on a
  * cell's boundary to different sides of it; so that both keep the same particles in the same
  * cells, and so in the same order, such a position moves by the fewest float steps into that
- * cell. One that is farther off (a bug, not rounding) stays, counted in status[0]. */
+ * cell. One that is farther off (a bug, not rounding) stays, counted in status[0]. On a
+ * periodic axis the cell wraps as grid_keys wrapped it: a position that rounded onto the
+ * domain's upper edge is in the first cell. */
 __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
                        __global uint *restrict status, const uint first, const uint count) {
     const uint i = first + get_global_id(0);
@@ -38,7 +40,7 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
     for (int a = 0; a < CLP_CORE_DIM; a++) {
         int steps = 0;
         for (; steps < 64; steps++) {
-            const int4 c = position_cell((float4)(p[0], p[1], p[2], 0.0f));
+            const int4 c = wrap_cell(position_cell((float4)(p[0], p[1], p[2], 0.0f)));
             const int have = a == 0 ? c.x : a == 1 ? c.y : c.z;
             const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
             if (have == want)

@@ -349,6 +349,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     const size_t each = particle_bytes(r, r->travels);
     cl_command_queue q = clp_worker_queue(r->worker);
     side_exchange x[2] = {{0}, {0}};
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: begins", r->rank);
     /* a refresh begun is dropped: the halos are refilled below from their owners */
     CLP_TRY(wait_mark(&r->packed, err));
     r->pending = 0;

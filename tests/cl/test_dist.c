@@ -2,7 +2,8 @@
  * equal counts of the sorted keys read back, and a layer's particles are exactly those whose
  * position lies in it (in double, away from the boundaries); pinned particles that rounding
  * put a float step outside their cells move into them by a few steps, and one a whole layer
- * off is refused. With --small, a size for Oclgrind. */
+ * off is refused; on a periodic axis a position on the upper edge is in the first cell. With
+ * --small, a size for Oclgrind. */
 #include "common.h"
 
 #include "dist/dist_device.h"
@@ -24,11 +25,14 @@ typedef struct rank_grid {
     int layer_keys; /* keys per layer of x, the slowest axis */
 } rank_grid;
 
-/* A walled 3D grid of 8 x 3 x 4 cells, x slowest in the key, as a rank's grid is. */
-static rank_grid open_grid(test_env *t, size_t n, const double *xyz, const uint32_t *types) {
+/* A 3D grid of 7 x 3 x 4 cells, x slowest in the key, as a rank's grid is: walled, or periodic
+ * along z (an axis across the slabs). */
+static rank_grid open_grid(test_env *t, size_t n, const double *xyz, const uint32_t *types,
+                           bool periodic_z) {
     clp_error err = CLP_ERROR_INIT;
     rank_grid g = {.n = n};
-    const char *assignments[] = {"core.dim=3", "grid.axis_order=yzx", NULL};
+    const char *assignments[] = {"core.dim=3", "grid.axis_order=yzx",
+                                 periodic_z ? "grid.periodic_z=true" : NULL, NULL};
     g.opts = test_options(t, assignments);
     const clp_grid_desc desc = {{-0.3, 0.1, 0.0}, {0.8, 0.3, 0.4}, 0.1};
     CLP_ASSERT_OK(clp_grid_geometry_make(g.opts, &desc, &g.geo, &err), &err);
@@ -73,7 +77,7 @@ static void test_lower_bounds(test_env *t, size_t n) {
         xyz[3 * i + 2] = 0.4 * uniform() * (1 - 1e-9);
         types[i] = i % 17 == 0 ? 255u : 0u; /* excluded: sorted to the end, in no layer */
     }
-    rank_grid g = open_grid(t, n, xyz, types);
+    rank_grid g = open_grid(t, n, xyz, types, false);
     clp_dist_device d;
     CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
     const int layers = g.geo.cells[0];
@@ -106,7 +110,8 @@ static void test_lower_bounds(test_env *t, size_t n) {
 }
 
 /* Particles a few float steps below layer 3's boundary are pinned into the layer-3 cells
- * their keys name; particles a whole layer off are refused. Distances moved are counted in float steps. */
+ * their keys name; particles a whole layer off are refused. Distances moved are counted in float
+ * steps. */
 static void test_pin(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     enum { N = 40 };
@@ -117,7 +122,7 @@ static void test_pin(test_env *t) {
         xyz[3 * i + 1] = 0.12 + 0.007 * (double)i;
         xyz[3 * i + 2] = 0.2;
     }
-    rank_grid g = open_grid(t, N, xyz, types);
+    rank_grid g = open_grid(t, N, xyz, types, false);
     clp_dist_device d;
     CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
     cl_float4 pos[N];
@@ -177,12 +182,44 @@ static void test_pin(test_env *t) {
     close_grid(&g);
 }
 
+/* On a periodic axis a sender's wrap may round a position onto the domain's upper edge, which
+ * grid_keys puts in the first cell: received so, the particle is in its cell and stays put. */
+static void test_pin_periodic(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    enum { N = 8 };
+    double xyz[3 * N];
+    uint32_t types[N] = {0};
+    for (size_t i = 0; i < N; i++) {
+        xyz[3 * i] = -0.3 + 0.05 + 0.1 * (double)i;
+        xyz[3 * i + 1] = 0.15;
+        xyz[3 * i + 2] = 0.05;
+    }
+    rank_grid g = open_grid(t, N, xyz, types, true);
+    clp_dist_device d;
+    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    cl_float4 pos[N], pinned[N];
+    uint32_t keys[N];
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pos, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    for (int i = 0; i < N; i++) /* z on the upper edge, keys in the first z cell as sorted */
+        pos[i].s[2] = 0.4f;
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
+    for (int i = 0; i < N; i++)
+        CLP_ASSERT(pinned[i].s[2] == pos[i].s[2] && pinned[i].s[0] == pos[i].s[0]);
+    clp_dist_device_destroy(&d);
+    close_grid(&g);
+}
+
 int main(int argc, char **argv) {
     const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     test_env t = {0};
     test_env_open(&t);
     test_lower_bounds(&t, small ? 300 : 20000);
     test_pin(&t);
+    test_pin_periodic(&t);
     test_env_close(&t);
     return 0;
 }
