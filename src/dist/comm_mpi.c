@@ -32,6 +32,9 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
 #include <mpi.h>
 #include <time.h>
 
+/* How long a comm's end waits, after an abort, for its sends (the abort notices) to leave. */
+#define ABORT_GRACE_S 1.0
+
 /* A send in flight and the copy it sends from, freed once MPI is done with it (NULL: the
  * caller's memory, borrowed until its flush). */
 typedef struct pending {
@@ -296,17 +299,24 @@ static void mpi_abort(clp__comm *c, const char *reason) {
     }
 }
 
-/* Waits up to the timeout for the sends in flight; those still going then stay with MPI (their
- * requests freed, their copies left behind), since freeing a copy under a send is unsafe. */
+/* Waits up to the timeout for the sends in flight, or after an abort a moment, for its notices
+ * to leave: the other ranks stop receiving then, and what they have not taken in they never
+ * will (a rank that failed mid-exchange left its neighbours' halos unread: waiting out the
+ * timeout kept every rank, and the failure's message, for 10 minutes). Those still going then
+ * stay with MPI (their requests freed, their copies left behind), since freeing a copy under a
+ * send is unsafe. */
 static void finish_sends(mpi_comm *m) {
-    const double deadline = clp__now() + m->base.timeout_s;
-    for (unsigned polls = 0; m->n_sends > 0 && clp__now() < deadline; polls++) {
+    const double start = clp__now();
+    for (unsigned polls = 0; m->n_sends > 0; polls++) {
         clp_error ignored = CLP_ERROR_INIT;
         if (reap_sends(m, &ignored) != CLP_OK)
             break;
+        poll_abort(m);
+        if (clp__now() - start > (m->aborted ? ABORT_GRACE_S : m->base.timeout_s))
+            break;
         pause_poll(polls);
     }
-    if (m->n_sends > 0)
+    if (m->n_sends > 0 && !m->aborted)
         CLP_WARN(CLP_LOG_RUN, "rank %d: %zu sends to other ranks not received after %g s",
                  m->base.rank, m->n_sends, m->base.timeout_s);
     for (size_t i = 0; i < m->n_sends; i++)

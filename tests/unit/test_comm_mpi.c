@@ -1,7 +1,37 @@
 /* The comm over MPI: run as 3 processes by mpirun (tests/meson.build), each running the shared
- * checks (comm_checks.h) with its own rank, the abort last; first, a flush that times out. */
+ * checks (comm_checks.h) with its own rank, the abort last; first, a flush that times out;
+ * then, on a second comm, the end of one aborted with a send that no rank takes in. */
 #include "internal.h"
 #include "comm_checks.h"
+
+/* After an abort, a send that no rank will take in (4 MiB: not sent ahead, unlike small ones)
+ * holds up the end of its comm for a moment, not for its timeout of 30 s. */
+static void check_abandoned_send(void) {
+    clp__comm *c = NULL;
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_mpi_create(30, &c, &err), &err);
+    clp__comm_set_tag_names(c, comm_tag_names, TAG_COUNT);
+    const int rank = clp__comm_rank(c);
+    unsigned char *big = calloc(4u << 20, 1);
+    CLP_ASSERT(big);
+    if (rank == 0)
+        CLP_ASSERT_OK(clp__comm_send(c, 1, TAG_B, big, 4u << 20, &err), &err);
+    if (rank == 1) {
+        CLP_FAIL(&err, CLP_CHECK, "failed on purpose");
+        clp__comm_abort(c, &err);
+    } else {
+        void *data;
+        size_t bytes;
+        CLP_ASSERT_STATUS(clp__comm_recv(c, 1, TAG_NEVER, &data, &bytes, &err), CLP_COMM, &err);
+        CLP_ASSERT_CONTAINS(err.message, "rank 1 failed: failed on purpose");
+    }
+    const double start = clp__now();
+    clp__comm_destroy(c);
+    const double ended = clp__now() - start;
+    if (ended > 10.0)
+        CLP_TEST_FAIL("rank %d: the comm's end took %.1f s after the abort", rank, ended);
+    free(big);
+}
 
 int main(void) {
     CLP_ASSERT(clp__comm_mpi_launched());
@@ -33,6 +63,7 @@ int main(void) {
     CLP_ASSERT_OK(clp__comm_flush(comm, &err), &err);
     free(big);
     comm_checks_run(comm);
+    check_abandoned_send();
     clp__comm_destroy(comm);
     return 0;
 }
