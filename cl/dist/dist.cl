@@ -25,29 +25,39 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
 /* The particles at first .. first + count - 1 came from another rank, which found each in
  * the cell that key[i] now names in this rank's grid. Two devices may round a position on a
  * cell's boundary to different sides of it; so that both keep the same particles in the same
- * cells, and so in the same order, such a position moves by the fewest float steps into that
- * cell. One that is farther off (a bug, not rounding) stays, counted in status[0]. On a
- * periodic axis the cell wraps as grid_keys wrapped it: a position that rounded onto the
- * domain's upper edge is in the first cell. */
+ * cells, and so in the same order, such a position moves to the nearest float inside that
+ * cell. The rounding is the sender's: across a periodic boundary its coordinates were as
+ * large as `scale` (as the bits of a float; 0 elsewhere), so the move may be up to 64 float
+ * steps of that size. One that is farther off (a bug, not rounding) stays, counted in
+ * status[0]. On a periodic axis the cell wraps as grid_keys wrapped it: a position that
+ * rounded onto the domain's upper edge is in the first cell. */
 __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
-                       __global uint *restrict status, const uint first, const uint count) {
+                       __global uint *restrict status, const uint first, const uint count,
+                       const uint scale_bits) {
     const uint i = first + get_global_id(0);
     if (get_global_id(0) >= count)
         return;
     const int4 wanted = key_cell(key[i]);
+    const float4 origin = CLP_GRID_ORIGIN, cell = CLP_GRID_CELL;
+    const float origins[3] = {origin.x, origin.y, origin.z}, cells[3] = {cell.x, cell.y, cell.z};
     float p[3] = {pos[i].x, pos[i].y, pos[i].z};
     bool pinned = true;
     for (int a = 0; a < CLP_CORE_DIM; a++) {
-        int steps = 0;
-        for (; steps < 64; steps++) {
+        const float start = p[a], size = fmax(fabs(start), as_float(scale_bits));
+        const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
+        int have = 0;
+        for (int steps = 0; steps < 64; steps++) {
             const int4 c = wrap_cell(position_cell((float4)(p[0], p[1], p[2], 0.0f)));
-            const int have = a == 0 ? c.x : a == 1 ? c.y : c.z;
-            const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
+            have = a == 0 ? c.x : a == 1 ? c.y : c.z;
             if (have == want)
                 break;
-            p[a] = nextafter(p[a], have < want ? INFINITY : -INFINITY);
+            if (steps == 0) /* to the wanted cell's edge, then a float step at a time */
+                p[a] = origins[a] + (float)(have < want ? want : want + 1) * cells[a];
+            else
+                p[a] = nextafter(p[a], have < want ? INFINITY : -INFINITY);
         }
-        pinned = pinned && steps < 64;
+        pinned = pinned && have == want &&
+                 fabs(p[a] - start) <= 64.0f * (nextafter(size, INFINITY) - size);
     }
     if (pinned)
         pos[i] = (float4)(p[0], p[1], p[2], pos[i].w);

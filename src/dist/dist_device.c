@@ -1,6 +1,8 @@
 /* A rank's layer bounds and pinned particles, on its device. */
 #include "dist/dist_device.h"
 
+#include <string.h>
+
 #include "grid/grid_private.h"
 
 clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err) {
@@ -41,14 +43,17 @@ fail:
     return st;
 }
 
-clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, clp_error *err) {
+clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, float scale,
+                        clp_error *err) {
     if (count == 0)
         return CLP_OK;
     const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_POS),
                               clp_worker_buffer(d->worker, CLP_BUF_KEY), d->unpinned};
-    const cl_uint args[] = {(cl_uint)first, (cl_uint)count};
+    cl_uint scale_bits;
+    memcpy(&scale_bits, &scale, sizeof scale_bits);
+    const cl_uint args[] = {(cl_uint)first, (cl_uint)count, scale_bits};
     d->pinned += count;
-    return clp__grid_launch(d->worker, "dist_pin", buffers, 3, args, 2, count, 0, err);
+    return clp__grid_launch(d->worker, "dist_pin", buffers, 3, args, 3, count, 0, err);
 }
 
 clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {

@@ -23,11 +23,14 @@ void clp_dist_device_destroy(clp_dist_device *d);
 clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *queries,
                                  uint32_t *bounds, size_t n_queries, clp_error *err);
 
-/* Enqueues the move of the positions of particles first .. first + count - 1 by the fewest
- * float steps that put each in the cell its key (CLP_BUF_KEY) names in the worker's grid, as
- * the next sort computes cells (global positions). A rebuild pins several ranges, then checks
- * them all with one read. */
-clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, clp_error *err);
+/* Enqueues the move of the positions of particles first .. first + count - 1 to the nearest
+ * float that puts each in the cell its key (CLP_BUF_KEY) names in the worker's grid, as the
+ * next sort computes cells (global positions); at most 64 float steps of the larger of the
+ * position and `scale`, the size of the sender's coordinates when it moved them across a
+ * periodic boundary (else 0). A rebuild pins several ranges, then checks them all with one
+ * read. */
+clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, float scale,
+                        clp_error *err);
 /* Fails, naming how many, when a pin since the last check could not move a particle into its
  * cell (a whole cell off is a bug, not rounding); a blocking read. */
 clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err);

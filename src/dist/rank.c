@@ -3,6 +3,7 @@
 
 #include "grid/grid_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,13 +332,20 @@ fail:
     return st;
 }
 
-/* Writes `count` received particles at *at, in local layer `layer`, pinned to their cells. */
-static clp_status place(clp_dist_rank *r, void *data, size_t count, int layer, size_t *at,
+/* Writes `count` received particles from the neighbour on `side` at *at, in local layer
+ * `layer`, pinned to their cells: as far as the sender's rounding goes, which across the
+ * periodic boundary was at the size of coordinates a box length away. */
+static clp_status place(clp_dist_rank *r, int side, void *data, size_t count, int layer, size_t *at,
                         clp_error *err) {
     clp_status st = CLP_OK;
+    const int a = r->slabs.axis;
+    const float scale = r->shift[side] == 0.0f
+                            ? 0.0f
+                            : fabsf((float)r->local.origin[a]) + fabsf(r->shift[side]) +
+                                  (float)r->local.cell_size[a];
     relayer_keys(r, r->travels, count, data, layer);
     CLP_TRY(unpack(r, clp_worker_queue(r->worker), r->travels, *at, count, data, err));
-    CLP_TRY(clp_dist_pin(&r->device, *at, count, err));
+    CLP_TRY(clp_dist_pin(&r->device, *at, count, scale, err));
     *at += count;
 fail:
     return st;
@@ -394,12 +402,12 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
                 "dist.room (the room its buffers keep beyond its particles at the cut)",
                 r->rank, stays + incoming, r->capacity);
     size_t at = b[5];
-    CLP_TRY(place(r, x[0].migrants, x[0].migrants_in, lo, &at, err));
-    CLP_TRY(place(r, x[1].migrants, x[1].migrants_in, L - hi - 1, &at, err));
+    CLP_TRY(place(r, 0, x[0].migrants, x[0].migrants_in, lo, &at, err));
+    CLP_TRY(place(r, 1, x[1].migrants, x[1].migrants_in, L - hi - 1, &at, err));
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
-        CLP_TRY(place(r, x[side].halo, x[side].halo_in, side == 0 ? 0 : L - 1, &at, err));
+        CLP_TRY(place(r, side, x[side].halo, x[side].halo_in, side == 0 ? 0 : L - 1, &at, err));
         /* what left keeps its cells: no pin */
         CLP_TRY(unpack(r, q, r->travels, at, x[side].leaving, r->pack[side].host, err));
         at += x[side].leaving;

@@ -143,7 +143,7 @@ static void test_pin(test_env *t) {
     for (int i = 10; i < 20; i++) /* their senders found them in layer 3, same y and z cell */
         keys[i] = keys[i] % (uint32_t)g.layer_keys + 3u * (uint32_t)g.layer_keys;
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 10, 10, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 10, 10, 0.0f, &err), &err);
     CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
     cl_float4 pinned[N];
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
@@ -175,9 +175,50 @@ static void test_pin(test_env *t) {
     for (int i = 0; i < N; i++)
         keys[i] = keys[i] % (uint32_t)g.layer_keys + 5u * (uint32_t)g.layer_keys;
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
     CLP_ASSERT_STATUS(clp_dist_pin_check(&d, &err), CLP_CHECK, &err);
     CLP_ASSERT_CONTAINS(err.message, "outside the cells their senders found them in");
+    clp_dist_device_destroy(&d);
+    close_grid(&g);
+}
+
+/* A particle 1e-5 below layer 3 (about 2700 float steps there) is refused as a bug when its
+ * sender's coordinates were as small; when they were of size 100 (a box length away, across
+ * a periodic boundary: 64 steps there are 4.9e-4) it is rounding, and it moves into layer 3. */
+static void test_pin_scale(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    enum { N = 4 };
+    double xyz[3 * N];
+    uint32_t types[N] = {0};
+    for (size_t i = 0; i < N; i++) {
+        xyz[3 * i] = -0.3 + 0.35;
+        xyz[3 * i + 1] = 0.15;
+        xyz[3 * i + 2] = 0.05 + 0.1 * (double)i;
+    }
+    rank_grid g = open_grid(t, N, xyz, types, false);
+    clp_dist_device d;
+    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    cl_float4 pos[N], pinned[N];
+    uint32_t keys[N];
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pos, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    const float boundary = (float)(-0.3 + 3 * g.geo.cell_size[0]);
+    for (int i = 0; i < N; i++) {
+        pos[i].s[0] = boundary - 1e-5f;
+        keys[i] = keys[i] % (uint32_t)g.layer_keys + 3u * (uint32_t)g.layer_keys;
+    }
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
+    CLP_ASSERT_STATUS(clp_dist_pin_check(&d, &err), CLP_CHECK, &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 100.0f, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
+    for (int i = 0; i < N; i++) {
+        const double moved = (double)pinned[i].s[0] - pos[i].s[0];
+        if (!(moved > 0 && moved < 2e-5 && pinned[i].s[0] >= boundary - 1e-6f))
+            CLP_TEST_FAIL("slot %d moved by %g from %.9g", i, moved, pos[i].s[0]);
+    }
     clp_dist_device_destroy(&d);
     close_grid(&g);
 }
@@ -204,7 +245,7 @@ static void test_pin_periodic(test_env *t) {
     for (int i = 0; i < N; i++) /* z on the upper edge, keys in the first z cell as sorted */
         pos[i].s[2] = 0.4f;
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
     CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
     for (int i = 0; i < N; i++)
@@ -219,6 +260,7 @@ int main(int argc, char **argv) {
     test_env_open(&t);
     test_lower_bounds(&t, small ? 300 : 20000);
     test_pin(&t);
+    test_pin_scale(&t);
     test_pin_periodic(&t);
     test_env_close(&t);
     return 0;
