@@ -29,7 +29,8 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
  * cell. The rounding is the sender's: across a periodic boundary its coordinates were as
  * large as `scale` (as the bits of a float; 0 elsewhere), so the move may be up to 64 float
  * steps of that size. One that is farther off (a bug, not rounding) stays, counted in
- * status[0]. On a periodic axis the cell wraps as grid_keys wrapped it: a position that
+ * status[0]; the first counted leaves its slot, axis, cell, wanted cell and position in
+ * status[1..7] for the message. On a periodic axis the cell wraps as grid_keys wrapped it: a position that
  * rounded onto the domain's upper edge is in the first cell. */
 __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
                        __global uint *restrict status, const uint first, const uint count,
@@ -42,6 +43,7 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
     const float origins[3] = {origin.x, origin.y, origin.z}, cells[3] = {cell.x, cell.y, cell.z};
     float p[3] = {pos[i].x, pos[i].y, pos[i].z};
     bool pinned = true;
+    int failed_axis = -1, failed_have = 0, failed_want = 0;
     for (int a = 0; a < CLP_CORE_DIM; a++) {
         const float start = p[a], size = fmax(fabs(start), as_float(scale_bits));
         const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
@@ -56,11 +58,25 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
             else
                 p[a] = nextafter(p[a], have < want ? INFINITY : -INFINITY);
         }
-        pinned = pinned && have == want &&
-                 fabs(p[a] - start) <= 64.0f * (nextafter(size, INFINITY) - size);
+        const bool here = have == want &&
+                          fabs(p[a] - start) <= 64.0f * (nextafter(size, INFINITY) - size);
+        if (!here && pinned) {
+            failed_axis = a;
+            failed_have = have;
+            failed_want = want;
+        }
+        pinned = pinned && here;
     }
-    if (pinned)
+    if (pinned) {
         pos[i] = (float4)(p[0], p[1], p[2], pos[i].w);
-    else
-        atomic_inc(&status[0]);
+    } else if (atomic_inc(&status[0]) == 0) { /* the first one off, for the message */
+        const float4 x = pos[i];
+        status[1] = i;
+        status[2] = (uint)failed_axis;
+        status[3] = (uint)failed_have;
+        status[4] = (uint)failed_want;
+        status[5] = as_uint(x.x);
+        status[6] = as_uint(x.y);
+        status[7] = as_uint(x.z);
+    }
 }

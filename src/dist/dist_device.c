@@ -5,12 +5,17 @@
 
 #include "grid/grid_private.h"
 
+/* What dist_pin leaves: the particles it could not pin, and the first one's slot, axis, cell,
+ * wanted cell and position. */
+enum { PIN_RECORD = 8 };
+
 clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err) {
     clp_status st = CLP_OK;
     *out = (clp_dist_device){.worker = w};
     CLP_TRY(clp__buffer_create(w, "dist.scratch", CLP_DIST_MAX_QUERIES * sizeof(cl_uint),
                                &out->scratch, err));
-    CLP_TRY(clp__buffer_create(w, "dist.unpinned", sizeof(cl_uint), &out->unpinned, err));
+    CLP_TRY(
+        clp__buffer_create(w, "dist.unpinned", PIN_RECORD * sizeof(cl_uint), &out->unpinned, err));
     return CLP_OK;
 fail:
     clp_dist_device_destroy(out);
@@ -58,20 +63,24 @@ clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, float sc
 
 clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {
     clp_status st = CLP_OK;
-    const cl_uint zero = 0;
-    cl_uint unpinned = 0;
+    const cl_uint zero[PIN_RECORD] = {0};
+    cl_uint record[PIN_RECORD];
     const size_t pinned = d->pinned;
     d->pinned = 0;
-    CLP_CL_CHECK(clEnqueueReadBuffer(d->worker->queue, d->unpinned, CL_TRUE, 0, sizeof unpinned,
-                                     &unpinned, 0, NULL, NULL),
+    CLP_CL_CHECK(clEnqueueReadBuffer(d->worker->queue, d->unpinned, CL_TRUE, 0, sizeof record,
+                                     record, 0, NULL, NULL),
                  err, "pin: clEnqueueReadBuffer");
-    CLP_CL_CHECK(clEnqueueWriteBuffer(d->worker->queue, d->unpinned, CL_TRUE, 0, sizeof zero, &zero,
+    CLP_CL_CHECK(clEnqueueWriteBuffer(d->worker->queue, d->unpinned, CL_TRUE, 0, sizeof zero, zero,
                                       0, NULL, NULL),
                  err, "pin: clEnqueueWriteBuffer");
-    CLP_REQUIRE(unpinned == 0, err, CLP_CHECK,
+    float x[3];
+    memcpy(x, record + 5, sizeof x);
+    CLP_REQUIRE(record[0] == 0, err, CLP_CHECK,
                 "%u of %zu particles received from other devices lie more than 64 float steps "
-                "outside the cells their senders found them in",
-                unpinned, pinned);
+                "outside the cells their senders found them in (the first: slot %u at (%.9g, "
+                "%.9g, %.9g), in cell %d along %c where its sender found cell %d)",
+                record[0], pinned, record[1], x[0], x[1], x[2], (int)record[3],
+                'x' + (int)record[2], (int)record[4]);
 fail:
     return st;
 }

@@ -178,6 +178,7 @@ static void test_pin(test_env *t) {
     CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
     CLP_ASSERT_STATUS(clp_dist_pin_check(&d, &err), CLP_CHECK, &err);
     CLP_ASSERT_CONTAINS(err.message, "outside the cells their senders found them in");
+    CLP_ASSERT_CONTAINS(err.message, "along x where its sender found cell 5)");
     clp_dist_device_destroy(&d);
     close_grid(&g);
 }
