@@ -47,10 +47,11 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
     for (int a = 0; a < CLP_CORE_DIM; a++) {
         const float start = p[a], size = fmax(fabs(start), as_float(scale_bits));
         const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
-        int have = 0;
+        int have = 0, found = 0;
         for (int steps = 0; steps < 64; steps++) {
             const int4 c = wrap_cell(position_cell((float4)(p[0], p[1], p[2], 0.0f)));
             have = a == 0 ? c.x : a == 1 ? c.y : c.z;
+            found = steps == 0 ? have : found;
             if (have == want)
                 break;
             if (steps == 0) /* to the wanted cell's edge, then a float step at a time */
@@ -62,7 +63,7 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
                           fabs(p[a] - start) <= 64.0f * (nextafter(size, INFINITY) - size);
         if (!here && pinned) {
             failed_axis = a;
-            failed_have = have;
+            failed_have = found;
             failed_want = want;
         }
         pinned = pinned && here;
