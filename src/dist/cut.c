@@ -23,14 +23,16 @@ clp_status clp_dist_check_options(const clp_options *opts, clp_error *err) {
     return CLP_OK;
 }
 
-clp_status clp_dist_rank_options(const clp_options *opts, int axis, clp_options **out,
-                                 clp_error *err) {
+clp_status clp_dist_rank_options(const clp_options *opts, int axis, bool periodic,
+                                 clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *copy = NULL;
-    char assignment[64];
-    snprintf(assignment, sizeof assignment, "grid.axis_order=%s", clp_slabs_axis_order(axis));
+    char order[64], wrap[64];
+    snprintf(order, sizeof order, "grid.axis_order=%s", clp_slabs_axis_order(axis));
+    snprintf(wrap, sizeof wrap, "grid.periodic_%c=%s", 'x' + axis, periodic ? "true" : "false");
     CLP_TRY(clp_options_dup(opts, &copy, err));
-    CLP_TRY(clp_options_apply_assignment(copy, assignment, err));
+    CLP_TRY(clp_options_apply_assignment(copy, order, err));
+    CLP_TRY(clp_options_apply_assignment(copy, wrap, err));
     *out = copy;
     copy = NULL;
 fail:

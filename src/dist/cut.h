@@ -11,10 +11,12 @@
  * grid.key=morton) and what to use instead. */
 clp_status clp_dist_check_options(const clp_options *opts, clp_error *err);
 
-/* A copy of `opts` (new) where the slab axis is the slowest of the cell key
- * (grid.axis_order). */
-clp_status clp_dist_rank_options(const clp_options *opts, int axis, clp_options **out,
-                                 clp_error *err);
+/* A copy of `opts` (new) for a rank's slab: its axis the slowest of the cell key
+ * (grid.axis_order), and periodic only as the slab's grid is (`periodic`: a slab of the whole
+ * domain), since the neighbours' halos stand for the wrap: a program that wrapped the slab's
+ * own grid would move a particle just outside it to the far side (grid.periodic_*). */
+clp_status clp_dist_rank_options(const clp_options *opts, int axis, bool periodic,
+                                 clp_options **out, clp_error *err);
 
 /* This rank's share of the case. */
 typedef struct clp_dist_cut {

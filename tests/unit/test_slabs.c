@@ -277,14 +277,24 @@ static void left_out(void) {
         clp__comm_destroy(pair[r]);
 }
 
-/* A rank's options put the slab axis slowest in the key; local positions and Morton keys
- * are refused, naming the option and what to use. */
+/* A rank's options put the slab axis slowest in the key and make it periodic only for a slab
+ * of the whole domain; local positions and Morton keys are refused, naming the option and
+ * what to use. */
 static void rank_options(void) {
     clp_error err = CLP_ERROR_INIT;
     clp_options *opts = options(NULL), *mine = NULL;
     CLP_ASSERT_OK(clp_dist_check_options(opts, &err), &err);
-    CLP_ASSERT_OK(clp_dist_rank_options(opts, 1, &mine, &err), &err);
+    CLP_ASSERT_OK(clp_dist_rank_options(opts, 1, false, &mine, &err), &err);
     CLP_ASSERT_STR_EQ(clp_options_enum(mine, "grid.axis_order"), "xzy");
+    CLP_ASSERT(!clp_options_bool(mine, "grid.periodic_y")); /* the halos stand for the wrap */
+    clp_options_destroy(mine);
+    clp_options *wrapped = options("grid.periodic_y=true"), *whole = NULL;
+    CLP_ASSERT_OK(clp_dist_rank_options(wrapped, 1, false, &mine, &err), &err);
+    CLP_ASSERT(!clp_options_bool(mine, "grid.periodic_y"));
+    CLP_ASSERT_OK(clp_dist_rank_options(wrapped, 1, true, &whole, &err), &err);
+    CLP_ASSERT(clp_options_bool(whole, "grid.periodic_y")); /* one slab of all: it wraps */
+    clp_options_destroy(whole);
+    clp_options_destroy(wrapped);
     CLP_ASSERT_STR_EQ(clp_options_enum(opts, "grid.axis_order"), "xyz"); /* a copy */
     clp_options_destroy(mine);
     clp_options_destroy(opts);

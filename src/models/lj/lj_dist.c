@@ -131,7 +131,8 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     /* a liquid has no preferred direction: any axis may be cut */
     CLP_TRY(clp_dist_cut_make(comm, opts, &global, 7, s->xyz, NULL, s->n, NULL, weights, false,
                               &cut, err));
-    CLP_TRY(clp_dist_rank_options(opts, cut.slabs.axis, &r->opts, err));
+    CLP_TRY(clp_dist_rank_options(opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
+                                  &r->opts, err));
     r->geo = cut.local;
     r->slots = cut.slots;
     CLP_TRY(build(r, cache, &cut, p, dt, err));

@@ -128,7 +128,8 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     }
     for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
         cut.ids[i] = kept_ids[cut.ids[i]];
-    CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, &r->rank_opts, err));
+    CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
+                                  &r->rank_opts, err));
     r->opts = r->rank_opts;
     local_types = malloc(cut.slots * sizeof *local_types);
     CLP_REQUIRE(local_types, err, CLP_NOMEM, "out of host memory");
