@@ -364,6 +364,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     CLP_TRY(fill_padding(r, 0, r->owned_first, err));
     CLP_TRY(fill_padding(r, r->owned_end, r->halo_end - r->owned_end, err));
     CLP_TRY(clp_grid_sort(r->grid, err));
+    const clp_grid_timing first_sort = clp_grid_last_timing(r->grid);
     const int first_layers[] = {0, lo, lo + 1, L - hi - 1, L - hi, L};
     size_t b[6];
     CLP_TRY(layer_bounds(r, first_layers, 6, b, err));
@@ -422,6 +423,9 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
        now hold arrivals, whose positions then are not there to compare with */
     r->grid->has_reference = false;
     CLP_TRY(clp_grid_update(r->grid, err));
+    const clp_grid_timing second = clp_grid_last_timing(r->grid);
+    r->timing = (clp_grid_timing){first_sort.keys + second.keys, first_sort.sort + second.sort,
+                                  first_sort.reorder + second.reorder, second.list};
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: pinned, sorted and listed", r->rank);
     const int owned_layers[] = {lo, lo + 1, L - hi - 1, L - hi, L};
     size_t o[5];

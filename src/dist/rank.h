@@ -44,6 +44,7 @@ typedef struct clp_dist_rank {
     cl_event packed;           /* the edges' reads of the refresh begun are done */
     cl_event unpacked;         /* the halos' writes of the last refresh are done */
     bool lent;                 /* the comm may still read a pack it was lent (send_pack) */
+    clp_grid_timing timing;    /* the last rebuild's device time: both sorts and the list */
 } clp_dist_rank;
 
 /* This rank of `slabs` on `worker`, whose grid over `local` (clp_slabs_local_geometry) holds
@@ -59,7 +60,8 @@ void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned);
 /* The rebuild every rank does at once: the old halos become padding; a sort finds the
  * particles that entered a halo layer (they move to that neighbour) and the edges (copied to
  * the neighbours' halos); what comes in is appended, pinned to the cells its sender found it
- * in, and a second sort with the neighbour list puts every particle in place. */
+ * in, and a second sort with the neighbour list puts every particle in place; r->timing
+ * gets their device time. */
 clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err);
 
 /* Copies the `fields` of each edge into the neighbour's halo: after every kernel that changes
