@@ -183,76 +183,83 @@ static void test_pin(test_env *t) {
     close_grid(&g);
 }
 
+/* A few particles of a pin test: a row along x (from x0, dx apart) or z (from z0, dz apart),
+ * their grid (periodic along z or not), its device side, and the positions and keys sorted. */
+typedef struct pin_row {
+    rank_grid g;
+    clp_dist_device d;
+    size_t n;
+    cl_float4 pos[8];
+    uint32_t keys[8];
+} pin_row;
+
+static void open_row(test_env *t, pin_row *r, size_t n, double x0, double dx, double z0, double dz,
+                     bool periodic_z) {
+    clp_error err = CLP_ERROR_INIT;
+    double xyz[3 * 8];
+    uint32_t types[8] = {0};
+    CLP_ASSERT(n <= 8);
+    for (size_t i = 0; i < n; i++) {
+        xyz[3 * i] = x0 + dx * (double)i;
+        xyz[3 * i + 1] = 0.15;
+        xyz[3 * i + 2] = z0 + dz * (double)i;
+    }
+    r->n = n;
+    r->g = open_grid(t, n, xyz, types, periodic_z);
+    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &r->d, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, r->pos, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, r->keys, &err), &err);
+}
+
+static void close_row(pin_row *r) {
+    clp_dist_device_destroy(&r->d);
+    close_grid(&r->g);
+}
+
 /* A particle 1e-5 below layer 3 (about 2700 float steps there) is refused as a bug when its
  * sender's coordinates were as small; when they were of size 100 (a box length away, across
  * a periodic boundary: 64 steps there are 4.9e-4) it is rounding, and it moves into layer 3. */
 static void test_pin_scale(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
-    enum { N = 4 };
-    double xyz[3 * N];
-    uint32_t types[N] = {0};
-    for (size_t i = 0; i < N; i++) {
-        xyz[3 * i] = -0.3 + 0.35;
-        xyz[3 * i + 1] = 0.15;
-        xyz[3 * i + 2] = 0.05 + 0.1 * (double)i;
+    pin_row r;
+    open_row(t, &r, 4, 0.05, 0, 0.05, 0.1, false);
+    const float boundary = (float)(-0.3 + 3 * r.g.geo.cell_size[0]);
+    cl_float4 pinned[8];
+    for (size_t i = 0; i < r.n; i++) {
+        r.pos[i].s[0] = boundary - 1e-5f;
+        r.keys[i] = r.keys[i] % (uint32_t)r.g.layer_keys + 3u * (uint32_t)r.g.layer_keys;
     }
-    rank_grid g = open_grid(t, N, xyz, types, false);
-    clp_dist_device d;
-    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
-    cl_float4 pos[N], pinned[N];
-    uint32_t keys[N];
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pos, &err), &err);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    const float boundary = (float)(-0.3 + 3 * g.geo.cell_size[0]);
-    for (int i = 0; i < N; i++) {
-        pos[i].s[0] = boundary - 1e-5f;
-        keys[i] = keys[i] % (uint32_t)g.layer_keys + 3u * (uint32_t)g.layer_keys;
-    }
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
-    CLP_ASSERT_STATUS(clp_dist_pin_check(&d, &err), CLP_CHECK, &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 100.0f, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, r.keys, &err), &err);
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, r.pos, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
+    CLP_ASSERT_STATUS(clp_dist_pin_check(&r.d, &err), CLP_CHECK, &err);
+    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 100.0f, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin_check(&r.d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
-    for (int i = 0; i < N; i++) {
-        const double moved = (double)pinned[i].s[0] - pos[i].s[0];
+    for (size_t i = 0; i < r.n; i++) {
+        const double moved = (double)pinned[i].s[0] - r.pos[i].s[0];
         if (!(moved > 0 && moved < 2e-5 && pinned[i].s[0] >= boundary - 1e-6f))
-            CLP_TEST_FAIL("slot %d moved by %g from %.9g", i, moved, pos[i].s[0]);
+            CLP_TEST_FAIL("slot %zu moved by %g from %.9g", i, moved, r.pos[i].s[0]);
     }
-    clp_dist_device_destroy(&d);
-    close_grid(&g);
+    close_row(&r);
 }
 
 /* On a periodic axis a sender's wrap may round a position onto the domain's upper edge, which
  * grid_keys puts in the first cell: received so, the particle is in its cell and stays put. */
 static void test_pin_periodic(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
-    enum { N = 8 };
-    double xyz[3 * N];
-    uint32_t types[N] = {0};
-    for (size_t i = 0; i < N; i++) {
-        xyz[3 * i] = -0.3 + 0.05 + 0.1 * (double)i;
-        xyz[3 * i + 1] = 0.15;
-        xyz[3 * i + 2] = 0.05;
-    }
-    rank_grid g = open_grid(t, N, xyz, types, true);
-    clp_dist_device d;
-    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
-    cl_float4 pos[N], pinned[N];
-    uint32_t keys[N];
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pos, &err), &err);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    for (int i = 0; i < N; i++) /* z on the upper edge, keys in the first z cell as sorted */
-        pos[i].s[2] = 0.4f;
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
+    pin_row r;
+    open_row(t, &r, 7, -0.25, 0.1, 0.05, 0, true);
+    cl_float4 pinned[8];
+    for (size_t i = 0; i < r.n; i++) /* z on the upper edge, keys in the first z cell as sorted */
+        r.pos[i].s[2] = 0.4f;
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, r.pos, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin_check(&r.d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
-    for (int i = 0; i < N; i++)
-        CLP_ASSERT(pinned[i].s[2] == pos[i].s[2] && pinned[i].s[0] == pos[i].s[0]);
-    clp_dist_device_destroy(&d);
-    close_grid(&g);
+    for (size_t i = 0; i < r.n; i++)
+        CLP_ASSERT(pinned[i].s[2] == r.pos[i].s[2] && pinned[i].s[0] == r.pos[i].s[0]);
+    close_row(&r);
 }
 
 int main(int argc, char **argv) {
