@@ -1,6 +1,8 @@
 /* The comm transport for ranks that are threads of one process: a hub shared by all ranks
- * holds a FIFO mailbox per (sender, receiver) pair, one mutex, a condition variable per
- * receiver, and the first abort's reason. */
+ * holds a FIFO mailbox per (sender, receiver) pair, one mutex, a condition variable per rank,
+ * and the first abort's reason. A borrowed send leaves its data where it is: the receiver
+ * copies it straight into its own memory (a halo into pinned staging, with no copy between),
+ * and the sender's flush waits until every receiver has. */
 #include "dist/comm_private.h"
 
 #include <errno.h>
@@ -12,9 +14,10 @@
 
 typedef struct message {
     struct message *next;
-    int tag;
+    int tag, from;
     size_t bytes;
-    void *data; /* NULL when empty */
+    void *data;    /* NULL when empty */
+    bool borrowed; /* data is the sender's, until it is taken */
 } message;
 
 typedef struct mailbox {
@@ -24,9 +27,10 @@ typedef struct mailbox {
 
 typedef struct hub {
     pthread_mutex_t lock;
-    pthread_cond_t *arrived; /* [size], one per receiving rank */
+    pthread_cond_t *arrived; /* [size], per rank: a message came for it, or one it lent went */
     mailbox *boxes;          /* [from * size + to] */
     bool *gone;              /* [size]: that rank has destroyed its comm */
+    int *lent;               /* [size]: that rank's borrowed messages not yet taken */
     int size;
     int refs;
     bool aborted;
@@ -42,11 +46,24 @@ static hub *hub_of(clp__comm *c) {
     return ((threads_comm *)c)->hub;
 }
 
+/* Frees a message taken out of its box; one borrowed is given back to its sender. Called with
+ * the lock held. */
+static void release(hub *h, message *m) {
+    if (m->borrowed) {
+        h->lent[m->from]--;
+        pthread_cond_broadcast(&h->arrived[m->from]);
+    } else {
+        free(m->data);
+    }
+    free(m);
+}
+
 static void hub_free(hub *h) {
     for (int i = 0; i < h->size * h->size; i++) {
         for (message *m = h->boxes[i].head, *next; m; m = next) {
             next = m->next;
-            free(m->data);
+            if (!m->borrowed)
+                free(m->data);
             free(m);
         }
     }
@@ -56,23 +73,29 @@ static void hub_free(hub *h) {
     free(h->arrived);
     free(h->boxes);
     free(h->gone);
+    free(h->lent);
     free(h);
 }
 
-static clp_status threads_send(clp__comm *c, int to, int tag, const void *data, size_t bytes,
-                               clp_error *err) {
+/* Puts `data` (bytes of it) in the box for `to`: a copy, or with `borrowed` the caller's. */
+static clp_status post(clp__comm *c, int to, int tag, const void *data, size_t bytes, bool borrowed,
+                       clp_error *err) {
     hub *h = hub_of(c);
     message *m = calloc(1, sizeof *m);
-    void *copy = bytes ? malloc(bytes) : NULL;
-    if (!m || (bytes && !copy)) {
+    void *copy = bytes && !borrowed ? malloc(bytes) : NULL;
+    if (!m || (bytes && !borrowed && !copy)) {
         free(m);
         free(copy);
         return CLP_FAIL(err, CLP_NOMEM, "rank %d: out of host memory sending %zu bytes to rank %d",
                         c->rank, bytes, to);
     }
-    if (bytes)
+    if (copy)
         memcpy(copy, data, bytes);
-    *m = (message){.tag = tag, .bytes = bytes, .data = copy};
+    *m = (message){.tag = tag,
+                   .from = c->rank,
+                   .bytes = bytes,
+                   .data = borrowed && bytes ? (void *)data : copy,
+                   .borrowed = borrowed && bytes};
 
     pthread_mutex_lock(&h->lock);
     if (h->aborted) {
@@ -83,15 +106,32 @@ static clp_status threads_send(clp__comm *c, int to, int tag, const void *data, 
         free(m);
         return clp__comm_fail_aborted(c, "sending to", to, tag, reason, err);
     }
+    if (h->gone[to]) { /* a rank that has left takes nothing: the message goes nowhere */
+        pthread_mutex_unlock(&h->lock);
+        free(copy);
+        free(m);
+        return CLP_OK;
+    }
     mailbox *box = &h->boxes[c->rank * h->size + to];
     if (box->tail)
         box->tail->next = m;
     else
         box->head = m;
     box->tail = m;
-    pthread_cond_signal(&h->arrived[to]);
+    h->lent[c->rank] += m->borrowed;
+    pthread_cond_broadcast(&h->arrived[to]);
     pthread_mutex_unlock(&h->lock);
     return CLP_OK;
+}
+
+static clp_status threads_send(clp__comm *c, int to, int tag, const void *data, size_t bytes,
+                               clp_error *err) {
+    return post(c, to, tag, data, bytes, false, err);
+}
+
+static clp_status threads_send_borrowed(clp__comm *c, int to, int tag, const void *data,
+                                        size_t bytes, clp_error *err) {
+    return post(c, to, tag, data, bytes, true, err);
 }
 
 /* The first message with `tag` in the box, unlinked; NULL if none. Called with the lock held. */
@@ -125,19 +165,18 @@ static struct timespec deadline_after(double seconds) {
 
 typedef enum wait_end { GOT_MESSAGE, ABORTED, SENDER_GONE, TIMED_OUT } wait_end;
 
-static clp_status threads_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
-                               clp_error *err) {
+/* Waits for the first message from `from` with `tag` and takes it out of its box (*out). */
+static clp_status wait_message(clp__comm *c, int from, int tag, message **out, clp_error *err) {
     hub *h = hub_of(c);
     mailbox *box = &h->boxes[from * h->size + c->rank];
     const struct timespec deadline = deadline_after(c->timeout_s);
     char reason[sizeof h->abort_reason];
-    message *m = NULL;
     wait_end end;
 
     pthread_mutex_lock(&h->lock);
     for (bool expired = false;;) {
         /* A message that is there is taken even after an abort: its sender had sent it. */
-        if ((m = take(box, tag))) {
+        if ((*out = take(box, tag))) {
             end = GOT_MESSAGE;
             break;
         }
@@ -157,9 +196,6 @@ static clp_status threads_recv(clp__comm *c, int from, int tag, void **data, siz
     char buf[64];
     switch (end) {
     case GOT_MESSAGE:
-        *data = m->data;
-        *bytes = m->bytes;
-        free(m);
         return CLP_OK;
     case ABORTED:
         return clp__comm_fail_aborted(c, "receiving from", from, tag, reason, err);
@@ -172,6 +208,72 @@ static clp_status threads_recv(clp__comm *c, int from, int tag, void **data, siz
         break;
     }
     return clp__comm_fail_timeout(c, from, tag, err);
+}
+
+/* Gives a taken message back to the hub: its copy freed, or its sender's data returned. */
+static void done_with(clp__comm *c, message *m) {
+    hub *h = hub_of(c);
+    pthread_mutex_lock(&h->lock);
+    release(h, m);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static clp_status threads_recv(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    message *m = NULL;
+    CLP_TRY(wait_message(c, from, tag, &m, err));
+    *bytes = m->bytes;
+    if (!m->borrowed) { /* the copy becomes the caller's */
+        *data = m->data;
+        m->data = NULL;
+    } else {
+        *data = malloc(m->bytes);
+        if (*data)
+            memcpy(*data, m->data, m->bytes);
+    }
+    done_with(c, m);
+    CLP_REQUIRE(*data || *bytes == 0, err, CLP_NOMEM,
+                "rank %d: out of host memory receiving %zu bytes from rank %d", c->rank, *bytes,
+                from);
+fail:
+    return st;
+}
+
+static clp_status threads_recv_into(clp__comm *c, int from, int tag, void *data, size_t bytes,
+                                    size_t *got, clp_error *err) {
+    clp_status st = CLP_OK;
+    message *m = NULL;
+    CLP_TRY(wait_message(c, from, tag, &m, err));
+    *got = m->bytes;
+    if (m->bytes == bytes && bytes)
+        memcpy(data, m->data, bytes);
+    done_with(c, m);
+fail:
+    return st;
+}
+
+static clp_status threads_flush(clp__comm *c, clp_error *err) {
+    hub *h = hub_of(c);
+    const struct timespec deadline = deadline_after(c->timeout_s);
+    char reason[sizeof h->abort_reason];
+    bool aborted = false, expired = false;
+    int left;
+    pthread_mutex_lock(&h->lock);
+    while ((left = h->lent[c->rank]) > 0 && !(aborted = h->aborted) && !expired)
+        expired = pthread_cond_timedwait(&h->arrived[c->rank], &h->lock, &deadline) == ETIMEDOUT;
+    if (aborted)
+        memcpy(reason, h->abort_reason, sizeof reason);
+    pthread_mutex_unlock(&h->lock);
+    if (left == 0)
+        return CLP_OK;
+    if (aborted)
+        return CLP_FAIL(err, CLP_COMM, "rank %d, waiting for its messages to be taken in: %s",
+                        c->rank, reason);
+    return CLP_FAIL(err, CLP_COMM,
+                    "rank %d: %d messages it sent were not taken in by their ranks after %g s "
+                    "(CLPART_COMM_TIMEOUT)",
+                    c->rank, left, c->timeout_s);
 }
 
 static void threads_abort(clp__comm *c, const char *reason) {
@@ -190,6 +292,14 @@ static void threads_destroy(clp__comm *c) {
     hub *h = hub_of(c);
     pthread_mutex_lock(&h->lock);
     h->gone[c->rank] = true;
+    for (int from = 0; from < h->size; from++) { /* what no one will take: borrowed goes back */
+        mailbox *box = &h->boxes[from * h->size + c->rank];
+        for (message *m = box->head, *next; m; m = next) {
+            next = m->next;
+            release(h, m);
+        }
+        box->head = box->tail = NULL;
+    }
     for (int r = 0; r < h->size; r++)
         pthread_cond_broadcast(&h->arrived[r]);
     const bool last = --h->refs == 0;
@@ -201,7 +311,10 @@ static void threads_destroy(clp__comm *c) {
 
 static const clp__comm_ops threads_ops = {
     .send = threads_send,
+    .send_borrowed = threads_send_borrowed,
     .recv = threads_recv,
+    .recv_into = threads_recv_into,
+    .flush = threads_flush,
     .abort = threads_abort,
     .destroy = threads_destroy,
 };
@@ -215,9 +328,10 @@ static hub *hub_create(int size) {
     h->arrived = calloc((size_t)size, sizeof *h->arrived);
     h->boxes = calloc((size_t)size * (size_t)size, sizeof *h->boxes);
     h->gone = calloc((size_t)size, sizeof *h->gone);
+    h->lent = calloc((size_t)size, sizeof *h->lent);
     pthread_condattr_t attr;
     bool attr_ok = pthread_condattr_init(&attr) == 0;
-    if (!h->arrived || !h->boxes || !h->gone || !attr_ok ||
+    if (!h->arrived || !h->boxes || !h->gone || !h->lent || !attr_ok ||
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
         pthread_mutex_init(&h->lock, NULL) != 0) {
         if (attr_ok)
@@ -225,6 +339,7 @@ static hub *hub_create(int size) {
         free(h->arrived);
         free(h->boxes);
         free(h->gone);
+        free(h->lent);
         free(h);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* The comm over threads: 3 ranks run the shared checks (comm_checks.h), and so do 3 of 4 on a
- * view of the 4; then a rank that has left, the time a receive waits counted, the default timeout
- * from the environment, and how an MPI launch is recognised. */
+ * view of the 4; then a rank that has left, a borrowed send to one, an empty borrowed send,
+ * the time a receive waits counted, the default timeout from the environment, and how an MPI
+ * launch is recognised. */
 #include "internal.h"
 #include "comm_checks.h"
 
@@ -39,6 +40,40 @@ static void check_gone(void) {
                                    "the run (destroyed its comm) without sending it");
     CLP_ASSERT(pthread_join(thread, NULL) == 0);
     clp__comm_destroy(comms[0]);
+}
+
+/* A borrowed send to a rank that leaves without taking it: the sender's flush, waiting for it
+ * (30 s timeout), returns as the receiver leaves; one to a rank already gone goes nowhere. */
+static void check_lent_to_gone(void) {
+    clp__comm *comms[2];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 30, comms, &err), &err);
+    static const int value = 5;
+    CLP_ASSERT_OK(clp__comm_send_borrowed(comms[0], 1, TAG_A, &value, sizeof value, &err), &err);
+    pthread_t thread;
+    CLP_ASSERT(pthread_create(&thread, NULL, leave, comms[1]) == 0);
+    const double start = clp__now();
+    CLP_ASSERT_OK(clp__comm_flush(comms[0], &err), &err);
+    CLP_ASSERT(clp__now() - start < 10.0);
+    CLP_ASSERT(pthread_join(thread, NULL) == 0);
+    CLP_ASSERT_OK(clp__comm_send_borrowed(comms[0], 1, TAG_A, &value, sizeof value, &err), &err);
+    CLP_ASSERT_OK(clp__comm_flush(comms[0], &err), &err);
+    CLP_ASSERT(clp__now() - start < 10.0);
+    clp__comm_destroy(comms[0]);
+}
+
+/* An empty borrowed send (a slab's edge without particles) lends nothing: taken, it frees
+ * nothing of the sender's, and the flush has nothing to wait for. */
+static void check_empty_lent(void) {
+    clp__comm *comms[2];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 30, comms, &err), &err);
+    int edge[4] = {0};
+    CLP_ASSERT_OK(clp__comm_send_borrowed(comms[0], 1, TAG_A, edge, 0, &err), &err);
+    CLP_ASSERT_OK(clp__comm_flush(comms[0], &err), &err);
+    CLP_ASSERT_OK(clp__comm_recv_into(comms[1], 0, TAG_A, edge, 0, &err), &err);
+    clp__comm_destroy(comms[0]);
+    clp__comm_destroy(comms[1]);
 }
 
 static void *send_late(void *comm) {
@@ -145,6 +180,8 @@ int main(void) {
 
     check_view();
     check_gone();
+    check_lent_to_gone();
+    check_empty_lent();
     check_waited();
     check_environment();
     return 0;
