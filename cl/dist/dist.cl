@@ -30,8 +30,8 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
  * large as `scale` (as the bits of a float; 0 elsewhere), so the move may be up to 64 float
  * steps of that size. One that is farther off (a bug, not rounding) stays, counted in
  * status[0]; the first counted leaves its slot, axis, cell, wanted cell and position in
- * status[1..7] for the message. On a periodic axis the cell wraps as grid_keys wrapped it: a position that
- * rounded onto the domain's upper edge is in the first cell. */
+ * status[1..7] for the message. On a periodic axis the cell wraps as grid_keys wrapped it: a
+ * position that rounded onto the domain's upper edge is in the first cell. */
 __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
                        __global uint *restrict status, const uint first, const uint count,
                        const uint scale_bits) {

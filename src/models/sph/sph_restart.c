@@ -181,8 +181,7 @@ static clp_status open_here(sph_run *r, const char *path, const char *identity,
     const bool one_device = strncmp(stored, "device ", 7) == 0 || strstr(stored, "\ndevice ");
     if (!split && !r->comm && one_device) { /* bit for bit on the same device only, as before */
         rs->how = CLP__SPH_RESTART_SAME;
-        CLP_TRY(clp__checkpoint_compare_identity(path, clp__checkpoint_identity(rs->cp), identity,
-                                                 err));
+        CLP_TRY(clp__checkpoint_compare_identity(path, stored, identity, err));
         return CLP_OK;
     }
     CLP_TRY(same_run(rs->cp, identity, err));
