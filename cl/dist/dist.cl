@@ -26,12 +26,14 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
  * the cell that key[i] now names in this rank's grid. Two devices may round a position on a
  * cell's boundary to different sides of it; so that both keep the same particles in the same
  * cells, and so in the same order, such a position moves to the nearest float inside that
- * cell. The rounding is the sender's: across a periodic boundary its coordinates were as
- * large as `scale` (as the bits of a float; 0 elsewhere), so the move may be up to 64 float
- * steps of that size. One that is farther off (a bug, not rounding) stays, counted in
- * status[0]; the first counted leaves its slot, axis, cell, wanted cell and position in
- * status[1..7] for the message. On a periodic axis the cell wraps as grid_keys wrapped it: a
- * position that rounded onto the domain's upper edge is in the first cell. */
+ * cell. Both sides round at the size of the grid's coordinates (its origin and far end), not
+ * of the position, which near 0 has far finer float steps: the move is made in steps of that
+ * size, and across a periodic boundary, where the sender's coordinates were as large as
+ * `scale` (as the bits of a float; 0 elsewhere), may be up to 64 steps of that. One that is
+ * farther off (a bug, not rounding) stays, counted in status[0]; the first counted leaves its
+ * slot, axis, cell, wanted cell and position in status[1..7] for the message. On a periodic
+ * axis the cell wraps as grid_keys wrapped it: a position that rounded onto the domain's upper
+ * edge is in the first cell. */
 __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
                        __global uint *restrict status, const uint first, const uint count,
                        const uint scale_bits) {
@@ -39,13 +41,17 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
     if (get_global_id(0) >= count)
         return;
     const int4 wanted = key_cell(key[i]);
-    const float4 origin = CLP_GRID_ORIGIN, cell = CLP_GRID_CELL;
+    const float4 origin = CLP_GRID_ORIGIN, cell = CLP_GRID_CELL, end = origin + CLP_GRID_SIZE;
     const float origins[3] = {origin.x, origin.y, origin.z}, cells[3] = {cell.x, cell.y, cell.z};
+    const float ends[3] = {end.x, end.y, end.z};
     float p[3] = {pos[i].x, pos[i].y, pos[i].z};
     bool pinned = true;
     int failed_axis = -1, failed_have = 0, failed_want = 0;
     for (int a = 0; a < CLP_CORE_DIM; a++) {
-        const float start = p[a], size = fmax(fabs(start), as_float(scale_bits));
+        const float start = p[a];
+        const float grid = fmax(fmax(fabs(origins[a]), fabs(ends[a])), fabs(start));
+        const float step = nextafter(grid, INFINITY) - grid;
+        const float size = fmax(grid, as_float(scale_bits));
         const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
         int have = 0, found = 0;
         for (int steps = 0; steps < 64; steps++) {
@@ -57,10 +63,10 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
             if (steps == 0) /* to the wanted cell's edge, then a float step at a time */
                 p[a] = origins[a] + (float)(have < want ? want : want + 1) * cells[a];
             else
-                p[a] = nextafter(p[a], have < want ? INFINITY : -INFINITY);
+                p[a] += have < want ? step : -step;
         }
-        const bool here = have == want &&
-                          fabs(p[a] - start) <= 64.0f * (nextafter(size, INFINITY) - size);
+        const bool here =
+            have == want && fabs(p[a] - start) <= 64.0f * (nextafter(size, INFINITY) - size);
         if (!here && pinned) {
             failed_axis = a;
             failed_have = found;

@@ -25,16 +25,19 @@ typedef struct rank_grid {
     int layer_keys; /* keys per layer of x, the slowest axis */
 } rank_grid;
 
+/* Where the test grid begins along x, unless a test says otherwise. */
+#define GRID_X0 -0.3
+
 /* A 3D grid of 7 x 3 x 4 cells, x slowest in the key, as a rank's grid is: walled, or periodic
  * along z (an axis across the slabs). */
 static rank_grid open_grid(test_env *t, size_t n, const double *xyz, const uint32_t *types,
-                           bool periodic_z) {
+                           double origin_x, bool periodic_z) {
     clp_error err = CLP_ERROR_INIT;
     rank_grid g = {.n = n};
     const char *assignments[] = {"core.dim=3", "grid.axis_order=yzx",
                                  periodic_z ? "grid.periodic_z=true" : NULL, NULL};
     g.opts = test_options(t, assignments);
-    const clp_grid_desc desc = {{-0.3, 0.1, 0.0}, {0.8, 0.3, 0.4}, 0.1};
+    const clp_grid_desc desc = {{origin_x, 0.1, 0.0}, {0.8, 0.3, 0.4}, 0.1};
     CLP_ASSERT_OK(clp_grid_geometry_make(g.opts, &desc, &g.geo, &err), &err);
     CLP_ASSERT_EQ(g.geo.cells[0], 7); /* 0.8 / (0.1 (1 + 1e-6)) */
     g.layer_keys = g.geo.cells[1] * g.geo.cells[2];
@@ -77,7 +80,7 @@ static void test_lower_bounds(test_env *t, size_t n) {
         xyz[3 * i + 2] = 0.4 * uniform() * (1 - 1e-9);
         types[i] = i % 17 == 0 ? 255u : 0u; /* excluded: sorted to the end, in no layer */
     }
-    rank_grid g = open_grid(t, n, xyz, types, false);
+    rank_grid g = open_grid(t, n, xyz, types, GRID_X0, false);
     clp_dist_device d;
     CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
     const int layers = g.geo.cells[0];
@@ -122,7 +125,7 @@ static void test_pin(test_env *t) {
         xyz[3 * i + 1] = 0.12 + 0.007 * (double)i;
         xyz[3 * i + 2] = 0.2;
     }
-    rank_grid g = open_grid(t, N, xyz, types, false);
+    rank_grid g = open_grid(t, N, xyz, types, GRID_X0, false);
     clp_dist_device d;
     CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
     cl_float4 pos[N];
@@ -193,8 +196,8 @@ typedef struct pin_row {
     uint32_t keys[8];
 } pin_row;
 
-static void open_row(test_env *t, pin_row *r, size_t n, double x0, double dx, double z0, double dz,
-                     bool periodic_z) {
+static void open_row(test_env *t, pin_row *r, double origin_x, size_t n, double x0, double dx,
+                     double z0, double dz, bool periodic_z) {
     clp_error err = CLP_ERROR_INIT;
     double xyz[3 * 8];
     uint32_t types[8] = {0};
@@ -205,7 +208,7 @@ static void open_row(test_env *t, pin_row *r, size_t n, double x0, double dx, do
         xyz[3 * i + 2] = z0 + dz * (double)i;
     }
     r->n = n;
-    r->g = open_grid(t, n, xyz, types, periodic_z);
+    r->g = open_grid(t, n, xyz, types, origin_x, periodic_z);
     CLP_ASSERT_OK(clp_dist_device_create(t->worker, &r->d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, r->pos, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, r->keys, &err), &err);
@@ -222,7 +225,7 @@ static void close_row(pin_row *r) {
 static void test_pin_scale(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     pin_row r;
-    open_row(t, &r, 4, 0.05, 0, 0.05, 0.1, false);
+    open_row(t, &r, GRID_X0, 4, 0.05, 0, 0.05, 0.1, false);
     const float boundary = (float)(-0.3 + 3 * r.g.geo.cell_size[0]);
     cl_float4 pinned[8];
     for (size_t i = 0; i < r.n; i++) {
@@ -244,12 +247,44 @@ static void test_pin_scale(test_env *t) {
     close_row(&r);
 }
 
+/* A position a few float steps above the boundary of layer 3, placed at 0, is pinned into
+ * layer 2: the steps that count are those of the grid's coordinates (up to 0.46), not of the
+ * position, which are a thousand times smaller or none (the LJ liquid split in 4 met this at
+ * x = 0). */
+static void test_pin_near_zero(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    pin_row r;
+    const double cell = 0.8 / 7;
+    open_row(t, &r, -3 * cell, 4, 0.05, 0, 0.05, 0.1, false);
+    const float step = nextafterf(0.46f, INFINITY) - 0.46f;
+    cl_float4 pinned[8];
+    for (size_t i = 0; i < r.n; i++) {
+        r.pos[i].s[0] = 2 * step;
+        r.keys[i] = r.keys[i] % (uint32_t)r.g.layer_keys + 2u * (uint32_t)r.g.layer_keys;
+    }
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, r.keys, &err), &err);
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, r.pos, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
+    CLP_ASSERT_OK(clp_dist_pin_check(&r.d, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
+    for (size_t i = 0; i < r.n; i++) {
+        const double moved = (double)r.pos[i].s[0] - pinned[i].s[0];
+        if (!(moved > 0 && moved <= 8 * step))
+            CLP_TEST_FAIL("slot %zu moved down by %g from %.9g", i, moved, r.pos[i].s[0]);
+    }
+    CLP_ASSERT_OK(clp_grid_update(r.g.grid, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, r.keys, &err), &err);
+    for (size_t i = 0; i < r.n; i++)
+        CLP_ASSERT_EQ(r.keys[i] / (uint32_t)r.g.layer_keys, 2u);
+    close_row(&r);
+}
+
 /* On a periodic axis a sender's wrap may round a position onto the domain's upper edge, which
  * grid_keys puts in the first cell: received so, the particle is in its cell and stays put. */
 static void test_pin_periodic(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     pin_row r;
-    open_row(t, &r, 7, -0.25, 0.1, 0.05, 0, true);
+    open_row(t, &r, GRID_X0, 7, -0.25, 0.1, 0.05, 0, true);
     cl_float4 pinned[8];
     for (size_t i = 0; i < r.n; i++) /* z on the upper edge, keys in the first z cell as sorted */
         r.pos[i].s[2] = 0.4f;
@@ -270,6 +305,7 @@ int main(int argc, char **argv) {
     test_pin(&t);
     test_pin_scale(&t);
     test_pin_periodic(&t);
+    test_pin_near_zero(&t);
     test_env_close(&t);
     return 0;
 }
