@@ -44,11 +44,16 @@ static void print_timing(const clp_model *model, const clp_options *opts, const 
            "step:\n",
            (unsigned long long)t->steps, (unsigned long long)t->particles,
            (unsigned long long)t->rebuilds, (unsigned long long)t->forced_rebuilds);
-    for (int i = 0; i < CLP_PHASE_COUNT; i++)
-        if (shown[i])
-            printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
-                   1e3 * phases[i].seconds / steps,
-                   device > 0 ? 100 * phases[i].seconds / device : 0.0);
+    for (int i = 0; i < CLP_PHASE_COUNT; i++) {
+        if (!shown[i])
+            continue;
+        printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
+               1e3 * phases[i].seconds / steps,
+               device > 0 ? 100 * phases[i].seconds / device : 0.0);
+        if (i == CLP_PHASE_SORT)
+            printf("timing:   keys %.4f, sort %.4f, reorder %.4f ms\n", 1e3 * t->keys / steps,
+                   1e3 * t->sort / steps, 1e3 * t->reorder / steps);
+    }
     printf("timing: %-28s %10.4f ms\n", "device total", 1e3 * device / steps);
     printf("timing: %-28s %10.4f ms (profiled; outputs excluded)\n", "wall",
            1e3 * (t->wall - t->outputs) / steps);
