@@ -669,9 +669,10 @@ CLP_API double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geo
  * half the skin since the last rebuild (with neighbors.every above 1), since pairs may then have
  * been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
-/* clp_grid_update without the list: keys, sort and reorder only (a multi-device rebuild sorts
- * once to find what leaves, then again with what came in). */
-CLP_API clp_status clp_grid_sort(clp_grid *grid, clp_error *err);
+/* The check that begins clp_grid_update, alone: CLP_NEIGHBORS when a particle moved more than
+ * half the skin since the last rebuild (for a multi-device rebuild, which moves particles
+ * between devices before its update). */
+CLP_API clp_status clp_grid_check_moved(clp_grid *grid, clp_error *err);
 /* After a restart: the neighbour list again from the current positions and the restored
  * keys and cell ranges, without a sort, so the neighbours come in the order of the run that
  * wrote the checkpoint. */

@@ -87,3 +87,56 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
         status[7] = as_uint(x.z);
     }
 }
+
+/* What a rebuild does with an owned particle, by the layer its position is in now. */
+#define DIST_STAYS     0
+#define DIST_LEAVES_LO 1 /* into the lower halo layer: it moves to the rank below */
+#define DIST_EDGE_LO   2 /* in the lower edge: copied into the lower rank's halo */
+#define DIST_EDGE_HI   3
+#define DIST_LEAVES_HI 4
+
+/* The class of each particle at first .. first + count - 1 into kind[slot], by the cell the
+ * next sort will find it in (its key's layer; layer_keys keys a layer): below layer `lo` it
+ * leaves and in it it is an edge, for the rank below when bit 0 of `sides` is set; above
+ * layer `hi` and in it, for the rank above (bit 1). Between rebuilds a particle moves less
+ * than a layer, so a rebuild looks only at the two layers by each edge; status[0] counts the
+ * classed particles in slots near_lo_end .. near_hi_first - 1, between those, and status[1]
+ * the particles the sort will put outside the grid (excluded ones). Each position wraps and
+ * each key becomes its cell's as in grid_keys, since the senders' keys travel. */
+__kernel void dist_classify(__global float4 *restrict pos, __global uint *restrict key,
+                            __global const uint *restrict type, __global uchar *restrict kind,
+                            __global uint *restrict status, const uint first, const uint count,
+                            const uint layer_keys, const uint lo, const uint hi, const uint sides,
+                            const uint near_lo_end, const uint near_hi_first) {
+    const uint i = first + get_global_id(0);
+    if (get_global_id(0) >= count)
+        return;
+    float4 p = pos[i];
+    const int4 c = global_cell(&p);
+    const bool counted = cell_inside(c) && type[i] != CLP_GRID_EXCLUDED;
+    const uint k_cell = counted ? cell_key(c) : CLP_GRID_OUTSIDE;
+    const uint layer = counted ? k_cell / layer_keys : UINT_MAX;
+    pos[i] = p; /* wrapped, and with its key, as the sort would: what the neighbours receive */
+    key[i] = k_cell;
+    uchar k = DIST_STAYS;
+    if (sides & 1u)
+        k = layer < lo ? DIST_LEAVES_LO : layer == lo ? DIST_EDGE_LO : k;
+    if (sides & 2u)
+        k = layer == UINT_MAX ? k : layer > hi ? DIST_LEAVES_HI : layer == hi ? DIST_EDGE_HI : k;
+    kind[i] = k;
+    if (k != DIST_STAYS && i >= near_lo_end && i < near_hi_first)
+        atomic_inc(&status[0]);
+    if (!counted)
+        atomic_inc(&status[1]);
+}
+
+/* The slots slot[first .. first + count - 1] become padding: excluded, with the padding ID. */
+__kernel void dist_pad(__global uint *restrict type, __global uint *restrict id,
+                       __global const uint *restrict slot, const uint first, const uint count,
+                       const uint padding) {
+    if (get_global_id(0) >= count)
+        return;
+    const uint s = slot[first + get_global_id(0)];
+    type[s] = CLP_GRID_EXCLUDED;
+    id[s] = padding;
+}

@@ -7,9 +7,9 @@
  * domain, status[1] the smallest ID among them. */
 
 #ifndef CLP_GRID_SORT
-#define CLP_GRID_SORT 0 /* 0 counting sort, 1 radix sort */
+#define CLP_GRID_SORT          0 /* 0 counting sort, 1 radix sort */
 #define CLP_GRID_SORT_COUNTING 0
-#define CLP_GRID_SORT_RADIX 1
+#define CLP_GRID_SORT_RADIX    1
 #endif
 
 /* The cell of a global position; a position that rounds onto the upper edge of the domain
@@ -20,11 +20,25 @@ int position_axis(float p, float origin, float cell, float size, int n) {
 }
 
 int4 position_cell(float4 p) {
-    return (int4)(
-        position_axis(p.x, CLP_GRID_ORIGIN_X, CLP_GRID_CELL_X, CLP_GRID_SIZE_X, CLP_GRID_CELLS_X),
-        position_axis(p.y, CLP_GRID_ORIGIN_Y, CLP_GRID_CELL_Y, CLP_GRID_SIZE_Y, CLP_GRID_CELLS_Y),
-        position_axis(p.z, CLP_GRID_ORIGIN_Z, CLP_GRID_CELL_Z, CLP_GRID_SIZE_Z, CLP_GRID_CELLS_Z),
-        0);
+    return (int4)(position_axis(p.x, CLP_GRID_ORIGIN_X, CLP_GRID_CELL_X, CLP_GRID_SIZE_X,
+                                CLP_GRID_CELLS_X),
+                  position_axis(p.y, CLP_GRID_ORIGIN_Y, CLP_GRID_CELL_Y, CLP_GRID_SIZE_Y,
+                                CLP_GRID_CELLS_Y),
+                  position_axis(p.z, CLP_GRID_ORIGIN_Z, CLP_GRID_CELL_Z, CLP_GRID_SIZE_Z,
+                                CLP_GRID_CELLS_Z),
+                  0);
+}
+
+/* The cell of a global position, which wraps on periodic axes first (in *p). */
+int4 global_cell(float4 *p) {
+    const float4 size = CLP_GRID_SIZE;
+    const float4 wrapped = *p - size * floor((*p - CLP_GRID_ORIGIN) / size);
+    *p = select(*p, wrapped, CLP_GRID_PERIODIC != 0);
+    int4 c = wrap_cell(position_cell(*p));
+    c.w = 0;
+    if (CLP_CORE_DIM == 2)
+        c.z = 0;
+    return c;
 }
 
 /* Cell keys for every particle. Global positions wrap on periodic axes; local offsets that
@@ -52,13 +66,7 @@ __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict k
     p -= convert_float4(shift) * CLP_GRID_CELL;
     c = wrap_cell(c + shift);
 #else
-    const float4 size = CLP_GRID_SIZE;
-    float4 wrapped = p - size * floor((p - CLP_GRID_ORIGIN) / size);
-    p = select(p, wrapped, CLP_GRID_PERIODIC != 0);
-    c = wrap_cell(position_cell(p));
-    c.w = 0;
-    if (CLP_CORE_DIM == 2)
-        c.z = 0;
+    c = global_cell(&p);
     inside = true;
 #endif
     pos[i] = p;
@@ -81,8 +89,7 @@ __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict k
 /* The largest distance a particle moved since the last rebuild, as the bits of a float
  * (non-negative floats order as their bits) in status[4]. Between rebuilds a particle keeps
  * its cell, so with local positions both offsets are from the same cell centre. */
-__kernel void grid_displacement(__global const float4 *restrict pos,
-                                __global uint *restrict status,
+__kernel void grid_displacement(__global const float4 *restrict pos, __global uint *restrict status,
                                 __global const float4 *restrict pos_rebuilt) {
     const uint i = get_global_id(0);
     if (i < CLP_GRID_PARTICLES)
@@ -158,19 +165,18 @@ __kernel void grid_cell_ranges(__global const uint *restrict key,
         cell_end[k] = i + 1;
 }
 
-/* dst[s] = src[perm[s]] for buffers of 4- and 16-byte elements. */
+/* dst[s] = src[perm[s]] for s < n, for buffers of 4- and 16-byte elements. */
 __kernel void grid_gather_uint(__global const uint *restrict src, __global uint *restrict dst,
-                               __global const uint *restrict perm) {
+                               __global const uint *restrict perm, const uint n) {
     const uint s = get_global_id(0);
-    if (s < CLP_GRID_PARTICLES)
+    if (s < n)
         dst[s] = src[perm[s]];
 }
 
-__kernel void grid_gather_uint4(__global const uint4 *restrict src,
-                                __global uint4 *restrict dst,
-                                __global const uint *restrict perm) {
+__kernel void grid_gather_uint4(__global const uint4 *restrict src, __global uint4 *restrict dst,
+                                __global const uint *restrict perm, const uint n) {
     const uint s = get_global_id(0);
-    if (s < CLP_GRID_PARTICLES)
+    if (s < n)
         dst[s] = src[perm[s]];
 }
 

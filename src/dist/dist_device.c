@@ -84,3 +84,42 @@ clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {
 fail:
     return st;
 }
+
+clp_status clp_dist_classify(clp_dist_device *d, cl_mem kind, size_t first, size_t count,
+                             uint32_t layer_keys, int lo, int hi, unsigned sides,
+                             size_t near_lo_end, size_t near_hi_first, size_t *far, size_t *outside,
+                             clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = d->worker;
+    static const cl_uint zero[2] = {0, 0};
+    cl_uint counted[2] = {0, 0};
+    CLP_CL_CHECK(
+        clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL),
+        err, "classifying particles: clEnqueueWriteBuffer");
+    if (count) {
+        const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_POS),
+                                  clp_worker_buffer(w, CLP_BUF_KEY),
+                                  clp_worker_buffer(w, CLP_BUF_TYPE), kind, d->scratch};
+        const cl_uint args[] = {(cl_uint)first,       (cl_uint)count,        layer_keys,
+                                (cl_uint)lo,          (cl_uint)hi,           sides,
+                                (cl_uint)near_lo_end, (cl_uint)near_hi_first};
+        CLP_TRY(clp__grid_launch(w, "dist_classify", buffers, 5, args, 8, count, 0, err));
+    }
+    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, sizeof counted, counted, 0,
+                                     NULL, NULL),
+                 err, "classifying particles: clEnqueueReadBuffer");
+    *far = counted[0];
+    *outside = counted[1];
+fail:
+    return st;
+}
+
+clp_status clp_dist_pad(clp_dist_device *d, cl_mem slots, size_t first, size_t count,
+                        clp_error *err) {
+    if (count == 0)
+        return CLP_OK;
+    const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_TYPE),
+                              clp_worker_buffer(d->worker, CLP_BUF_ID), slots};
+    const cl_uint args[] = {(cl_uint)first, (cl_uint)count, CLP_DIST_PADDING_ID};
+    return clp__grid_launch(d->worker, "dist_pad", buffers, 3, args, 3, count, 0, err);
+}

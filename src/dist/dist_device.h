@@ -8,6 +8,9 @@
 
 enum { CLP_DIST_MAX_QUERIES = 16 };
 
+/* The ID of an unused slot (its type is CLP_GRID_EXCLUDED). */
+#define CLP_DIST_PADDING_ID UINT32_MAX
+
 typedef struct clp_dist_device {
     clp_worker *worker;
     cl_mem scratch;  /* CLP_DIST_MAX_QUERIES uints: the queries, then their bounds */
@@ -34,5 +37,31 @@ clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, float sc
 /* Fails, naming how many, when a pin since the last check could not move a particle into its
  * cell (a whole cell off is a bug, not rounding); a blocking read. */
 clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err);
+
+/* What a rebuild does with an owned particle (cl/dist/dist.cl's DIST_ classes). */
+enum {
+    CLP_DIST_STAYS,
+    CLP_DIST_LEAVES_LO,
+    CLP_DIST_EDGE_LO,
+    CLP_DIST_EDGE_HI,
+    CLP_DIST_LEAVES_HI,
+    CLP_DIST_CLASSES
+};
+
+/* Which slots of first .. first + count - 1 leave or are edges, and for which side, into the
+ * bytes of `kind` at their slots, by the layer (of `layer_keys` keys each) their positions are
+ * in: below `lo` they leave and in it they are an edge, when bit 0 of `sides` is set; above
+ * `hi` and in it, when bit 1 is. A blocking read gives in *far those in slots near_lo_end ..
+ * near_hi_first - 1, which a rebuild does not look at, and in *outside the particles the sort
+ * will put outside the grid (excluded). Their positions wrap on periodic axes and their keys
+ * (CLP_BUF_KEY) become their cells' now, as the sort's would. */
+clp_status clp_dist_classify(clp_dist_device *d, cl_mem kind, size_t first, size_t count,
+                             uint32_t layer_keys, int lo, int hi, unsigned sides,
+                             size_t near_lo_end, size_t near_hi_first, size_t *far, size_t *outside,
+                             clp_error *err);
+
+/* Enqueues making the slots slots[first .. first + count - 1] (on the device) padding. */
+clp_status clp_dist_pad(clp_dist_device *d, cl_mem slots, size_t first, size_t count,
+                        clp_error *err);
 
 #endif

@@ -121,6 +121,7 @@ void clp_dist_rank_destroy(clp_dist_rank *r) {
 void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
     r->owned_first = r->edge_lo_end = 0;
     r->edge_hi_first = r->owned_end = r->halo_end = owned;
+    r->near_lo_end = r->near_hi_first = owned;
 }
 
 /* ---- Moving ranges of slots between the device and the host. */
@@ -185,15 +186,19 @@ fail:
     return st;
 }
 
+/* Writes particles from .. from + count - 1 of a pack of `packed` particles' `fields` to the
+ * slots from `first` on. */
 static clp_status unpack(clp_dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
-                         size_t count, const unsigned char *in, clp_error *err) {
+                         const unsigned char *in, size_t packed, size_t from, size_t count,
+                         clp_error *err) {
     clp_status st = CLP_OK;
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
         const clp_buffer_set bit = 1ull << i;
         if (!(fields & bit))
             continue;
-        CLP_TRY(write_range(r->worker, q, bit, first, count, r->capacity, in, err));
-        in += count * element_bytes(r, bit);
+        const size_t elem = element_bytes(r, bit);
+        CLP_TRY(write_range(r->worker, q, bit, first, count, r->capacity, in + from * elem, err));
+        in += packed * elem;
     }
 fail:
     return st;
@@ -314,10 +319,129 @@ fail:
 
 /* One side's part of a rebuild: what left for the neighbour and the edge it keeps a copy of. */
 typedef struct side_exchange {
-    size_t leaving_first, leaving, edge_first, edge; /* slots after the first sort */
-    void *migrants, *halo;                           /* received */
-    size_t migrants_in, halo_in;                     /* their particle counts */
+    size_t leaving, edge;        /* particles sent */
+    void *migrants, *halo;       /* received */
+    size_t migrants_in, halo_in; /* their particle counts */
 } side_exchange;
+
+/* The slots of the particles a rebuild sends, class after class (CLP_DIST_LEAVES_LO to
+ * CLP_DIST_LEAVES_HI), each in slot order: the order of the stable sort, which the halos copy. */
+typedef struct selection {
+    uint32_t *slots;
+    size_t first[CLP_DIST_CLASSES], count[CLP_DIST_CLASSES];
+    size_t outside; /* owned slots the sort will put outside the grid (excluded particles) */
+} selection;
+
+/* The classes of the owned slots in [first, end), read back into the selection. */
+static clp_status read_classes(clp_dist_rank *r, cl_mem kind, size_t first, size_t end,
+                               unsigned char *classes, clp_error *err) {
+    clp_status st = CLP_OK;
+    if (end <= first)
+        return CLP_OK;
+    CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(r->worker), kind, CL_TRUE, first, end - first,
+                                     classes + first - r->owned_first, 0, NULL, NULL),
+                 err, "rebuild: reading the classes of slots %zu to %zu", first, end - 1);
+fail:
+    return st;
+}
+
+/* Finds what leaves for each neighbour and each edge among the owned slots by the edges (all
+ * of them after an upload, or when a particle moved farther than a layer), and enqueues the
+ * write of their slots, class after class, into the permutation buffer for the gathers. */
+static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) {
+    clp_status st = CLP_OK;
+    const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
+    const unsigned sides = (r->neighbor[0] >= 0 ? 1u : 0u) | (r->neighbor[1] >= 0 ? 2u : 0u);
+    const size_t owned = r->owned_end - r->owned_first;
+    cl_mem kind = clp__worker_buffer_copy(r->worker, CLP_BUF_KEY, 1); /* the sort's scratch */
+    unsigned char *classes = malloc(owned + 1);
+    CLP_REQUIRE_ALLOC(classes, err);
+    size_t far;
+    CLP_TRY(clp_dist_classify(&r->device, kind, r->owned_first, owned, r->layer_keys, lo,
+                              L - hi - 1, sides, r->near_lo_end, r->near_hi_first, &far,
+                              &sel->outside, err));
+    size_t near_lo_end = r->near_lo_end, near_hi_first = r->near_hi_first;
+    if (far) {
+        CLP_DEBUG(CLP_LOG_RUN, "device rank %d: %zu particles moved more than a layer", r->rank,
+                  far);
+        near_lo_end = near_hi_first = r->owned_end;
+    }
+    near_hi_first = near_hi_first > near_lo_end ? near_hi_first : near_lo_end;
+    CLP_TRY(read_classes(r, kind, r->owned_first, near_lo_end, classes, err));
+    CLP_TRY(read_classes(r, kind, near_hi_first, r->owned_end, classes, err));
+    const size_t read[2][2] = {{0, near_lo_end - r->owned_first},
+                               {near_hi_first - r->owned_first, owned}};
+    memset(sel->count, 0, sizeof sel->count);
+    for (int range = 0; range < 2; range++)
+        for (size_t i = read[range][0]; i < read[range][1]; i++)
+            sel->count[classes[i]]++;
+    size_t total = 0, at[CLP_DIST_CLASSES];
+    for (int k = CLP_DIST_LEAVES_LO; k < CLP_DIST_CLASSES; k++) {
+        sel->first[k] = at[k] = total;
+        total += sel->count[k];
+    }
+    sel->slots = malloc(total * sizeof *sel->slots + 1);
+    CLP_REQUIRE_ALLOC(sel->slots, err);
+    for (int range = 0; range < 2; range++)
+        for (size_t i = read[range][0]; i < read[range][1]; i++)
+            if (classes[i] != CLP_DIST_STAYS)
+                sel->slots[at[classes[i]]++] = (uint32_t)(r->owned_first + i);
+    if (total)
+        CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(r->worker),
+                                          clp_worker_buffer(r->worker, CLP_BUF_PERM), CL_FALSE, 0,
+                                          total * sizeof *sel->slots, sel->slots, 0, NULL, NULL),
+                     err, "rebuild: writing the slots of %zu particles to send", total);
+fail:
+    free(classes);
+    return st;
+}
+
+/* Reads the `fields` of the selection's class k, gathered at the start of each field's second
+ * copy, into `out` field after field. */
+static clp_status pack_class(clp_dist_rank *r, const selection *sel, int k, unsigned char *out,
+                             clp_error *err) {
+    clp_status st = CLP_OK;
+    for (int i = 0; i < CLP_BUF_COUNT; i++) {
+        const clp_buffer_set bit = 1ull << i;
+        if (!(r->travels & bit))
+            continue;
+        const size_t elem = element_bytes(r, bit), bytes = sel->count[k] * elem;
+        if (bytes)
+            CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(r->worker),
+                                             clp__worker_buffer_copy(r->worker, bit, 1), CL_FALSE,
+                                             sel->first[k] * elem, bytes, out, 0, NULL, NULL),
+                         err, "rebuild: reading %zu particles' \"%s\" to send", sel->count[k],
+                         clp_buffer_traits_of(bit)->name);
+        out += bytes;
+    }
+fail:
+    return st;
+}
+
+/* Gathers every travelling field of the selected slots into the start of its second copy
+ * (which the sort overwrites anyway). */
+static clp_status gather_selected(clp_dist_rank *r, size_t total, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (int i = 0; i < CLP_BUF_COUNT && total; i++) {
+        const clp_buffer_set bit = 1ull << i;
+        if (!(r->travels & bit))
+            continue;
+        const size_t elem = element_bytes(r, bit);
+        CLP_REQUIRE(clp_buffer_traits_of(bit)->resorted && (elem == 4 || elem == 16), err,
+                    CLP_USAGE,
+                    "buffer \"%s\" cannot travel between devices: it is not sorted "
+                    "with the particles in 4- or 16-byte elements",
+                    clp_buffer_traits_of(bit)->name);
+        const cl_mem args[] = {clp_worker_buffer(r->worker, bit),
+                               clp__worker_buffer_copy(r->worker, bit, 1),
+                               clp_worker_buffer(r->worker, CLP_BUF_PERM)};
+        const cl_uint n = (cl_uint)total;
+        CLP_TRY(clp__grid_launch(r->worker, elem == 16 ? "grid_gather_uint4" : "grid_gather_uint",
+                                 args, 3, &n, 1, total, 0, err));
+    }
+fail:
+    return st;
+}
 
 static clp_status receive(clp_dist_rank *r, int side, side_exchange *x, clp_error *err) {
     clp_status st = CLP_OK;
@@ -332,48 +456,69 @@ fail:
     return st;
 }
 
-/* Writes `count` received particles from the neighbour on `side` at *at, in local layer
- * `layer`, pinned to their cells: as far as the sender's rounding goes, which across the
- * periodic boundary was at the size of coordinates a box length away. */
-static clp_status place(clp_dist_rank *r, int side, void *data, size_t count, int layer, size_t *at,
-                        clp_error *err) {
+/* The free slots a rebuild fills in order: a region, then the next, which runs to the end. */
+typedef struct free_slots {
+    size_t at, end, next;
+} free_slots;
+
+/* Writes a pack of `count` particles into free slots, in order; with `pin`, those received from
+ * the neighbour on `side` in local layer `layer`, pinned to their cells: as far as the sender's
+ * rounding goes, which across the periodic boundary was at the size of coordinates a box
+ * length away. */
+static clp_status place(clp_dist_rank *r, int side, void *data, size_t count, bool pin, int layer,
+                        free_slots *f, clp_error *err) {
     clp_status st = CLP_OK;
     const int a = r->slabs.axis;
     const float scale = r->shift[side] == 0.0f
                             ? 0.0f
                             : fabsf((float)r->local.origin[a]) + fabsf(r->shift[side]) +
                                   (float)r->local.cell_size[a];
-    relayer_keys(r, r->travels, count, data, layer);
-    CLP_TRY(unpack(r, clp_worker_queue(r->worker), r->travels, *at, count, data, err));
-    CLP_TRY(clp_dist_pin(&r->device, *at, count, scale, err));
-    *at += count;
+    if (pin)
+        relayer_keys(r, r->travels, count, data, layer);
+    for (size_t done = 0; done < count;) {
+        if (f->at == f->end)
+            *f = (free_slots){f->next, r->capacity, r->capacity};
+        const size_t n = count - done < f->end - f->at ? count - done : f->end - f->at;
+        CLP_REQUIRE(n > 0, err, CLP_CHECK, "device rank %d: no free slot left of %zu", r->rank,
+                    r->capacity);
+        CLP_TRY(
+            unpack(r, clp_worker_queue(r->worker), r->travels, f->at, data, count, done, n, err));
+        if (pin)
+            CLP_TRY(clp_dist_pin(&r->device, f->at, n, scale, err));
+        f->at += n;
+        done += n;
+    }
 fail:
     return st;
 }
+
+/* The classes a side sends: what leaves for that neighbour, and the edge it copies. */
+static const int leaves_class[2] = {CLP_DIST_LEAVES_LO, CLP_DIST_LEAVES_HI};
+static const int edge_class[2] = {CLP_DIST_EDGE_LO, CLP_DIST_EDGE_HI};
 
 clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     const size_t each = particle_bytes(r, r->travels);
-    cl_command_queue q = clp_worker_queue(r->worker);
     side_exchange x[2] = {{0}, {0}};
+    selection sel = {0};
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: begins", r->rank);
     /* a refresh begun is dropped: the halos are refilled below from their owners */
     CLP_TRY(wait_mark(&r->packed, err));
     r->pending = 0;
+    /* the neighbour lists were valid until now: nothing has moved yet */
+    CLP_TRY(clp_grid_check_moved(r->grid, err));
     CLP_TRY(fill_padding(r, 0, r->owned_first, err));
     CLP_TRY(fill_padding(r, r->owned_end, r->halo_end - r->owned_end, err));
-    CLP_TRY(clp_grid_sort(r->grid, err));
-    const clp_grid_timing first_sort = clp_grid_last_timing(r->grid);
-    const int first_layers[] = {0, lo, lo + 1, L - hi - 1, L - hi, L};
-    size_t b[6];
-    CLP_TRY(layer_bounds(r, first_layers, 6, b, err));
-    x[0] = (side_exchange){
-        .leaving_first = b[0], .leaving = b[1] - b[0], .edge_first = b[1], .edge = b[2] - b[1]};
-    x[1] = (side_exchange){
-        .leaving_first = b[4], .leaving = b[5] - b[4], .edge_first = b[3], .edge = b[4] - b[3]};
+    CLP_TRY(select_sent(r, &sel, err));
+    const size_t sent = sel.first[CLP_DIST_LEAVES_HI] + sel.count[CLP_DIST_LEAVES_HI];
+    CLP_TRY(gather_selected(r, sent, err));
+    for (int side = 0; side < 2; side++) {
+        x[side].leaving = sel.count[leaves_class[side]];
+        x[side].edge = sel.count[edge_class[side]];
+    }
     /* each phase logged, so that a rank that stops answering shows where */
-    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sorted; edges of %zu and %zu particles",
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: classed; edges of %zu and %zu particles",
               r->rank, x[0].edge, x[1].edge);
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
@@ -382,59 +527,66 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
                                          (s->leaving + s->edge) * each, err));
         unsigned char *leaving = r->pack[side].host, *edge = leaving + s->leaving * each;
-        CLP_TRY(pack(r, q, r->travels, s->leaving_first, s->leaving, leaving, err));
-        CLP_TRY(pack(r, q, r->travels, s->edge_first, s->edge, edge, err));
+        CLP_TRY(pack_class(r, &sel, leaves_class[side], leaving, err));
+        CLP_TRY(pack_class(r, &sel, edge_class[side], edge, err));
         CLP_TRY(finish(r, err));
         CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
         CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
     }
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sent", r->rank);
+    /* what left is appended again below, as part of the halo */
+    for (int side = 0; side < 2; side++)
+        CLP_TRY(clp_dist_pad(&r->device, clp_worker_buffer(r->worker, CLP_BUF_PERM),
+                             sel.first[leaves_class[side]], x[side].leaving, err));
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
     CLP_TRY(flush(r, err));
-    /* Appended after what stays: the migrants, then each halo as its owner's edge will sort,
-       cell by cell: the particles that stayed in that edge, then those that moved into it. */
-    const size_t stays = b[4] - b[1];
-    const size_t incoming = x[0].migrants_in + x[1].migrants_in + x[0].halo_in + x[1].halo_in +
-                            x[0].leaving + x[1].leaving;
-    CLP_REQUIRE(b[5] + incoming <= r->capacity, err, CLP_DEVICE_MEMORY,
+    /* The migrants go after every slot that stays, so that the stable sort keeps them after
+       the particles that stay in each cell, as their senders' copies of the edges do; each
+       halo, in the free slots before and after those, as its owner's edge will sort, cell by
+       cell: the particles that stayed in that edge, then those that moved into it. */
+    const size_t stays = clp_dist_rank_owned(r) - sel.outside - x[0].leaving - x[1].leaving;
+    const size_t migrants = x[0].migrants_in + x[1].migrants_in;
+    const size_t halos_in = x[0].halo_in + x[1].halo_in + x[0].leaving + x[1].leaving;
+    const size_t below = halos_in < r->owned_first ? halos_in : r->owned_first;
+    CLP_REQUIRE(r->owned_end + migrants + halos_in - below <= r->capacity, err, CLP_DEVICE_MEMORY,
                 "device rank %d: %zu particles and halo need more than its %zu slots; raise "
                 "dist.room (the room its buffers keep beyond its particles at the cut)",
-                r->rank, stays + incoming, r->capacity);
-    size_t at = b[5];
-    CLP_TRY(place(r, 0, x[0].migrants, x[0].migrants_in, lo, &at, err));
-    CLP_TRY(place(r, 1, x[1].migrants, x[1].migrants_in, L - hi - 1, &at, err));
+                r->rank, stays + migrants + halos_in, r->capacity);
+    free_slots after = {r->owned_end, r->owned_end + migrants, r->capacity};
+    free_slots halos = {0, r->owned_first, after.end};
+    CLP_TRY(place(r, 0, x[0].migrants, x[0].migrants_in, true, lo, &after, err));
+    CLP_TRY(place(r, 1, x[1].migrants, x[1].migrants_in, true, L - hi - 1, &after, err));
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
-        CLP_TRY(place(r, side, x[side].halo, x[side].halo_in, side == 0 ? 0 : L - 1, &at, err));
+        CLP_TRY(place(r, side, x[side].halo, x[side].halo_in, true, side == 0 ? 0 : L - 1, &halos,
+                      err));
         /* what left keeps its cells: no pin */
-        CLP_TRY(unpack(r, q, r->travels, at, x[side].leaving, r->pack[side].host, err));
-        at += x[side].leaving;
-        CLP_TRY(fill_padding(r, x[side].leaving_first, x[side].leaving, err));
+        CLP_TRY(place(r, side, r->pack[side].host, x[side].leaving, false, 0, &halos, err));
     }
     CLP_DEBUG(CLP_LOG_RUN,
               "device rank %d rebuilds: %zu and %zu particles leave for the ranks below and "
               "above, %zu and %zu come in from them",
               r->rank, x[0].leaving, x[1].leaving, x[0].migrants_in, x[1].migrants_in);
     CLP_TRY(clp_dist_pin_check(&r->device, err)); /* waits for the writes too */
-    /* the first sort measured how far the particles moved since the last rebuild; the slots
-       now hold arrivals, whose positions then are not there to compare with */
+    /* the slots now hold arrivals, whose positions at the last rebuild are not there to
+       compare with: the check above was the last */
     r->grid->has_reference = false;
     CLP_TRY(clp_grid_update(r->grid, err));
-    const clp_grid_timing second = clp_grid_last_timing(r->grid);
-    r->timing = (clp_grid_timing){first_sort.keys + second.keys, first_sort.sort + second.sort,
-                                  first_sort.reorder + second.reorder, second.list};
+    r->timing = clp_grid_last_timing(r->grid);
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: pinned, sorted and listed", r->rank);
-    const int owned_layers[] = {lo, lo + 1, L - hi - 1, L - hi, L};
-    size_t o[5];
-    CLP_TRY(layer_bounds(r, owned_layers, 5, o, err));
+    const int owned_layers[] = {lo, lo + 1, lo + 2, L - hi - 2, L - hi - 1, L - hi, L};
+    size_t o[7];
+    CLP_TRY(layer_bounds(r, owned_layers, 7, o, err));
     r->owned_first = o[0];
     r->edge_lo_end = o[1];
-    r->edge_hi_first = o[2];
-    r->owned_end = o[3];
-    r->halo_end = o[4];
+    r->near_lo_end = r->neighbor[0] >= 0 ? o[2] : o[0];
+    r->near_hi_first = r->neighbor[1] >= 0 ? o[3] : o[5];
+    r->edge_hi_first = o[4];
+    r->owned_end = o[5];
+    r->halo_end = o[6];
     const size_t owned = stays + x[0].migrants_in + x[1].migrants_in;
     CLP_REQUIRE(r->owned_first == x[0].halo_in + x[0].leaving &&
                     r->halo_end - r->owned_end == x[1].halo_in + x[1].leaving &&
@@ -451,6 +603,7 @@ fail:
         free(x[side].migrants);
         free(x[side].halo);
     }
+    free(sel.slots);
     return st;
 }
 
@@ -519,7 +672,8 @@ clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err) {
         CLP_TRY(clp_dist_staging_reserve(in, r->worker, r->transfer, halo[side] * each, err));
         CLP_TRY(clp__comm_recv_into(r->comm, r->neighbor[side], tag(REFRESH, side), in->host,
                                     halo[side] * each, err));
-        CLP_TRY(unpack(r, r->transfer, fields, halo_first[side], halo[side], in->host, err));
+        CLP_TRY(unpack(r, r->transfer, fields, halo_first[side], in->host, halo[side], 0,
+                       halo[side], err));
     }
     CLP_TRY(mark(r->transfer, &r->unpacked, err));
     CLP_TRY(wait_on(clp_worker_queue(r->worker), r->unpacked, err));

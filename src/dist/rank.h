@@ -16,9 +16,6 @@
 #include "dist/slabs.h"
 #include "dist/staging.h"
 
-/* The ID of an unused slot (its type is CLP_GRID_EXCLUDED). */
-#define CLP_DIST_PADDING_ID UINT32_MAX
-
 typedef struct clp_dist_rank {
     clp__comm *comm;
     clp_worker *worker;
@@ -38,6 +35,10 @@ typedef struct clp_dist_rank {
      * owned_end) with edge lo up to edge_lo_end and edge hi from edge_hi_first, halo hi
      * [owned_end, halo_end). */
     size_t owned_first, edge_lo_end, edge_hi_first, owned_end, halo_end;
+    /* The slots of the two owned layers by each edge, owned_first .. near_lo_end - 1 and
+     * near_hi_first .. owned_end - 1: where the next rebuild looks for what left and the edges
+     * (the whole slab after an upload, which leaves the particles unsorted). */
+    size_t near_lo_end, near_hi_first;
     clp_dist_staging pack[2], unpack[2]; /* per side */
     cl_command_queue transfer; /* the refreshes' copies, beside the kernels on the worker's */
     clp_buffer_set pending;    /* the fields of a refresh begun and not ended */
@@ -57,11 +58,11 @@ void clp_dist_rank_destroy(clp_dist_rank *r);
 /* Sets the layout of freshly uploaded particles: `owned` of them from slot 0, padding after. */
 void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned);
 
-/* The rebuild every rank does at once: the old halos become padding; a sort finds the
- * particles that entered a halo layer (they move to that neighbour) and the edges (copied to
- * the neighbours' halos); what comes in is appended, pinned to the cells its sender found it
- * in, and a second sort with the neighbour list puts every particle in place; r->timing
- * gets their device time. */
+/* The rebuild every rank does at once: the old halos become padding; the layers by the edges
+ * give the particles that entered a halo layer (they move to that neighbour) and the edges
+ * (copied to the neighbours' halos); what comes in is appended, pinned to the cells its
+ * sender found it in, and the sort with the neighbour list puts every particle in place;
+ * r->timing gets their device time. */
 clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err);
 
 /* Copies the `fields` of each edge into the neighbour's halo: after every kernel that changes

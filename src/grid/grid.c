@@ -294,20 +294,35 @@ fail:
     return st;
 }
 
-/* Keys, sort and reorder, then the list when `list`. */
-static clp_status rebuild(clp_grid *g, bool list, clp_error *err) {
+/* Starts a rebuild's status; with the positions of the last rebuild kept, enqueues the
+ * measure of how far the particles moved since (checked by check_status). */
+static clp_status start_status(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
-    double start = clp__now();
-    g->timing = (clp_grid_timing){0};
     CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
-    const bool reference = g->buffers & CLP_BUF_POS_REBUILT;
-    if (reference && g->has_reference && g->check_displacement) {
+    if ((g->buffers & CLP_BUF_POS_REBUILT) && g->has_reference && g->check_displacement) {
         const clp_step moved = {"grid_displacement",
                                 CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT,
                                 g->particles, 0};
         CLP_TRY(clp_worker_run_step(g->worker, &moved, NULL, err));
     }
+fail:
+    return st;
+}
+
+clp_status clp_grid_check_moved(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(start_status(g, err));
+    CLP_TRY(check_status(g, false, err));
+fail:
+    return st;
+}
+
+clp_status clp_grid_update(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
+    double start = clp__now();
+    g->timing = (clp_grid_timing){0};
+    CLP_TRY(start_status(g, err));
     if (!g->radix)
         CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_COUNT, 0, err));
     const clp_step keys = {"grid_keys",
@@ -319,23 +334,15 @@ static clp_status rebuild(clp_grid *g, bool list, clp_error *err) {
     CLP_TRY(clp__grid_sort(g, err));
     CLP_TRY(phase_end(g, &g->timing.sort, &start, err));
     CLP_TRY(clp__grid_reorder(g, err));
-    if (reference) {
+    if (g->buffers & CLP_BUF_POS_REBUILT) {
         CLP_TRY(copy_buffer(g, CLP_BUF_POS, CLP_BUF_POS_REBUILT, err));
         g->has_reference = true;
     }
     CLP_TRY(phase_end(g, &g->timing.reorder, &start, err));
-    if (g->list && list)
+    if (g->list)
         CLP_TRY(clp__grid_build_list(g, err));
     CLP_TRY(phase_end(g, &g->timing.list, &start, err));
-    CLP_TRY(check_status(g, list, err));
+    CLP_TRY(check_status(g, true, err));
 fail:
     return st;
-}
-
-clp_status clp_grid_update(clp_grid *g, clp_error *err) {
-    return rebuild(g, true, err);
-}
-
-clp_status clp_grid_sort(clp_grid *g, clp_error *err) {
-    return rebuild(g, false, err);
 }

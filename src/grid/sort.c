@@ -84,7 +84,8 @@ static clp_status gather(clp_grid *g, const clp_buffer_traits *t, clp_error *err
     const cl_mem args[] = {clp__worker_buffer_copy(w, t->bit, 0),
                            clp__worker_buffer_copy(w, t->bit, 1),
                            clp_worker_buffer(w, CLP_BUF_PERM)};
-    CLP_TRY(clp__grid_launch(w, name, args, 3, NULL, 0, g->particles, 0, err));
+    const cl_uint n = (cl_uint)g->particles;
+    CLP_TRY(clp__grid_launch(w, name, args, 3, &n, 1, g->particles, 0, err));
     clp__worker_swap(w, t->bit);
 fail:
     return st;
