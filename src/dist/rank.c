@@ -345,6 +345,22 @@ fail:
     return st;
 }
 
+/* The first index of i .. end - 1 whose class is not CLP_DIST_STAYS, or end: most are, and
+ * are skipped a word at a time (after an upload the whole slab is looked at). */
+static size_t next_classed(const unsigned char *classes, size_t i, size_t end) {
+    for (; i < end && i % sizeof(uint64_t); i++)
+        if (classes[i])
+            return i;
+    for (uint64_t word; i + sizeof word <= end; i += sizeof word) {
+        memcpy(&word, classes + i, sizeof word);
+        if (word)
+            break;
+    }
+    while (i < end && !classes[i])
+        i++;
+    return i;
+}
+
 /* Finds what leaves for each neighbour and each edge among the owned slots by the edges (all
  * of them after an upload, or when a particle moved farther than a layer), and enqueues the
  * write of their slots, class after class, into the permutation buffer for the gathers. */
@@ -373,7 +389,8 @@ static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) 
                                {near_hi_first - r->owned_first, owned}};
     memset(sel->count, 0, sizeof sel->count);
     for (int range = 0; range < 2; range++)
-        for (size_t i = read[range][0]; i < read[range][1]; i++)
+        for (size_t i = next_classed(classes, read[range][0], read[range][1]); i < read[range][1];
+             i = next_classed(classes, i + 1, read[range][1]))
             sel->count[classes[i]]++;
     size_t total = 0, at[CLP_DIST_CLASSES];
     for (int k = CLP_DIST_LEAVES_LO; k < CLP_DIST_CLASSES; k++) {
@@ -383,9 +400,9 @@ static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) 
     sel->slots = malloc(total * sizeof *sel->slots + 1);
     CLP_REQUIRE_ALLOC(sel->slots, err);
     for (int range = 0; range < 2; range++)
-        for (size_t i = read[range][0]; i < read[range][1]; i++)
-            if (classes[i] != CLP_DIST_STAYS)
-                sel->slots[at[classes[i]]++] = (uint32_t)(r->owned_first + i);
+        for (size_t i = next_classed(classes, read[range][0], read[range][1]); i < read[range][1];
+             i = next_classed(classes, i + 1, read[range][1]))
+            sel->slots[at[classes[i]]++] = (uint32_t)(r->owned_first + i);
     if (total)
         CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(r->worker),
                                           clp_worker_buffer(r->worker, CLP_BUF_PERM), CL_FALSE, 0,
