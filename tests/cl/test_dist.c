@@ -2,8 +2,9 @@
  * equal counts of the sorted keys read back, and a layer's particles are exactly those whose
  * position lies in it (in double, away from the boundaries); pinned particles that rounding
  * put a float step outside their cells move into them by a few steps, and one a whole layer
- * off is refused; on a periodic axis a position on the upper edge is in the first cell. With
- * --small, a size for Oclgrind. */
+ * off is refused; on a periodic axis a position on the upper edge is in the first cell; the
+ * rebuild's classes (what leaves, the edges) and keys match the layers by position, and listed
+ * slots become padding. With --small, a size for Oclgrind. */
 #include "common.h"
 
 #include "dist/dist_device.h"
@@ -110,6 +111,96 @@ static void test_lower_bounds(test_env *t, size_t n) {
     free(xyz);
     free(types);
     free(keys);
+}
+
+/* The classes of a rank's particles against their layers by position (in double, away from
+ * the boundaries), as a rank with neighbours on both sides and 7 layers sees them: layer 0
+ * leaves below, 1 is the lower edge, 5 the upper, 6 leaves above. Also the keys the classing
+ * sets, the classed particles counted between the layers looked at, the excluded counted
+ * outside, and the padding of listed slots. */
+static void test_classify(test_env *t, size_t n) {
+    clp_error err = CLP_ERROR_INIT;
+    double *xyz = malloc(3 * n * sizeof *xyz);
+    uint32_t *types = calloc(n, sizeof *types), *keys = malloc(n * sizeof *keys);
+    uint32_t *ids = malloc(n * sizeof *ids);
+    unsigned char *kinds = malloc(n);
+    for (size_t i = 0; i < n; i++) {
+        xyz[3 * i] = -0.3 + 0.8 * uniform() * (1 - 1e-9);
+        xyz[3 * i + 1] = 0.1 + 0.3 * uniform() * (1 - 1e-9);
+        xyz[3 * i + 2] = 0.4 * uniform() * (1 - 1e-9);
+        types[i] = i % 13 == 0 ? 255u : 0u;
+    }
+    rank_grid g = open_grid(t, n, xyz, types, GRID_X0, false);
+    clp_dist_device d;
+    cl_mem kind;
+    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    CLP_ASSERT_OK(clp__buffer_create(t->worker, "test kinds", n, &kind, &err), &err);
+    double read_xyz[3 * 4096];
+    CLP_ASSERT(n <= 4096);
+    CLP_ASSERT_OK(clp_grid_read_particles(g.grid, read_xyz, ids, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_TYPE, types, &err), &err);
+    memset(keys, 0, n * sizeof *keys); /* the classing sets them anew */
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    const uint32_t layer_keys = (uint32_t)g.layer_keys;
+    uint32_t queries[2] = {layer_keys, 6 * layer_keys}, bounds[2];
+    size_t far, outside;
+    CLP_ASSERT_OK(
+        clp_dist_classify(&d, kind, 0, n, layer_keys, 1, 5, 3u, n, n, &far, &outside, &err), &err);
+    CLP_ASSERT_EQ(far, (size_t)0);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
+    CLP_ASSERT(clEnqueueReadBuffer(t->worker->queue, kind, CL_TRUE, 0, n, kinds, 0, NULL, NULL) ==
+               CL_SUCCESS);
+    const int expected_kind[7] = {CLP_DIST_LEAVES_LO, CLP_DIST_EDGE_LO, CLP_DIST_STAYS,
+                                  CLP_DIST_STAYS,     CLP_DIST_STAYS,   CLP_DIST_EDGE_HI,
+                                  CLP_DIST_LEAVES_HI};
+    size_t excluded = 0, edges = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (types[i] == 255u) {
+            excluded++;
+            CLP_ASSERT_EQ(kinds[i], CLP_DIST_STAYS);
+            CLP_ASSERT_EQ(keys[i], g.geo.key_count);
+            continue;
+        }
+        const double u = (read_xyz[3 * i] + 0.3) / g.geo.cell_size[0];
+        const int layer = (int)floor(u);
+        edges += layer == 1 || layer == 5;
+        if (fabs(u - floor(u + 0.5)) < 1e-5)
+            continue; /* on a boundary: either side */
+        if (kinds[i] != expected_kind[layer] || keys[i] / layer_keys != (uint32_t)layer)
+            CLP_TEST_FAIL("slot %zu at x = %g (layer %d): class %d, key's layer %u", i,
+                          read_xyz[3 * i], layer, kinds[i], keys[i] / layer_keys);
+    }
+    CLP_ASSERT_EQ(outside, excluded);
+    /* looking only at the layers by each edge: the edges themselves now lie between */
+    CLP_ASSERT_OK(clp_dist_lower_bounds(&d, n, queries, bounds, 2, &err), &err);
+    CLP_ASSERT_OK(clp_dist_classify(&d, kind, 0, n, layer_keys, 1, 5, 3u, bounds[0], bounds[1],
+                                    &far, &outside, &err),
+                  &err);
+    CLP_ASSERT_EQ(far, edges);
+    /* two slots become padding, the rest stay as they were */
+    const cl_uint slots[3] = {7, 2, 5};
+    cl_mem listed;
+    CLP_ASSERT_OK(clp__buffer_create(t->worker, "test slots", sizeof slots, &listed, &err), &err);
+    CLP_ASSERT(clEnqueueWriteBuffer(t->worker->queue, listed, CL_TRUE, 0, sizeof slots, slots, 0,
+                                    NULL, NULL) == CL_SUCCESS);
+    CLP_ASSERT_OK(clp_dist_pad(&d, listed, 1, 2, &err), &err);
+    uint32_t padded_types[4096], padded_ids[4096];
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_TYPE, padded_types, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_ID, padded_ids, &err), &err);
+    for (size_t i = 0; i < n; i++) {
+        const bool pad = i == 2 || i == 5;
+        CLP_ASSERT_EQ(padded_types[i], pad ? 255u : types[i]);
+        CLP_ASSERT_EQ(padded_ids[i], pad ? (uint32_t)CLP_DIST_PADDING_ID : ids[i]);
+    }
+    clp__buffer_release(listed);
+    clp__buffer_release(kind);
+    clp_dist_device_destroy(&d);
+    close_grid(&g);
+    free(xyz);
+    free(types);
+    free(keys);
+    free(ids);
+    free(kinds);
 }
 
 /* Particles a few float steps below layer 3's boundary are pinned into the layer-3 cells
@@ -302,6 +393,7 @@ int main(int argc, char **argv) {
     test_env t = {0};
     test_env_open(&t);
     test_lower_bounds(&t, small ? 300 : 20000);
+    test_classify(&t, small ? 300 : 4000);
     test_pin(&t);
     test_pin_scale(&t);
     test_pin_periodic(&t);
