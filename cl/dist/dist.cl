@@ -31,9 +31,8 @@ __kernel void dist_lower_bounds(__global const uint *restrict key, __global uint
  * size, and across a periodic boundary, where the sender's coordinates were as large as
  * `scale` (as the bits of a float; 0 elsewhere), may be up to 64 steps of that. One that is
  * farther off (a bug, not rounding) stays, counted in status[0]; the first counted leaves its
- * slot, axis, cell, wanted cell and position in status[1..7] for the message. On a periodic
- * axis the cell wraps as grid_keys wrapped it: a position that rounded onto the domain's upper
- * edge is in the first cell. */
+ * slot, axis, cell, wanted cell and position in status[1..7] for the message. The cell is the
+ * one grid_keys will find: on a periodic axis, that of the wrapped position. */
 __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restrict key,
                        __global uint *restrict status, const uint first, const uint count,
                        const uint scale_bits) {
@@ -55,7 +54,8 @@ __kernel void dist_pin(__global float4 *restrict pos, __global const uint *restr
         const int want = a == 0 ? wanted.x : a == 1 ? wanted.y : wanted.z;
         int have = 0, found = 0;
         for (int steps = 0; steps < 64; steps++) {
-            const int4 c = wrap_cell(position_cell((float4)(p[0], p[1], p[2], 0.0f)));
+            float4 wrapped = (float4)(p[0], p[1], p[2], 0.0f);
+            const int4 c = global_cell(&wrapped);
             have = a == 0 ? c.x : a == 1 ? c.y : c.z;
             found = steps == 0 ? have : found;
             if (have == want)

@@ -170,12 +170,13 @@ int4 key_cell(uint key) {
 #endif
 
 /* A cell index moved back into the domain on periodic axes; on walled axes it is left as
- * it is, for cell_inside to judge. */
+ * it is, for cell_inside to judge. In integers: a float floor(c / n) is 0 for c = n where the
+ * device divides to within an ulp (NVIDIA's does), which left cell n outside the grid. */
 int4 wrap_cell(int4 c) {
     const int4 n = CLP_GRID_CELLS;
-    const int4 periodic = CLP_GRID_PERIODIC;
-    int4 wrapped = c - n * convert_int4(floor(convert_float4(c) / convert_float4(n)));
-    return select(c, wrapped, periodic != 0);
+    int4 wrapped = c - n * (c / n);
+    wrapped = select(wrapped, wrapped + n, wrapped < 0);
+    return select(c, wrapped, CLP_GRID_PERIODIC != 0);
 }
 
 bool cell_inside(int4 c) {

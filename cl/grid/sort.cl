@@ -29,11 +29,17 @@ int4 position_cell(float4 p) {
                   0);
 }
 
-/* The cell of a global position, which wraps on periodic axes first (in *p). */
+/* The cell of a global position, which wraps on periodic axes first (in *p) into
+ * [origin, origin + size); one already there is left as it is, so that a position wraps to
+ * one float however often it is wrapped and every kernel finds it in the same cell. A wrap
+ * that rounds onto the upper edge (or a step past either edge) gives the origin. */
 int4 global_cell(float4 *p) {
-    const float4 size = CLP_GRID_SIZE;
-    const float4 wrapped = *p - size * floor((*p - CLP_GRID_ORIGIN) / size);
-    *p = select(*p, wrapped, CLP_GRID_PERIODIC != 0);
+    const float4 origin = CLP_GRID_ORIGIN, size = CLP_GRID_SIZE, end = origin + size, q = *p;
+    float4 wrapped = q - size * floor((q - origin) / size);
+    wrapped = select(wrapped, origin, (wrapped < origin) | (wrapped >= end));
+    wrapped = select(q, wrapped, (q < origin) | (q >= end));
+    /* a separate select: Oclgrind 21.10 drops one whose condition ANDs these with this */
+    *p = select(q, wrapped, CLP_GRID_PERIODIC != 0);
     int4 c = wrap_cell(position_cell(*p));
     c.w = 0;
     if (CLP_CORE_DIM == 2)

@@ -489,6 +489,61 @@ static void check_excluded(test_env *t, scene *s, const char *sort) {
     printf("ok %s: %zu of %zu particles excluded, last and in order\n", sort + 10, excluded, s->n);
 }
 
+/* Positions on and a rounding step outside the periodic domain's edges, with the same x and
+ * y: their neighbours across the edge are found, the sort wraps each position into
+ * [origin, origin + size) and puts it in the cell of where it lands, and a second sort
+ * leaves every position and key as they are (the split run's ranks wrap a position more
+ * than once and must find it in one cell). Along z the origin is 0 and the domain 1.4 long:
+ * -1e-9 + 1.4 rounds onto the upper edge, which is the origin. It has 41 cells, a count whose
+ * float 41 / 41 NVIDIA's driver rounds below 1 (the search missed the cells across). */
+static void check_periodic_edges(test_env *t, scene *s) {
+    clp_error err = CLP_ERROR_INIT;
+    const float end = (float)s->size[2], inside = nextafterf(end, 0.0f);
+    const double z[] = {-1e-9, end, inside, (double)end + 1e-6, 0.0};
+    const int nz = (int)(sizeof z / sizeof z[0]);
+    for (int i = 0; i < nz; i++) {
+        s->xyz[3 * i + 0] = s->xyz[0];
+        s->xyz[3 * i + 1] = s->xyz[1];
+        s->xyz[3 * i + 2] = z[i];
+    }
+    s->radius = s->size[2] / 41.5;
+    const char *opts[] = {"grid.key=linear", "grid.axis_order=xyz", NULL};
+    check_run(t, s, opts, "3D periodic, 41 cells along z: pairs across its edge");
+    run r = open_run(t, s, opts);
+    CLP_ASSERT_EQ(r.geo.cells[2], 41);
+    const size_t n = s->n;
+    double *xyz[2] = {malloc(3 * n * sizeof(double)), malloc(3 * n * sizeof(double))};
+    uint32_t *key[2] = {malloc(n * 4), malloc(n * 4)}, *id = malloc(n * 4);
+    for (int update = 0; update < 2; update++) {
+        CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+        CLP_ASSERT_OK(clp_grid_read_particles(r.grid, xyz[update], id, &err), &err);
+        CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, key[update], &err), &err);
+    }
+    const uint32_t layer = (uint32_t)(r.geo.cells[0] * r.geo.cells[1]);
+    const int top = r.geo.cells[2] - 1;
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < 3; a++) {
+            const double p = xyz[0][3 * i + a];
+            CLP_ASSERT(p >= (float)s->origin[a] && p < (float)s->origin[a] + (float)s->size[a]);
+        }
+        CLP_ASSERT(!memcmp(&xyz[0][3 * i], &xyz[1][3 * i], 3 * sizeof(double)));
+        CLP_ASSERT_EQ(key[0][i], key[1][i]);
+        if (id[i] < (uint32_t)nz) { /* the edge cases' cells along z */
+            const int want = id[i] == 2 ? top : 0;
+            CLP_ASSERT_EQ((int)(key[0][i] / layer), want);
+            if (id[i] == 2)
+                CLP_ASSERT_EQ(xyz[0][3 * i + 2], (double)inside);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        free(xyz[k]);
+        free(key[k]);
+    }
+    free(id);
+    close_run(&r);
+    printf("ok periodic edges: positions wrap into the domain once, in the cells they land in\n");
+}
+
 /* Two particles 1.34 spacings apart near the end of a domain 1e5 spacings long: float
  * global positions keep about 2 of the spacing's digits, local positions all of them. */
 static void check_local_precision(test_env *t) {
@@ -599,6 +654,9 @@ int main(int argc, char **argv) {
     scene walled = make_scene(3, small ? 100 : 600, RANDOM, false, neighbours);
     check_errors(&t, &walled);
     free_scene(&walled);
+    scene edges = make_scene(3, small ? 100 : 600, RANDOM, true, neighbours);
+    check_periodic_edges(&t, &edges);
+    free_scene(&edges);
     if (!small) { /* too many cells or particles for Oclgrind, which --small is for */
         check_local_precision(&t);
         check_list_too_large(&t);
