@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the messages between neighbours carry; the tag is kind * 2 + the receiver's side. */
-enum { MIGRANTS, HALO, REFRESH, MESSAGE_KINDS };
+/* What the messages between neighbours carry; the tag is kind * 2 + the receiver's side. A
+ * rebuild's SIZES (the migrants' and the halo's particle counts) come first, so that the
+ * receiver takes the particles straight into its pinned staging. */
+enum { SIZES, MIGRANTS, HALO, REFRESH, MESSAGE_KINDS };
 static const char *const tag_names[2 * MESSAGE_KINDS] = {
-    "migrants (from below)", "migrants (from above)", "halo (from below)",
-    "halo (from above)",     "refresh (from below)",  "refresh (from above)"};
+    "sizes (from below)", "sizes (from above)", "migrants (from below)", "migrants (from above)",
+    "halo (from below)",  "halo (from above)",  "refresh (from below)",  "refresh (from above)"};
 
 static int tag(int kind, int receiver_side) {
     return 2 * kind + receiver_side;
@@ -319,9 +321,9 @@ fail:
 
 /* One side's part of a rebuild: what left for the neighbour and the edge it keeps a copy of. */
 typedef struct side_exchange {
-    size_t leaving, edge;        /* particles sent */
-    void *migrants, *halo;       /* received */
-    size_t migrants_in, halo_in; /* their particle counts */
+    size_t leaving, edge;           /* particles sent */
+    unsigned char *migrants, *halo; /* received, in the side's unpack staging */
+    size_t migrants_in, halo_in;    /* their particle counts */
 } side_exchange;
 
 /* The slots of the particles a rebuild sends, class after class (CLP_DIST_LEAVES_LO to
@@ -460,15 +462,24 @@ fail:
     return st;
 }
 
+/* Takes what the neighbour on `side` sent into the side's unpack staging, which no refresh
+ * uses now: pinned, so that the writes to the device go at full speed. */
 static clp_status receive(clp_dist_rank *r, int side, side_exchange *x, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t each = particle_bytes(r, r->travels);
-    size_t bytes;
-    CLP_TRY(
-        clp__comm_recv(r->comm, r->neighbor[side], tag(MIGRANTS, side), &x->migrants, &bytes, err));
-    x->migrants_in = bytes / each;
-    CLP_TRY(clp__comm_recv(r->comm, r->neighbor[side], tag(HALO, side), &x->halo, &bytes, err));
-    x->halo_in = bytes / each;
+    const int from = r->neighbor[side];
+    uint64_t sizes[2];
+    CLP_TRY(clp__comm_recv_into(r->comm, from, tag(SIZES, side), sizes, sizeof sizes, err));
+    x->migrants_in = (size_t)sizes[0];
+    x->halo_in = (size_t)sizes[1];
+    clp_dist_staging *in = &r->unpack[side];
+    CLP_TRY(clp_dist_staging_reserve(in, r->worker, r->transfer,
+                                     (x->migrants_in + x->halo_in) * each, err));
+    x->migrants = in->host;
+    x->halo = in->host + x->migrants_in * each;
+    CLP_TRY(clp__comm_recv_into(r->comm, from, tag(MIGRANTS, side), x->migrants,
+                                x->migrants_in * each, err));
+    CLP_TRY(clp__comm_recv_into(r->comm, from, tag(HALO, side), x->halo, x->halo_in * each, err));
 fail:
     return st;
 }
@@ -522,6 +533,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: begins", r->rank);
     /* a refresh begun is dropped: the halos are refilled below from their owners */
     CLP_TRY(wait_mark(&r->packed, err));
+    CLP_TRY(wait_mark(&r->unpacked, err)); /* the receives below reuse its staging */
     r->pending = 0;
     /* the neighbour lists were valid until now: nothing has moved yet */
     CLP_TRY(clp_grid_check_moved(r->grid, err));
@@ -547,6 +559,9 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         CLP_TRY(pack_class(r, &sel, leaves_class[side], leaving, err));
         CLP_TRY(pack_class(r, &sel, edge_class[side], edge, err));
         CLP_TRY(finish(r, err));
+        const uint64_t sizes[2] = {s->leaving, s->edge};
+        CLP_TRY(clp__comm_send(r->comm, r->neighbor[side], tag(SIZES, 1 - side), sizes,
+                               sizeof sizes, err));
         CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
         CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
     }
@@ -616,10 +631,6 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     CLP_TRY(zero_range(r, 0, r->owned_first, err));
     CLP_TRY(zero_range(r, r->owned_end, r->halo_end - r->owned_end, err));
 fail:
-    for (int side = 0; side < 2; side++) {
-        free(x[side].migrants);
-        free(x[side].halo);
-    }
     free(sel.slots);
     return st;
 }
