@@ -28,22 +28,33 @@ void clp_dist_device_destroy(clp_dist_device *d) {
     d->scratch = d->unpinned = NULL;
 }
 
+/* A kernel whose input and output go through the scratch buffer: `in` written to it, the
+ * kernel launched over `items` work-items (none for 0), then `out` read back (blocking). */
+static clp_status scratch_launch(clp_dist_device *d, const char *kernel, const cl_mem *buffers,
+                                 size_t n_buffers, const cl_uint *args, size_t n_args, size_t items,
+                                 const void *in, void *out, size_t bytes, const char *what,
+                                 clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker *w = d->worker;
+    CLP_CL_CHECK(clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, bytes, in, 0, NULL, NULL),
+                 err, "%s: clEnqueueWriteBuffer", what);
+    if (items)
+        CLP_TRY(clp__grid_launch(w, kernel, buffers, n_buffers, args, n_args, items, 0, err));
+    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, bytes, out, 0, NULL, NULL),
+                 err, "%s: clEnqueueReadBuffer", what);
+fail:
+    return st;
+}
+
 clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *queries,
                                  uint32_t *bounds, size_t n_queries, clp_error *err) {
     clp_status st = CLP_OK;
-    clp_worker *w = d->worker;
-    const size_t bytes = n_queries * sizeof(cl_uint);
     CLP_REQUIRE(n_queries <= CLP_DIST_MAX_QUERIES, err, CLP_USAGE,
                 "%zu layer bounds asked at once, more than %d", n_queries, CLP_DIST_MAX_QUERIES);
-    CLP_CL_CHECK(
-        clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, bytes, queries, 0, NULL, NULL), err,
-        "layer bounds: clEnqueueWriteBuffer");
-    const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_KEY), d->scratch};
+    const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_KEY), d->scratch};
     const cl_uint args[] = {(cl_uint)n, (cl_uint)n_queries};
-    CLP_TRY(clp__grid_launch(w, "dist_lower_bounds", buffers, 2, args, 2, n_queries, 0, err));
-    CLP_CL_CHECK(
-        clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, bytes, bounds, 0, NULL, NULL), err,
-        "layer bounds: clEnqueueReadBuffer");
+    CLP_TRY(scratch_launch(d, "dist_lower_bounds", buffers, 2, args, 2, n_queries, queries, bounds,
+                           n_queries * sizeof(cl_uint), "layer bounds", err));
 fail:
     return st;
 }
@@ -93,21 +104,13 @@ clp_status clp_dist_classify(clp_dist_device *d, cl_mem kind, size_t first, size
     clp_worker *w = d->worker;
     static const cl_uint zero[2] = {0, 0};
     cl_uint counted[2] = {0, 0};
-    CLP_CL_CHECK(
-        clEnqueueWriteBuffer(w->queue, d->scratch, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL),
-        err, "classifying particles: clEnqueueWriteBuffer");
-    if (count) {
-        const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_POS),
-                                  clp_worker_buffer(w, CLP_BUF_KEY),
-                                  clp_worker_buffer(w, CLP_BUF_TYPE), kind, d->scratch};
-        const cl_uint args[] = {(cl_uint)first,       (cl_uint)count,        layer_keys,
-                                (cl_uint)lo,          (cl_uint)hi,           sides,
-                                (cl_uint)near_lo_end, (cl_uint)near_hi_first};
-        CLP_TRY(clp__grid_launch(w, "dist_classify", buffers, 5, args, 8, count, 0, err));
-    }
-    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, d->scratch, CL_TRUE, 0, sizeof counted, counted, 0,
-                                     NULL, NULL),
-                 err, "classifying particles: clEnqueueReadBuffer");
+    const cl_mem buffers[] = {clp_worker_buffer(w, CLP_BUF_POS), clp_worker_buffer(w, CLP_BUF_KEY),
+                              clp_worker_buffer(w, CLP_BUF_TYPE), kind, d->scratch};
+    const cl_uint args[] = {(cl_uint)first,       (cl_uint)count,        layer_keys,
+                            (cl_uint)lo,          (cl_uint)hi,           sides,
+                            (cl_uint)near_lo_end, (cl_uint)near_hi_first};
+    CLP_TRY(scratch_launch(d, "dist_classify", buffers, 5, args, 8, count, zero, counted,
+                           sizeof counted, "classifying particles", err));
     *far = counted[0];
     *outside = counted[1];
 fail:

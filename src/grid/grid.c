@@ -294,13 +294,19 @@ fail:
     return st;
 }
 
-/* Starts a rebuild's status; with the positions of the last rebuild kept, enqueues the
- * measure of how far the particles moved since (checked by check_status). */
+/* Whether a rebuild measures how far the particles moved since the last: with that one's
+ * positions kept, and the check not left to the model. */
+static bool measures_displacement(const clp_grid *g) {
+    return (g->buffers & CLP_BUF_POS_REBUILT) && g->has_reference && g->check_displacement;
+}
+
+/* Starts a rebuild's status, and enqueues the measure of the moves (checked by
+ * check_status). */
 static clp_status start_status(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
     CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
-    if ((g->buffers & CLP_BUF_POS_REBUILT) && g->has_reference && g->check_displacement) {
+    if (measures_displacement(g)) {
         const clp_step moved = {"grid_displacement",
                                 CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT,
                                 g->particles, 0};
@@ -312,6 +318,8 @@ fail:
 
 clp_status clp_grid_check_moved(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
+    if (!measures_displacement(g)) /* a fresh status has nothing else to say: no round trip */
+        return CLP_OK;
     CLP_TRY(start_status(g, err));
     CLP_TRY(check_status(g, false, err));
 fail:
