@@ -592,6 +592,10 @@ CLP_API clp_status clp_worker_run_step_range(clp_worker *worker, const clp_step 
  * guard their index. With profiling on, *seconds gets the kernel's device time. */
 CLP_API clp_status clp_launch(clp_worker *worker, const char *kernel_name, size_t global,
                               size_t local, double *seconds, clp_error *err);
+/* The same over exactly the work-items first .. first + count - 1, as
+ * clp_worker_run_step_range takes them (the kernel's arguments already set). */
+CLP_API clp_status clp_launch_range(clp_worker *worker, const char *kernel_name, size_t first,
+                                    size_t count, size_t local, double *seconds, clp_error *err);
 /* The work-group size clp_launch would pick. */
 CLP_API clp_status clp_launch_local_size(clp_worker *worker, const char *kernel_name, size_t *local,
                                          clp_error *err);
@@ -669,6 +673,10 @@ CLP_API double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geo
  * half the skin since the last rebuild (with neighbors.every above 1), since pairs may then have
  * been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
+/* From now on the list is built for slots first .. first + count - 1 only (count 0: all): a
+ * multi-device rank's own particles, whose forces it computes; its halo's lists would go
+ * unread. The other slots' lists are left as they were. */
+CLP_API void clp_grid_list_only(clp_grid *grid, size_t first, size_t count);
 /* The check that begins clp_grid_update, alone: CLP_NEIGHBORS when a particle moved more than
  * half the skin since the last rebuild (for a multi-device rebuild, which moves particles
  * between devices before its update). */

@@ -144,6 +144,16 @@ fail:
     return st;
 }
 
+clp_status clp_launch_range(clp_worker *w, const char *kernel_name, size_t first, size_t count,
+                            size_t local, double *seconds, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(clp_worker_kernel(w, kernel_name, &kernel, err));
+    CLP_TRY(enqueue(w, kernel_name, kernel, true, first, count, local, seconds, err));
+fail:
+    return st;
+}
+
 /* Passes buffer `i` as the next argument when the step takes it and it is allocated. */
 static clp_status set_buffer_arg(clp_worker *w, const clp_step *step, cl_kernel kernel, int i,
                                  cl_uint *arg, clp_error *err) {

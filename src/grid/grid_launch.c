@@ -2,9 +2,9 @@
  * than a buffer set: every clSetKernelArg is checked and names the kernel and argument. */
 #include "grid/grid_private.h"
 
-clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffers,
-                            size_t n_buffers, const cl_uint *uints, size_t n_uints, size_t global,
-                            size_t local, clp_error *err) {
+/* Sets kernel `name`'s arguments: the buffers, then the uints. */
+static clp_status set_args(clp_worker *w, const char *name, const cl_mem *buffers, size_t n_buffers,
+                           const cl_uint *uints, size_t n_uints, clp_error *err) {
     clp_status st = CLP_OK;
     cl_kernel kernel;
     CLP_TRY(clp_worker_kernel(w, name, &kernel, err));
@@ -15,7 +15,26 @@ clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffe
     for (size_t i = 0; i < n_uints; i++, arg++)
         CLP_CL_CHECK(clSetKernelArg(kernel, arg, sizeof(cl_uint), &uints[i]), err,
                      "kernel '%s' argument %u (uint %u): clSetKernelArg", name, arg, uints[i]);
+fail:
+    return st;
+}
+
+clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffers,
+                            size_t n_buffers, const cl_uint *uints, size_t n_uints, size_t global,
+                            size_t local, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(set_args(w, name, buffers, n_buffers, uints, n_uints, err));
     CLP_TRY(clp_launch(w, name, global, local, NULL, err));
+fail:
+    return st;
+}
+
+clp_status clp__grid_launch_range(clp_worker *w, const char *name, const cl_mem *buffers,
+                                  size_t n_buffers, const cl_uint *uints, size_t n_uints,
+                                  size_t first, size_t count, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(set_args(w, name, buffers, n_buffers, uints, n_uints, err));
+    CLP_TRY(clp_launch_range(w, name, first, count, 0, NULL, err));
 fail:
     return st;
 }

@@ -43,6 +43,11 @@ clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffe
                             size_t n_buffers, const cl_uint *uints, size_t n_uints, size_t global,
                             size_t local, clp_error *err);
 
+/* The same over exactly the work-items first .. first + count - 1. */
+clp_status clp__grid_launch_range(clp_worker *w, const char *name, const cl_mem *buffers,
+                                  size_t n_buffers, const cl_uint *uints, size_t n_uints,
+                                  size_t first, size_t count, clp_error *err);
+
 /* The grid handle (grid.c); sort.c and neighbors.c do its update's phases. */
 struct clp_grid {
     clp_worker *worker;
@@ -63,6 +68,7 @@ struct clp_grid {
     uint32_t max_seen;
     uint32_t capacity; /* list mode: neighbours the list holds per particle */
     bool fitted;       /* neighbors.max 0: the list has been sized from a build's counts */
+    size_t list_first, list_count; /* the slots whose lists are built (count 0: all) */
     clp_grid_timing timing;
 };
 

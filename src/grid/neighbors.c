@@ -24,8 +24,16 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
     for (size_t i = 0; i < N_BITS; i++)
         buffers[i] = clp_worker_buffer(g->worker, bits[i]);
     const cl_uint slots = (cl_uint)slots_for(g, g->capacity);
+    if (g->list_count)
+        return clp__grid_launch_range(g->worker, "grid_build_list", buffers, N_BITS, &slots, 1,
+                                      g->list_first, g->list_count, err);
     return clp__grid_launch(g->worker, "grid_build_list", buffers, N_BITS, &slots, 1, g->particles,
                             0, err);
+}
+
+void clp_grid_list_only(clp_grid *g, size_t first, size_t count) {
+    g->list_first = first;
+    g->list_count = count;
 }
 
 clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *err) {

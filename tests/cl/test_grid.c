@@ -544,6 +544,46 @@ static void check_periodic_edges(test_env *t, scene *s) {
     printf("ok periodic edges: positions wrap into the domain once, in the cells they land in\n");
 }
 
+/* clp_grid_list_only: an update builds the lists of the slots in the range as a full build
+ * does (same positions, so the same sort), and leaves every other slot's list as it was. */
+static void check_list_only(test_env *t, const scene *s) {
+    clp_error err = CLP_ERROR_INIT;
+    const char *opts[] = {"neighbors.mode=list", "neighbors.max=64", NULL};
+    run r = open_run(t, s, opts);
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    const size_t bytes = clp_worker_buffer_bytes(t->worker, CLP_BUF_NEIB_LIST), n = s->n;
+    const size_t slots = bytes / 4 / n, first = n / 4, count = n / 2;
+    uint32_t *full = malloc(bytes), *part = malloc(bytes);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_NEIB_LIST, full, &err), &err);
+    const cl_uint marker = 0xdeadbeefu;
+    cl_command_queue q = clp_worker_queue(t->worker);
+    CLP_ASSERT_EQ(clEnqueueFillBuffer(q, clp_worker_buffer(t->worker, CLP_BUF_NEIB_LIST), &marker,
+                                      sizeof marker, 0, bytes, 0, NULL, NULL),
+                  CL_SUCCESS);
+    clp_grid_list_only(r.grid, first, count);
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_NEIB_LIST, part, &err), &err);
+    size_t listed = 0;
+    for (size_t i = 0; i < n; i++) { /* the list is interleaved: entry k of slot i at k*n + i */
+        const bool in = i >= first && i < first + count;
+        bool ended = false; /* a build writes a slot's entries up to its end marker */
+        for (size_t k = 0; k < slots && !(in && ended); k++) {
+            const uint32_t want = in ? full[k * n + i] : marker;
+            if (part[k * n + i] != want)
+                CLP_TEST_FAIL("list only slots %zu..%zu: slot %zu entry %zu is %u, not %u", first,
+                              first + count - 1, i, k, part[k * n + i], want);
+            ended = want == 0xffffffffu;
+            listed += in && !ended;
+        }
+    }
+    CLP_ASSERT(listed > 0);
+    free(full);
+    free(part);
+    close_run(&r);
+    printf("ok list for slots %zu..%zu only: as a full build there, untouched elsewhere\n", first,
+           first + count - 1);
+}
+
 /* Two particles 1.34 spacings apart near the end of a domain 1e5 spacings long: float
  * global positions keep about 2 of the spacing's digits, local positions all of them. */
 static void check_local_precision(test_env *t) {
@@ -646,6 +686,7 @@ int main(int argc, char **argv) {
     check_move(&t, &moving, "jit");
     check_list_sizing(&t, &moving, false);
     check_list_sizing(&t, &moving, true);
+    check_list_only(&t, &moving);
     free_scene(&moving);
     scene sparse = make_scene(3, small ? 1500 : 6000, RANDOM, true, neighbours);
     check_excluded(&t, &sparse, "grid.sort=counting");
