@@ -105,6 +105,8 @@ fail:
 
 void clp_dist_rank_destroy(clp_dist_rank *r) {
     clp_error ignored = CLP_ERROR_INIT; /* the queue is being torn down: nothing to report */
+    if (r->worker) /* writes not waited for read host memory the caller frees after this */
+        clFinish(clp_worker_queue(r->worker));
     wait_mark(&r->packed, &ignored);
     wait_mark(&r->unpacked, &ignored);
     clp_dist_device_destroy(&r->device);
@@ -227,12 +229,18 @@ static void shift_positions(const clp_dist_rank *r, clp_buffer_set fields, size_
 }
 
 /* Puts the keys of a received pack in layer `layer` of this rank's grid: the sender found each
- * particle in that layer, and the other axes' cells are the same on both. */
+ * particle in that layer, and the other axes' cells are the same on both. A pack comes in runs
+ * from one of the sender's layers (an edge is one layer), each moved by one offset: a division
+ * per run, not per particle. */
 static void relayer_keys(const clp_dist_rank *r, clp_buffer_set fields, size_t count,
                          unsigned char *data, int layer) {
     cl_uint *key = (cl_uint *)(data + field_offset(r, fields, CLP_BUF_KEY, count));
-    for (size_t i = 0; i < count; i++)
-        key[i] = key[i] % r->layer_keys + (cl_uint)layer * r->layer_keys;
+    const cl_uint keys = r->layer_keys, to = (cl_uint)layer * keys;
+    for (size_t i = 0; i < count;) {
+        const cl_uint from = key[i] - key[i] % keys;   /* the first key of key[i]'s layer */
+        for (; i < count && key[i] - from < keys; i++) /* unsigned: keys below wrap high */
+            key[i] = key[i] - from + to;
+    }
 }
 
 /* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps;
@@ -347,20 +355,27 @@ fail:
     return st;
 }
 
-/* The first index of i .. end - 1 whose class is not CLP_DIST_STAYS, or end: most are, and
- * are skipped a word at a time (after an upload the whole slab is looked at). */
-static size_t next_classed(const unsigned char *classes, size_t i, size_t end) {
-    for (; i < end && i % sizeof(uint64_t); i++)
-        if (classes[i])
-            return i;
-    for (uint64_t word; i + sizeof word <= end; i += sizeof word) {
-        memcpy(&word, classes + i, sizeof word);
-        if (word)
-            break;
+/* How many of classes[first .. end - 1] are in each class sent: a compare per class and byte,
+ * which vectorises, where a count indexed by the class would wait on its own last store. */
+static void count_classes(const unsigned char *classes, size_t first, size_t end,
+                          size_t count[CLP_DIST_CLASSES]) {
+    for (int k = CLP_DIST_LEAVES_LO; k < CLP_DIST_CLASSES; k++) {
+        size_t n = 0;
+        for (size_t i = first; i < end; i++)
+            n += classes[i] == k;
+        count[k] += n;
     }
-    while (i < end && !classes[i])
-        i++;
-    return i;
+}
+
+/* Writes base + i for each i in first .. end - 1 with classes[i] == k to `out`, in order, and
+ * returns how many: a pass per class keeps its cursor in a register. */
+static size_t collect_class(const unsigned char *classes, size_t first, size_t end, unsigned char k,
+                            size_t base, uint32_t *out) {
+    size_t n = 0;
+    for (size_t i = first; i < end; i++)
+        if (classes[i] == k)
+            out[n++] = (uint32_t)(base + i);
+    return n;
 }
 
 /* Finds what leaves for each neighbour and each edge among the owned slots by the edges (all
@@ -391,20 +406,18 @@ static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) 
                                {near_hi_first - r->owned_first, owned}};
     memset(sel->count, 0, sizeof sel->count);
     for (int range = 0; range < 2; range++)
-        for (size_t i = next_classed(classes, read[range][0], read[range][1]); i < read[range][1];
-             i = next_classed(classes, i + 1, read[range][1]))
-            sel->count[classes[i]]++;
-    size_t total = 0, at[CLP_DIST_CLASSES];
-    for (int k = CLP_DIST_LEAVES_LO; k < CLP_DIST_CLASSES; k++) {
-        sel->first[k] = at[k] = total;
+        count_classes(classes, read[range][0], read[range][1], sel->count);
+    size_t total = 0;
+    for (int k = CLP_DIST_LEAVES_LO; k < CLP_DIST_CLASSES; k++)
         total += sel->count[k];
-    }
     sel->slots = malloc(total * sizeof *sel->slots + 1);
     CLP_REQUIRE_ALLOC(sel->slots, err);
-    for (int range = 0; range < 2; range++)
-        for (size_t i = next_classed(classes, read[range][0], read[range][1]); i < read[range][1];
-             i = next_classed(classes, i + 1, read[range][1]))
-            sel->slots[at[classes[i]]++] = (uint32_t)(r->owned_first + i);
+    for (size_t k = CLP_DIST_LEAVES_LO, at = 0; k < CLP_DIST_CLASSES; k++) {
+        sel->first[k] = at;
+        for (int range = 0; range < 2 && sel->count[k]; range++)
+            at += collect_class(classes, read[range][0], read[range][1], (unsigned char)k,
+                                r->owned_first, sel->slots + at);
+    }
     if (total)
         CLP_CL_CHECK(clEnqueueWriteBuffer(clp_worker_queue(r->worker),
                                           clp_worker_buffer(r->worker, CLP_BUF_PERM), CL_FALSE, 0,
@@ -606,6 +619,10 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     /* the slots now hold arrivals, whose positions at the last rebuild are not there to
        compare with: the check above was the last */
     r->grid->has_reference = false;
+    /* the sort puts the lower halo first, then the slab: lists for the slab only, unless a
+       kernel reads the halo's */
+    const size_t owned = stays + x[0].migrants_in + x[1].migrants_in;
+    clp_grid_list_only(r->grid, x[0].halo_in + x[0].leaving, r->halo_lists ? 0 : owned);
     CLP_TRY(clp_grid_update(r->grid, err));
     r->timing = clp_grid_last_timing(r->grid);
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: pinned, sorted and listed", r->rank);
@@ -619,7 +636,6 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     r->edge_hi_first = o[4];
     r->owned_end = o[5];
     r->halo_end = o[6];
-    const size_t owned = stays + x[0].migrants_in + x[1].migrants_in;
     CLP_REQUIRE(r->owned_first == x[0].halo_in + x[0].leaving &&
                     r->halo_end - r->owned_end == x[1].halo_in + x[1].leaving &&
                     clp_dist_rank_owned(r) == owned,

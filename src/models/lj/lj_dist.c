@@ -147,6 +147,7 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     CLP_TRY(clp_dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS,
                                LJ_HALO_ZEROED, err));
     r->dist_open = true;
+    r->dist.halo_lists = r->layout.strategy != CLP__LJ_PAR_PART; /* they run over every slot */
     clp_dist_rank_uploaded(&r->dist, cut.owned);
     CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
     CLP_TRY(compute_forces(r, err));

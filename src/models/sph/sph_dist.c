@@ -251,9 +251,12 @@ clp_status clp__sph_dist_agree_step(sph_run *r, clp_error *err) {
                  "reading the time step: clEnqueueReadBuffer");
     double smallest = dt;
     CLP_TRY(clp__comm_allreduce(r->comm, &smallest, 1, CLP_COMM_MIN, err));
-    dt = (cl_float)smallest; /* one of the ranks' floats: exact */
-    CLP_CL_CHECK(clEnqueueWriteBuffer(q, record, CL_TRUE, 0, sizeof dt, &dt, 0, NULL, NULL), err,
-                 "writing the time step: clEnqueueWriteBuffer");
+    r->agreed_dt = (cl_float)smallest; /* one of the ranks' floats: exact */
+    /* not waited for: the integration queued after it reads it, and the next step's record
+       read waits for both */
+    CLP_CL_CHECK(clEnqueueWriteBuffer(q, record, CL_FALSE, 0, sizeof r->agreed_dt, &r->agreed_dt, 0,
+                                      NULL, NULL),
+                 err, "writing the time step: clEnqueueWriteBuffer");
 fail:
     return st;
 }

@@ -200,7 +200,11 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
             g->slots = g->force && g->ids ? slots : 0;
             CLP_REQUIRE(g->slots, err, CLP_NOMEM, "out of host memory");
         }
-        CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
+        /* a rank's own particles only: it has no neighbour lists for its halo's */
+        if (g->comm)
+            CLP_TRY(clp_worker_run_step_range(g->w, &force, first, end - first, NULL, err));
+        else
+            CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
         for (size_t k = 0; k < s->n_walls; k++) {

@@ -57,6 +57,7 @@ typedef struct sph_run {
        that a step needs no rendezvous of its own for them */
     volatile sig_atomic_t *stop_flag, *checkpoint_flag;
     bool flags_agreed, agreed_stop, agreed_checkpoint;
+    cl_float agreed_dt; /* the time step the ranks agreed, until the device has taken it */
     clp__comm *views[CLP_DIST_MAX_RANKS]; /* comms of the ranks kept after each such cut */
     int n_views;
 } sph_run;
