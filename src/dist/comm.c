@@ -164,6 +164,24 @@ clp_status clp__comm_recv_into(clp__comm *c, int from, int tag, void *data, size
     return st != CLP_OK ? st : recv_exactly(c, from, tag, data, bytes, err);
 }
 
+clp_status clp__comm_recv_lent(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                               void **loan, clp_error *err) {
+    *data = *loan = NULL;
+    *bytes = 0;
+    clp_status st = check_args(c, "receiving from", from, tag, err);
+    if (st != CLP_OK || !c->ops->recv_lent)
+        return st;
+    const double start = clp__now();
+    st = c->ops->recv_lent(c, from, tag, data, bytes, loan, err);
+    c->waited += clp__now() - start;
+    return st;
+}
+
+void clp__comm_give_back(clp__comm *c, void *loan) {
+    if (loan)
+        c->ops->give_back(c, loan);
+}
+
 clp_status clp__comm_flush(clp__comm *c, clp_error *err) {
     if (!c->ops->flush)
         return CLP_OK;

@@ -83,6 +83,16 @@ clp_status clp__comm_recv(clp__comm *c, int from, int tag, void **data, size_t *
 clp_status clp__comm_recv_into(clp__comm *c, int from, int tag, void *data, size_t bytes,
                                clp_error *err);
 
+/* Where the transport can (threads), takes the next message from rank `from` with `tag`
+ * without a copy: *data is its `bytes`, the sender's own when it lent them, which the caller
+ * may read and change until it passes *loan to clp__comm_give_back; the sender's flush waits
+ * for that. Where it cannot (MPI), *loan is NULL and nothing is taken: receive it as usual.
+ * Waits and fails as clp__comm_recv. */
+clp_status clp__comm_recv_lent(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                               void **loan, clp_error *err);
+/* Ends a loan of clp__comm_recv_lent; NULL does nothing. */
+void clp__comm_give_back(clp__comm *c, void *loan);
+
 /* Waits until the receivers have taken every message this rank sent. Over MPI a large message
  * moves only while both ranks are in MPI calls: an exchange flushes before its rank goes back
  * to its device, or the neighbour would wait for this rank's next call. Fails like a receive,

@@ -30,6 +30,11 @@ typedef struct clp__comm_ops {
      * and *got says its size. NULL: recv and a copy. */
     clp_status (*recv_into)(clp__comm *c, int from, int tag, void *data, size_t bytes, size_t *got,
                             clp_error *err);
+    /* Optional, a receive without a copy: *data the message as the transport holds it, until
+     * give_back(*loan). NULL: clp__comm_recv_lent takes nothing and says so. */
+    clp_status (*recv_lent)(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                            void **loan, clp_error *err);
+    void (*give_back)(clp__comm *c, void *loan);
     /* Optional (NULL: every send is complete when it returns): waits up to c->timeout_s until
      * the receivers have taken every message sent. */
     clp_status (*flush)(clp__comm *c, clp_error *err);

@@ -253,6 +253,22 @@ fail:
     return st;
 }
 
+static clp_status threads_recv_lent(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                                    void **loan, clp_error *err) {
+    clp_status st = CLP_OK;
+    message *m = NULL;
+    CLP_TRY(wait_message(c, from, tag, &m, err));
+    *data = m->data;
+    *bytes = m->bytes;
+    *loan = m;
+fail:
+    return st;
+}
+
+static void threads_give_back(clp__comm *c, void *loan) {
+    done_with(c, loan);
+}
+
 static clp_status threads_flush(clp__comm *c, clp_error *err) {
     hub *h = hub_of(c);
     const struct timespec deadline = deadline_after(c->timeout_s);
@@ -314,6 +330,8 @@ static const clp__comm_ops threads_ops = {
     .send_borrowed = threads_send_borrowed,
     .recv = threads_recv,
     .recv_into = threads_recv_into,
+    .recv_lent = threads_recv_lent,
+    .give_back = threads_give_back,
     .flush = threads_flush,
     .abort = threads_abort,
     .destroy = threads_destroy,

@@ -59,6 +59,19 @@ static clp_status view_recv_into(clp__comm *c, int from, int tag, void *data, si
     return st;
 }
 
+static clp_status view_recv_lent(clp__comm *c, int from, int tag, void **data, size_t *bytes,
+                                 void **loan, clp_error *err) {
+    int peer;
+    clp__comm *p = parent_of(c, from, &peer);
+    return p->ops->recv_lent ? p->ops->recv_lent(p, peer, tag, data, bytes, loan, err) : CLP_OK;
+}
+
+static void view_give_back(clp__comm *c, void *loan) {
+    int unused;
+    clp__comm *p = parent_of(c, c->rank, &unused);
+    p->ops->give_back(p, loan);
+}
+
 static clp_status view_flush(clp__comm *c, clp_error *err) {
     int unused;
     clp__comm *p = parent_of(c, c->rank, &unused);
@@ -80,6 +93,8 @@ static const clp__comm_ops view_ops = {
     .send_borrowed = view_send_borrowed,
     .recv = view_recv,
     .recv_into = view_recv_into,
+    .recv_lent = view_recv_lent,
+    .give_back = view_give_back,
     .flush = view_flush,
     .abort = view_abort,
     .destroy = view_destroy,

@@ -332,6 +332,7 @@ typedef struct side_exchange {
     size_t leaving, edge;           /* particles sent */
     unsigned char *migrants, *halo; /* received, in the side's unpack staging */
     size_t migrants_in, halo_in;    /* their particle counts */
+    void *loan; /* the halo, when the comm lent it in the sender's pack: given back once placed */
 } side_exchange;
 
 /* The slots of the particles a rebuild sends, class after class (CLP_DIST_LEAVES_LO to
@@ -492,9 +493,28 @@ static clp_status receive(clp_dist_rank *r, int side, side_exchange *x, clp_erro
     x->halo = in->host + x->migrants_in * each;
     CLP_TRY(clp__comm_recv_into(r->comm, from, tag(MIGRANTS, side), x->migrants,
                                 x->migrants_in * each, err));
-    CLP_TRY(clp__comm_recv_into(r->comm, from, tag(HALO, side), x->halo, x->halo_in * each, err));
+    /* over threads the halo is placed from its sender's pack, which the sender reads no more
+       (it places only what left, from before the halo): no copy */
+    void *lent;
+    size_t bytes;
+    CLP_TRY(clp__comm_recv_lent(r->comm, from, tag(HALO, side), &lent, &bytes, &x->loan, err));
+    if (!x->loan)
+        CLP_TRY(
+            clp__comm_recv_into(r->comm, from, tag(HALO, side), x->halo, x->halo_in * each, err));
+    CLP_REQUIRE(!x->loan || bytes == x->halo_in * each, err, CLP_COMM,
+                "rank %d expected %zu bytes of halo from rank %d and got %zu", r->rank,
+                x->halo_in * each, from, bytes);
+    x->halo = x->loan ? lent : x->halo;
 fail:
     return st;
+}
+
+/* Gives the halos lent by the comm back, their writes to the device done. */
+static void give_back_halos(clp_dist_rank *r, side_exchange x[2]) {
+    for (int side = 0; side < 2; side++) {
+        clp__comm_give_back(r->comm, x[side].loan);
+        x[side].loan = NULL;
+    }
 }
 
 /* The free slots a rebuild fills in order: a region, then the next, which runs to the end. */
@@ -586,7 +606,11 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
-    CLP_TRY(flush(r, err));
+    /* over MPI the sends move only while both ranks are in MPI calls: finished before the
+       device work; a lent halo is given back once placed, and the neighbour's flush waits */
+    const bool lent = x[0].loan || x[1].loan;
+    if (!lent)
+        CLP_TRY(flush(r, err));
     /* The migrants go after every slot that stays, so that the stable sort keeps them after
        the particles that stay in each cell, as their senders' copies of the edges do; each
        halo, in the free slots before and after those, as its owner's edge will sort, cell by
@@ -616,6 +640,10 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
               "above, %zu and %zu come in from them",
               r->rank, x[0].leaving, x[1].leaving, x[0].migrants_in, x[1].migrants_in);
     CLP_TRY(clp_dist_pin_check(&r->device, err)); /* waits for the writes too */
+    if (lent) {
+        give_back_halos(r, x);
+        CLP_TRY(flush(r, err));
+    }
     /* the slots now hold arrivals, whose positions at the last rebuild are not there to
        compare with: the check above was the last */
     r->grid->has_reference = false;
@@ -647,6 +675,10 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     CLP_TRY(zero_range(r, 0, r->owned_first, err));
     CLP_TRY(zero_range(r, r->owned_end, r->halo_end - r->owned_end, err));
 fail:
+    if (x[0].loan || x[1].loan) { /* the writes from them may still run */
+        clFinish(clp_worker_queue(r->worker));
+        give_back_halos(r, x);
+    }
     free(sel.slots);
     return st;
 }

@@ -94,6 +94,43 @@ static void check_flush(clp__comm *c) {
     free(in);
 }
 
+/* A receive without a copy, where the transport lends one: the bytes are the sender's own (a
+ * change shows in its buffer after its flush, which waits for the loan to end); where it
+ * cannot, nothing is taken and the message arrives as usual. */
+static void check_lent(clp__comm *c) {
+    const int rank = clp__comm_rank(c), next = (rank + 1) % COMM_RANKS,
+              prev = (rank + COMM_RANKS - 1) % COMM_RANKS;
+    const size_t size = 1u << 20;
+    clp_error err = CLP_ERROR_INIT;
+    unsigned char *out = malloc(size), *in = malloc(size);
+    CLP_ASSERT(out && in);
+    for (size_t i = 0; i < size; i++)
+        out[i] = ring_byte(rank, i, size);
+    CLP_ASSERT_OK(clp__comm_send_borrowed(c, next, TAG_B, out, size, &err), &err);
+    void *lent, *loan;
+    size_t bytes;
+    CLP_ASSERT_OK(clp__comm_recv_lent(c, prev, TAG_B, &lent, &bytes, &loan, &err), &err);
+    if (loan) {
+        CLP_ASSERT_EQ(bytes, size);
+        memcpy(in, lent, size);
+        ((unsigned char *)lent)[0] = 0xab;
+        clp__comm_give_back(c, loan);
+    } else {
+        CLP_ASSERT_OK(clp__comm_recv_into(c, prev, TAG_B, in, size, &err), &err);
+    }
+    for (size_t i = 0; i < size; i++)
+        if (in[i] != ring_byte(prev, i, size))
+            CLP_TEST_FAIL("rank %d: lent byte %zu of %zu from rank %d is wrong", rank, i, size,
+                          prev);
+    CLP_ASSERT_OK(clp__comm_flush(c, &err), &err);
+    int was_lent = loan != NULL, mine_lent = -1;
+    CLP_ASSERT_OK(clp__comm_send(c, prev, TAG_A, &was_lent, sizeof was_lent, &err), &err);
+    CLP_ASSERT_OK(clp__comm_recv_into(c, next, TAG_A, &mine_lent, sizeof mine_lent, &err), &err);
+    CLP_ASSERT_EQ(out[0], mine_lent ? 0xab : ring_byte(rank, 0, size));
+    free(out);
+    free(in);
+}
+
 /* Per tag, messages come in the order sent; a tag does not wait behind another. */
 static void check_fifo(clp__comm *c) {
     const int rank = clp__comm_rank(c), next = (rank + 1) % COMM_RANKS,
@@ -289,6 +326,7 @@ static void comm_checks_run(clp__comm *c) {
     check_usage(c);
     check_ring(c);
     check_flush(c);
+    check_lent(c);
     check_fifo(c);
     check_allreduce(c);
     check_gather(c);

@@ -1,7 +1,7 @@
 /* The comm over threads: 3 ranks run the shared checks (comm_checks.h), and so do 3 of 4 on a
  * view of the 4; then a rank that has left, a borrowed send to one, an empty borrowed send,
- * the time a receive waits counted, the default timeout from the environment, and how an MPI
- * launch is recognised. */
+ * a receive without a copy, the time a receive waits counted, the default timeout from the
+ * environment, and how an MPI launch is recognised. */
 #include "internal.h"
 #include "comm_checks.h"
 
@@ -72,6 +72,24 @@ static void check_empty_lent(void) {
     CLP_ASSERT_OK(clp__comm_send_borrowed(comms[0], 1, TAG_A, edge, 0, &err), &err);
     CLP_ASSERT_OK(clp__comm_flush(comms[0], &err), &err);
     CLP_ASSERT_OK(clp__comm_recv_into(comms[1], 0, TAG_A, edge, 0, &err), &err);
+    clp__comm_destroy(comms[0]);
+    clp__comm_destroy(comms[1]);
+}
+
+/* Over threads a lent receive is the sender's own bytes, and its flush returns once they are
+ * given back. */
+static void check_lends(void) {
+    clp__comm *comms[2];
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp__comm_threads_create(2, 30, comms, &err), &err);
+    int value = 11;
+    CLP_ASSERT_OK(clp__comm_send_borrowed(comms[0], 1, TAG_A, &value, sizeof value, &err), &err);
+    void *lent, *loan;
+    size_t bytes;
+    CLP_ASSERT_OK(clp__comm_recv_lent(comms[1], 0, TAG_A, &lent, &bytes, &loan, &err), &err);
+    CLP_ASSERT(loan && lent == (void *)&value && bytes == sizeof value);
+    clp__comm_give_back(comms[1], loan);
+    CLP_ASSERT_OK(clp__comm_flush(comms[0], &err), &err);
     clp__comm_destroy(comms[0]);
     clp__comm_destroy(comms[1]);
 }
@@ -182,6 +200,7 @@ int main(void) {
     check_gone();
     check_lent_to_gone();
     check_empty_lent();
+    check_lends();
     check_waited();
     check_environment();
     return 0;
