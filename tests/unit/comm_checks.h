@@ -64,6 +64,22 @@ static void check_ring(clp__comm *c) {
     CLP_ASSERT_STR_EQ(err.message, want);
 }
 
+/* `size` bytes of rank `from`'s message (new). */
+static unsigned char *ring_message(int from, size_t size) {
+    unsigned char *m = malloc(size);
+    CLP_ASSERT(m);
+    for (size_t i = 0; i < size; i++)
+        m[i] = ring_byte(from, i, size);
+    return m;
+}
+
+/* Rank `rank` got rank `from`'s message of `size` bytes in `in`. */
+static void check_ring_message(const unsigned char *in, int rank, int from, size_t size) {
+    for (size_t i = 0; i < size; i++)
+        if (in[i] != ring_byte(from, i, size))
+            CLP_TEST_FAIL("rank %d: byte %zu of %zu from rank %d is wrong", rank, i, size, from);
+}
+
 /* A message of 4 MiB, past any eager limit of MPI, lent (sent without a copy) and taken 0.2 s
  * late into memory of its size: the sender's flush waits for it, the bytes arrive, and the
  * sender may overwrite them once its flush has returned. */
@@ -72,10 +88,8 @@ static void check_flush(clp__comm *c) {
               prev = (rank + COMM_RANKS - 1) % COMM_RANKS;
     const size_t size = 4u << 20;
     clp_error err = CLP_ERROR_INIT;
-    unsigned char *out = malloc(size), *in = malloc(size);
-    CLP_ASSERT(out && in);
-    for (size_t i = 0; i < size; i++)
-        out[i] = ring_byte(rank, i, size);
+    unsigned char *out = ring_message(rank, size), *in = malloc(size);
+    CLP_ASSERT(in);
     CLP_ASSERT_OK(clp__comm_send_borrowed(c, next, TAG_B, out, size, &err), &err);
     if (rank == 0) {
         CLP_ASSERT_OK(clp__comm_flush(c, &err), &err);
@@ -87,9 +101,7 @@ static void check_flush(clp__comm *c) {
     memset(out, 0xee, size);
     if (rank == 0)
         CLP_ASSERT_OK(clp__comm_recv_into(c, prev, TAG_B, in, size, &err), &err);
-    for (size_t i = 0; i < size; i++)
-        if (in[i] != ring_byte(prev, i, size))
-            CLP_TEST_FAIL("rank %d: byte %zu of %zu from rank %d is wrong", rank, i, size, prev);
+    check_ring_message(in, rank, prev, size);
     free(out);
     free(in);
 }
@@ -102,10 +114,8 @@ static void check_lent(clp__comm *c) {
               prev = (rank + COMM_RANKS - 1) % COMM_RANKS;
     const size_t size = 1u << 20;
     clp_error err = CLP_ERROR_INIT;
-    unsigned char *out = malloc(size), *in = malloc(size);
-    CLP_ASSERT(out && in);
-    for (size_t i = 0; i < size; i++)
-        out[i] = ring_byte(rank, i, size);
+    unsigned char *out = ring_message(rank, size), *in = malloc(size);
+    CLP_ASSERT(in);
     CLP_ASSERT_OK(clp__comm_send_borrowed(c, next, TAG_B, out, size, &err), &err);
     void *lent, *loan;
     size_t bytes;
@@ -118,10 +128,7 @@ static void check_lent(clp__comm *c) {
     } else {
         CLP_ASSERT_OK(clp__comm_recv_into(c, prev, TAG_B, in, size, &err), &err);
     }
-    for (size_t i = 0; i < size; i++)
-        if (in[i] != ring_byte(prev, i, size))
-            CLP_TEST_FAIL("rank %d: lent byte %zu of %zu from rank %d is wrong", rank, i, size,
-                          prev);
+    check_ring_message(in, rank, prev, size);
     CLP_ASSERT_OK(clp__comm_flush(c, &err), &err);
     int was_lent = loan != NULL, mine_lent = -1;
     CLP_ASSERT_OK(clp__comm_send(c, prev, TAG_A, &was_lent, sizeof was_lent, &err), &err);
