@@ -9,12 +9,14 @@
  * in the neighbouring cells (27 inside the box, fewer at the walls), less the particle.
  *   grid  DEVICE d ppc n interactions strategy seconds|-  launches rounds layout|refusal
  *
- * liquid: the LJ liquid (FCC at density 0.8442, T 1.44, rc 2.5, dt 0.005) of 32000 and
- * 256000 atoms, velocity-Verlet steps per second, median of the rounds.
- *   liquid DEVICE n config strategy atom-steps/s steps rounds
+ * liquid: the LJ liquid (FCC at --density, 0.8442 by default, T 1.44, rc 2.5, dt 0.005) of
+ * --cells fcc cells a side ("20 40" by default: 32000 and 256000 atoms), velocity-Verlet
+ * steps per second, median of the rounds, and the potential energy per atom of the lattice
+ * (shifted to 0 at rc), for a peer's check (bench/lj_peers.py).
+ *   liquid DEVICE n config strategy atom-steps/s steps rounds density pe_per_atom
  *
  * usage: bench-lj grid|liquid [--device SEL] [--max-particles N] [--steps S] [--rounds R]
- *        [--budget SECONDS] [-s NAME=VALUE]... */
+ *        [--budget SECONDS] [--cells "C ..."] [--density D] [-s NAME=VALUE]... */
 #include "models/lj/lj.h"
 
 #include <math.h>
@@ -29,7 +31,8 @@ typedef struct bench {
     size_t n_assignments;
     size_t max_particles;
     int rounds, steps;
-    double budget; /* seconds of timed launches per measurement, at most */
+    double budget;  /* seconds of timed launches per measurement, at most */
+    double density; /* of the liquid */
 } bench;
 
 static int fail(const clp_error *err) {
@@ -152,14 +155,22 @@ static clp_status liquid_case(const bench *b, int cells, const char *config, con
     clp__lj_system *sys = NULL;
     const clp__lj_params p = {2.5, 0, false};
     double seconds[16];
-    CLP_TRY(clp__lj_fcc(cells, 0.8442, &s, err));
+    double *energy = NULL;
+    CLP_TRY(clp__lj_fcc(cells, b->density, &s, err));
     CLP_TRY(clp__lj_maxwell(&s, 1.44, 7, err));
     if (s.n > b->max_particles) {
-        printf("liquid\t%s\t%zu\t%s\t-\t-\t0\t0\n", b->device->name, s.n, config);
+        printf("liquid\t%s\t%zu\t%s\t-\t-\t0\t0\t%g\t-\n", b->device->name, s.n, config,
+               b->density);
         goto fail;
     }
     CLP_TRY(options(b, own, &opts, err));
     CLP_TRY(clp__lj_system_open(b->worker, opts, NULL, &s, &p, 0.005, &sys, err));
+    energy = malloc(7 * s.n * sizeof *energy); /* energy, then force and velocity */
+    CLP_REQUIRE(energy, err, CLP_NOMEM, "out of host memory");
+    double pe = 0, virial;
+    CLP_TRY(clp__lj_system_read(sys, energy + s.n, energy, energy + 4 * s.n, &virial, err));
+    for (size_t i = 0; i < s.n; i++)
+        pe += energy[i];
     CLP_TRY(clp__lj_system_run(sys, 10, err)); /* warm up: lists, caches, clocks */
     const int rounds = b->rounds > 16 ? 16 : b->rounds;
     for (int r = 0; r < rounds; r++) {
@@ -169,11 +180,12 @@ static clp_status liquid_case(const bench *b, int cells, const char *config, con
         seconds[r] = clp__now() - start;
     }
     const double median = clp__median(seconds, (size_t)rounds);
-    printf("liquid\t%s\t%zu\t%s\t%s\t%.4e\t%d\t%d\n", b->device->name, s.n, config,
+    printf("liquid\t%s\t%zu\t%s\t%s\t%.4e\t%d\t%d\t%g\t%.6f\n", b->device->name, s.n, config,
            clp__lj_strategy_name(clp__lj_system_layout(sys)->strategy),
-           (double)s.n * b->steps / median, b->steps, rounds);
+           (double)s.n * b->steps / median, b->steps, rounds, b->density, pe / (double)s.n);
     fflush(stdout);
 fail:
+    free(energy);
     clp__lj_system_close(sys);
     clp_options_destroy(opts);
     clp__lj_state_free(&s);
@@ -181,8 +193,9 @@ fail:
 }
 
 int main(int argc, char **argv) {
-    bench b = {.max_particles = SIZE_MAX, .rounds = 5, .steps = 100, .budget = 10};
-    const char *selector = NULL, *what = argc > 1 ? argv[1] : "";
+    bench b = {
+        .max_particles = SIZE_MAX, .rounds = 5, .steps = 100, .budget = 10, .density = 0.8442};
+    const char *selector = NULL, *what = argc > 1 ? argv[1] : "", *cell_list = "20 40";
     clp_error err = CLP_ERROR_INIT;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device"))
@@ -195,6 +208,10 @@ int main(int argc, char **argv) {
             b.rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--budget"))
             b.budget = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cells"))
+            cell_list = argv[i + 1];
+        else if (!strcmp(argv[i], "--density"))
+            b.density = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "-s") && b.n_assignments < 32)
             b.assignments[b.n_assignments++] = argv[i + 1];
     }
@@ -202,7 +219,8 @@ int main(int argc, char **argv) {
     b.steps = b.steps < 1 ? 1 : b.steps;
     if (strcmp(what, "grid") != 0 && strcmp(what, "liquid") != 0) {
         fprintf(stderr, "usage: bench-lj grid|liquid [--device SEL] [--max-particles N] "
-                        "[--steps S] [--rounds R] [--budget SECONDS] [-s NAME=VALUE]...\n");
+                        "[--steps S] [--rounds R] [--budget SECONDS] [--cells \"C ...\"] "
+                        "[--density D] [-s NAME=VALUE]...\n");
         return 2;
     }
     char dir[1024];
@@ -226,10 +244,11 @@ int main(int argc, char **argv) {
         const char *automatic[] = {
             periodic[0],         periodic[1],          periodic[2],        "neighbors.skin=0.2",
             "neighbors.every=5", "neighbors.mode=jit", "lj.strategy=auto", NULL};
-        static const int cells[] = {20, 40}; /* 32000 and 256000 atoms */
-        for (int i = 0; i < 2; i++)
-            if (liquid_case(&b, cells[i], "list, par_part", list_mode, &err) ||
-                liquid_case(&b, cells[i], "jit, auto", automatic, &err))
+        char *end;
+        for (long cells = strtol(cell_list, &end, 10); end != cell_list;
+             cell_list = end, cells = strtol(cell_list, &end, 10))
+            if (liquid_case(&b, (int)cells, "list, par_part", list_mode, &err) ||
+                liquid_case(&b, (int)cells, "jit, auto", automatic, &err))
                 return fail(&err);
     }
     clp_worker_destroy(b.worker);
