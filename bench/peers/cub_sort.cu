@@ -2,19 +2,13 @@
 // below 2^BITS, as cell keys are below the cell count) with 32-bit values (the slots), the
 // median of 20 sorts after a warm-up, checked sorted and stable against std::stable_sort.
 // usage: cub-sort N [BITS]   (BITS default 32)
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
+#include "cuda_timing.cuh"
+
 #include <cub/device/device_radix_sort.cuh>
 #include <numeric>
 #include <vector>
 
-static void check(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) {
-        fprintf(stderr, "cub-sort: %s: %s\n", what, cudaGetErrorString(e));
-        exit(1);
-    }
-}
+static const char *const program = "cub-sort";
 
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) {
@@ -35,34 +29,26 @@ int main(int argc, char **argv) {
     }
     std::iota(values.begin(), values.end(), 0u);
     unsigned *k_in, *k_out, *v_in, *v_out;
-    check(cudaMalloc(&k_in, n * 4), "cudaMalloc");
-    check(cudaMalloc(&k_out, n * 4), "cudaMalloc");
-    check(cudaMalloc(&v_in, n * 4), "cudaMalloc");
-    check(cudaMalloc(&v_out, n * 4), "cudaMalloc");
-    check(cudaMemcpy(k_in, keys.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
-    check(cudaMemcpy(v_in, values.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMalloc(&k_in, n * 4), program, "cudaMalloc");
+    check(cudaMalloc(&k_out, n * 4), program, "cudaMalloc");
+    check(cudaMalloc(&v_in, n * 4), program, "cudaMalloc");
+    check(cudaMalloc(&v_out, n * 4), program, "cudaMalloc");
+    check(cudaMemcpy(k_in, keys.data(), n * 4, cudaMemcpyHostToDevice), program, "cudaMemcpy");
+    check(cudaMemcpy(v_in, values.data(), n * 4, cudaMemcpyHostToDevice), program, "cudaMemcpy");
     size_t temp_bytes = 0;
     void *temp = NULL;
     check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k_in, k_out, v_in, v_out, (int)n, 0,
                                           bits),
-          "SortPairs (size)");
-    check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
-    cudaEvent_t start, end;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&end), "cudaEventCreate");
-    float ms[21];
-    for (int r = 0; r < 21; r++) { // the first is the warm-up
-        check(cudaEventRecord(start), "cudaEventRecord");
-        check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k_in, k_out, v_in, v_out, (int)n,
-                                              0, bits),
-              "SortPairs");
-        check(cudaEventRecord(end), "cudaEventRecord");
-        check(cudaEventSynchronize(end), "cudaEventSynchronize");
-        check(cudaEventElapsedTime(&ms[r], start, end), "cudaEventElapsedTime");
-    }
+          program, "SortPairs (size)");
+    check(cudaMalloc(&temp, temp_bytes), program, "cudaMalloc");
+    const double ms = median_ms(program, [&] {
+        check(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k_in, k_out, v_in, v_out, (int)n, 0,
+                                              bits),
+              program, "SortPairs");
+    });
     std::vector<unsigned> got_k(n), got_v(n);
-    check(cudaMemcpy(got_k.data(), k_out, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    check(cudaMemcpy(got_v.data(), v_out, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(got_k.data(), k_out, n * 4, cudaMemcpyDeviceToHost), program, "cudaMemcpy");
+    check(cudaMemcpy(got_v.data(), v_out, n * 4, cudaMemcpyDeviceToHost), program, "cudaMemcpy");
     std::stable_sort(values.begin(), values.end(),
                      [&](unsigned a, unsigned b) { return keys[a] < keys[b]; });
     for (size_t i = 0; i < n; i++)
@@ -70,8 +56,6 @@ int main(int argc, char **argv) {
             fprintf(stderr, "cub-sort: slot %zu differs from the host's stable sort\n", i);
             return 1;
         }
-    std::sort(ms + 1, ms + 21);
-    printf("cub SortPairs: %zu pairs, %d key bits, %.4f ms (median of 20)\n", n, bits,
-           0.5 * (ms[10] + ms[11]));
+    printf("cub SortPairs: %zu pairs, %d key bits, %.4f ms (median of 20)\n", n, bits, ms);
     return 0;
 }

@@ -8,20 +8,14 @@
 // (+ 2 for odd q) per interaction, after checking 64 targets' accelerations against a
 // double-precision sum on the host (relative error below 1e-3, else it fails).
 // usage: cuda-repulsive D N
-#include <algorithm>
+#include "cuda_timing.cuh"
+
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 constexpr int TILE = 256;
 
-static void check(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) {
-        fprintf(stderr, "cuda-repulsive: %s: %s\n", what, cudaGetErrorString(e));
-        exit(1);
-    }
-}
+static const char *const program = "cuda-repulsive";
 
 template <int Q> __device__ float inverse_power_q(float l2) {
     const float inv2 = 1.0f / l2;
@@ -86,25 +80,18 @@ template <int D> static int run(int n) {
         x = (float)((state >> 40) * 0x1.0p-24);
     }
     float *d_pos, *d_acc, *d_energy, *d_stress;
-    check(cudaMalloc(&d_pos, pos.size() * 4), "cudaMalloc");
-    check(cudaMalloc(&d_acc, acc.size() * 4), "cudaMalloc");
-    check(cudaMalloc(&d_energy, (size_t)n * 4), "cudaMalloc");
-    check(cudaMalloc(&d_stress, (size_t)n * 4), "cudaMalloc");
-    check(cudaMemcpy(d_pos, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
-    cudaEvent_t start, end;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&end), "cudaEventCreate");
+    check(cudaMalloc(&d_pos, pos.size() * 4), program, "cudaMalloc");
+    check(cudaMalloc(&d_acc, acc.size() * 4), program, "cudaMalloc");
+    check(cudaMalloc(&d_energy, (size_t)n * 4), program, "cudaMalloc");
+    check(cudaMalloc(&d_stress, (size_t)n * 4), program, "cudaMalloc");
+    check(cudaMemcpy(d_pos, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice), program,
+          "cudaMemcpy");
     const unsigned groups = (unsigned)((n + TILE - 1) / TILE);
-    float ms[21];
-    for (int r = 0; r < 21; r++) { // the first is the warm-up
-        check(cudaEventRecord(start), "cudaEventRecord");
-        forces<D, Q><<<groups, TILE>>>(d_pos, d_acc, d_energy, d_stress, n);
-        check(cudaGetLastError(), "forces");
-        check(cudaEventRecord(end), "cudaEventRecord");
-        check(cudaEventSynchronize(end), "cudaEventSynchronize");
-        check(cudaEventElapsedTime(&ms[r], start, end), "cudaEventElapsedTime");
-    }
-    check(cudaMemcpy(acc.data(), d_acc, acc.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    const double seconds = 1e-3 * median_ms(program, [&] {
+                               forces<D, Q><<<groups, TILE>>>(d_pos, d_acc, d_energy, d_stress, n);
+                           });
+    check(cudaMemcpy(acc.data(), d_acc, acc.size() * 4, cudaMemcpyDeviceToHost), program,
+          "cudaMemcpy");
     double worst = 0;
     for (int t = 0; t < 64 && t < n; t++) {
         const int i = (int)((long long)t * n / 64);
@@ -128,8 +115,6 @@ template <int D> static int run(int n) {
         }
         worst = std::max(worst, std::sqrt(diff / norm));
     }
-    std::sort(ms + 1, ms + 21);
-    const double seconds = 0.5 * (ms[10] + ms[11]) * 1e-3;
     const double interactions = (double)n * (n - 1) / seconds;
     const double flops = 10.0 * D + Q / 2 + 9 + (Q % 2 ? 2 : 0);
     printf("cuda\t%d\t%d\t%.4e\t%.4e\t%.1f\t%d\t%.2e\n", D, n, seconds, interactions,
@@ -152,10 +137,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     switch (dim) {
-    case 2: return run<2>(n);
-    case 3: return run<3>(n);
-    case 5: return run<5>(n);
-    case 10: return run<10>(n);
-    default: fprintf(stderr, "cuda-repulsive: D is 2, 3, 5 or 10\n"); return 2;
+    case 2:
+        return run<2>(n);
+    case 3:
+        return run<3>(n);
+    case 5:
+        return run<5>(n);
+    case 10:
+        return run<10>(n);
+    default:
+        fprintf(stderr, "cuda-repulsive: D is 2, 3, 5 or 10\n");
+        return 2;
     }
 }
