@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # clpart's cell sort against CUB's DeviceRadixSort::SortPairs (bench/peers/cub_sort.cu) on the
-# same NVIDIA GPU in one call: for each particle count, bench-grid's radix-sort row (keys, sort
-# and reorder ms per step) and CUB sorting as many 32-bit key/value pairs over as many key bits
+# same NVIDIA GPU in one call: for each particle count, bench-grid's rows for the counting sort
+# (the default) and the radix sort (keys, sort and reorder ms per step), and CUB sorting as many 32-bit key/value pairs over as many key bits
 # as the grid's cell keys need, then clpart's sort time over CUB's. Needs nvcc.
 # usage: bench/sort_peer.sh BUILD_DIR [DEVICE] [PARTICLES...]   (default nvidia 1000000 8000000)
 set -euo pipefail
@@ -23,19 +23,22 @@ case = json.load(open(sys.argv[1]))
 case["search"]["side"] = int(sys.argv[2])
 json.dump(case, open(sys.argv[3], "w"))
 PY
-    keys=$("$build/tools/clpart" source "$work/case.json" | awk '/#define CLP_GRID_KEY_COUNT/ { print $3 }')
+    keys=$("$build/tools/clpart" source "$work/case.json" | awk '/#define CLP_GRID_KEY_COUNT/ { print $3; exit }')
     bits=$(python3 -c "print(($keys).bit_length())")
-    row=$("$build/bench/bench-grid" --device "$device" --particles "$n" --steps 5 \
-        -s grid.sort=radix -s neighbors.mode=list 2>/dev/null)
     cub=$("$work/cub-sort" "$((side * side * side))" "$bits")
-    echo "$row"
     echo "$cub"
-    python3 - "$row" "$cub" <<'PY'
+    for sort in counting radix; do
+        row=$("$build/bench/bench-grid" --device "$device" --particles "$n" --steps 5 \
+            -s grid.sort=$sort -s neighbors.mode=list 2>/dev/null)
+        echo "$row"
+        python3 - "$row" "$cub" "$sort" <<'PY'
 import re, sys
 cells = [c.strip() for c in sys.argv[1].strip().strip("|").split("|")]
 keys, sort, reorder = float(cells[8]), float(cells[9]), float(cells[10])
 cub = float(re.search(r"([0-9.]+) ms", sys.argv[2]).group(1))
-print(f"{cells[1]} particles: clpart keys {keys:.3f}, sort {sort:.3f}, reorder {reorder:.3f} ms; "
-      f"CUB SortPairs {cub:.3f} ms; clpart's sort over CUB's {sort / cub:.2f}")
+print(f"{cells[1]} particles, {sys.argv[3]} sort: clpart keys {keys:.3f}, sort {sort:.3f}, "
+      f"reorder {reorder:.3f} ms; CUB SortPairs {cub:.3f} ms; clpart's sort over CUB's "
+      f"{sort / cub:.2f}")
 PY
+    done
 done
