@@ -11,7 +11,7 @@
  * reached by every work-item. */
 #if CLP_LJ_SUB_BOX
 
-#define ROW_CELLS (CLP_LJ_BOX_X + 2)
+#define ROW_CELLS  (CLP_LJ_BOX_X + 2)
 #define FRAME_ROWS ((CLP_LJ_BOX_Y + 2) * (CLP_LJ_BOX_Z + 2))
 #if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_X_PENCIL
 #define STAGE_ROWS 1
@@ -19,59 +19,9 @@
 #define STAGE_ROWS FRAME_ROWS
 #endif
 #define STAGE_CELLS (ROW_CELLS * STAGE_ROWS)
-#define BOX_CELLS (CLP_LJ_BOX_X * CLP_LJ_BOX_Y * CLP_LJ_BOX_Z)
-#define BOXES_X ((CLP_GRID_CELLS_X + CLP_LJ_BOX_X - 1) / CLP_LJ_BOX_X)
-#define BOXES_Y ((CLP_GRID_CELLS_Y + CLP_LJ_BOX_Y - 1) / CLP_LJ_BOX_Y)
+#define BOX_CELLS   (CLP_LJ_BOX_X * CLP_LJ_BOX_Y * CLP_LJ_BOX_Z)
 
-/* The first target cell of sub-box `box`, x fastest. Remainders as a - q b (see key_cell). */
-int4 sub_box_corner(uint box) {
-    const uint qx = box / BOXES_X, qy = qx / BOXES_Y;
-    return (int4)((int)(box - qx * BOXES_X) * CLP_LJ_BOX_X, (int)(qx - qy * BOXES_Y) * CLP_LJ_BOX_Y,
-                  (int)qy * CLP_LJ_BOX_Z, 0);
-}
-
-/* The cell at frame position (fx, fy, fz) of the sub-box at `corner` and its particle range;
- * an empty range past a wall or past the domain's end, where a last sub-box is cut short. */
-void frame_cell(int4 corner, int fx, int fy, int fz, __global const uint *cell_start,
-                __global const uint *cell_end, uint *from, uint *count) {
-    const int4 cells = CLP_GRID_CELLS;
-    const int4 c = corner + (int4)(fx - 1, fy - 1, fz - 1, 0);
-    /* a frame reaches one cell past its sub-box, and the sub-box stops at the domain's end */
-    const bool in_frame = c.x <= min(corner.x + CLP_LJ_BOX_X, cells.x) &&
-                          c.y <= min(corner.y + CLP_LJ_BOX_Y, cells.y) &&
-                          c.z <= min(corner.z + CLP_LJ_BOX_Z, cells.z);
-    const int4 w = wrap_cell(c);
-    if (!in_frame || !cell_inside(w)) {
-        *from = *count = 0;
-        return;
-    }
-    const uint k = cell_key(w);
-    *from = cell_start[k];
-    *count = cell_end[k] - cell_start[k];
-}
-
-/* Turns counts at lo[1..n] into offsets: lo[c] = the particles of cells before c. A single
- * work-item walks it: n is a few dozen cells, against thousands of pair terms per group. */
-void offsets_from_counts(__local uint *lo, uint n) {
-    if (get_local_id(0) != 0)
-        return;
-    lo[0] = 0;
-    for (uint c = 1; c <= n; c++)
-        lo[c] += lo[c - 1];
-}
-
-/* The cell c with lo[c] <= s < lo[c + 1], for s < lo[n]: a binary search over the offsets. */
-uint cell_of_slot(__local const uint *lo, uint n, uint s) {
-    uint low = 0, high = n; /* lo[low] <= s < lo[high] */
-    while (high - low > 1) {
-        const uint mid = (low + high) / 2;
-        if (lo[mid] <= s)
-            low = mid;
-        else
-            high = mid;
-    }
-    return low;
-}
+#define BOX ((int4)(CLP_LJ_BOX_X, CLP_LJ_BOX_Y, CLP_LJ_BOX_Z, 0))
 
 __kernel __attribute__((reqd_work_group_size(CLP_LJ_BOX_GROUP, 1, 1))) void
 lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force, __global float *restrict lj_virial) {
@@ -79,14 +29,14 @@ lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force, __global float *r
     __local uint stage_lo[STAGE_CELLS + 1], stage_from[STAGE_CELLS];
     __local uint target_lo[BOX_CELLS + 1], target_from[BOX_CELLS];
     const uint lid = get_local_id(0);
-    const int4 corner = sub_box_corner(get_group_id(0));
+    const int4 corner = sub_box_corner(get_group_id(0), BOX);
 
     /* the target cells: the sub-box, at frame positions 1..BOX per axis */
     for (uint c = lid; c < BOX_CELLS; c += CLP_LJ_BOX_GROUP) {
         const uint qx = c / CLP_LJ_BOX_X, qy = qx / CLP_LJ_BOX_Y;
         const int fx = (int)(c - qx * CLP_LJ_BOX_X) + 1, fy = (int)(qx - qy * CLP_LJ_BOX_Y) + 1;
         uint from, count;
-        frame_cell(corner, fx, fy, (int)qy + 1, cell_start, cell_end, &from, &count);
+        frame_cell(corner, BOX, fx, fy, (int)qy + 1, cell_start, cell_end, &from, &count);
         /* a target cell lies inside the domain or not at all: no wrap */
         const bool cut = corner.x + fx - 1 >= CLP_GRID_CELLS_X ||
                          corner.y + fy - 1 >= CLP_GRID_CELLS_Y ||
@@ -121,7 +71,7 @@ lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force, __global float *r
             for (uint c = lid; c < STAGE_CELLS; c += CLP_LJ_BOX_GROUP) {
                 const uint q = c / ROW_CELLS, row = row0 + q, ry = row / (CLP_LJ_BOX_Y + 2);
                 uint from, count;
-                frame_cell(corner, (int)(c - q * ROW_CELLS),
+                frame_cell(corner, BOX, (int)(c - q * ROW_CELLS),
                            (int)(row - ry * (CLP_LJ_BOX_Y + 2)), (int)ry, cell_start, cell_end,
                            &from, &count);
                 stage_from[c] = from;

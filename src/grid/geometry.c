@@ -8,8 +8,13 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-static const char *const grid_files[] = {"grid/grid.cl", "grid/scan.cl",      "grid/radix.cl",
-                                         "grid/sort.cl", "grid/neighbors.cl", NULL};
+static const char *const grid_files[] = {"grid/grid.cl",
+                                         "grid/scan.cl",
+                                         "grid/radix.cl",
+                                         "grid/sort.cl",
+                                         "grid/neighbors.cl",
+                                         "grid/sub_box.cl",
+                                         NULL};
 
 const char *const *clp_grid_cl_files(void) {
     return grid_files;

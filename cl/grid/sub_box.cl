@@ -1,0 +1,57 @@
+/* Sub-boxes of cells that one work-group takes (the LJ sub-box strategies, SPH's x-pencils):
+ * a box of box.x x box.y x box.z target cells, the boxes numbered x fastest, and its frame,
+ * the box grown by one cell on every side, whose cells are staged in local memory. Cells of a
+ * frame are addressed by their frame position (fx, fy, fz), 0 .. box + 1 per axis. */
+
+/* The first target cell of sub-box `index`, x fastest. Remainders as a - q b (see key_cell). */
+int4 sub_box_corner(uint index, int4 box) {
+    const uint boxes_x = (CLP_GRID_CELLS_X + box.x - 1) / box.x;
+    const uint boxes_y = (CLP_GRID_CELLS_Y + box.y - 1) / box.y;
+    const uint qx = index / boxes_x, qy = qx / boxes_y;
+    return (int4)((int)(index - qx * boxes_x) * box.x, (int)(qx - qy * boxes_y) * box.y,
+                  (int)qy * box.z, 0);
+}
+
+/* The cell at frame position (fx, fy, fz) of the sub-box at `corner`, unwrapped, and its
+ * particle range; an empty range past a wall or past the domain's end, where a last sub-box
+ * is cut short. */
+int4 frame_cell(int4 corner, int4 box, int fx, int fy, int fz, __global const uint *cell_start,
+                __global const uint *cell_end, uint *from, uint *count) {
+    const int4 cells = CLP_GRID_CELLS;
+    const int4 c = corner + (int4)(fx - 1, fy - 1, fz - 1, 0);
+    /* a frame reaches one cell past its sub-box, and the sub-box stops at the domain's end */
+    const bool in_frame = c.x <= min(corner.x + box.x, cells.x) &&
+                          c.y <= min(corner.y + box.y, cells.y) &&
+                          c.z <= min(corner.z + box.z, cells.z);
+    const int4 w = wrap_cell(c);
+    *from = *count = 0;
+    if (in_frame && cell_inside(w)) {
+        const uint k = cell_key(w);
+        *from = cell_start[k];
+        *count = cell_end[k] - cell_start[k];
+    }
+    return c;
+}
+
+/* Turns counts at lo[1..n] into offsets: lo[c] = the particles of cells before c. A single
+ * work-item walks it: n is a few dozen cells, against thousands of pair terms per group. */
+void offsets_from_counts(__local uint *lo, uint n) {
+    if (get_local_id(0) != 0)
+        return;
+    lo[0] = 0;
+    for (uint c = 1; c <= n; c++)
+        lo[c] += lo[c - 1];
+}
+
+/* The cell c with lo[c] <= s < lo[c + 1], for s < lo[n]: a binary search over the offsets. */
+uint cell_of_slot(__local const uint *lo, uint n, uint s) {
+    uint low = 0, high = n; /* lo[low] <= s < lo[high] */
+    while (high - low > 1) {
+        const uint mid = (low + high) / 2;
+        if (lo[mid] <= s)
+            low = mid;
+        else
+            high = mid;
+    }
+    return low;
+}
