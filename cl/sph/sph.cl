@@ -3,38 +3,37 @@
  * diffusion (Molteni's or Fourtakas') or by summation, stored as rho or as the centred
  * relative density rho/rho0 - 1, symmetric pressure gradient, artificial or laminar viscosity,
  * XSPH, particle shifting, gravity, boundary particles (type 1: they carry density and
- * pressure, never move; dynamic, or with mDBC in cl/sph/mdbc.cl), a time step chosen on the device from the CFL, force and viscous
- * conditions, and a symplectic Euler or predictor-corrector step that takes out of the
- * computation any fluid particle that leaves the domain, the speed limit or the density range
- * (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz, w unused), rho[i] float (stored
- * density), acc[i] float4 (m/s^2 in xyz; in w the divergence of position
- * -sum_j V_j x_ij . grad_i W_ij, about the dimension inside the fluid and lower at its free
- * surface), drho[i] float (stored density per second), xsph[i] float4 (m/s), shift[i] float4
- * (the concentration gradient sum_j V_j grad_i W_ij, w unused), dt_partial[group] float2
- * (largest |a|, largest |v| of the group's fluid), step[] the step record (SPH_STEP_* below).
- * SI units throughout. */
+ * pressure, never move; dynamic, or with mDBC in cl/sph/mdbc.cl), a time step chosen on the device
+ * from the CFL, force and viscous conditions, and a symplectic Euler or predictor-corrector step
+ * that takes out of the computation any fluid particle that leaves the domain, the speed limit or
+ * the density range (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz, w unused), rho[i] float
+ * (stored density), acc[i] float4 (m/s^2 in xyz; in w the divergence of position -sum_j V_j x_ij .
+ * grad_i W_ij, about the dimension inside the fluid and lower at its free surface), drho[i] float
+ * (stored density per second), xsph[i] float4 (m/s), shift[i] float4 (the concentration gradient
+ * sum_j V_j grad_i W_ij, w unused), dt_partial[group] float2 (largest |a|, largest |v| of the
+ * group's fluid), step[] the step record (SPH_STEP_* below). SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
-#define CLP_SPH_KERNEL 1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
-#define CLP_SPH_KERNEL_CUBIC 0
+#define CLP_SPH_KERNEL          1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
+#define CLP_SPH_KERNEL_CUBIC    0
 #define CLP_SPH_KERNEL_WENDLAND 1
 #endif
 #ifndef CLP_SPH_DENSITY
-#define CLP_SPH_DENSITY 0 /* 0 continuity equation, 1 summation */
+#define CLP_SPH_DENSITY            0 /* 0 continuity equation, 1 summation */
 #define CLP_SPH_DENSITY_CONTINUITY 0
-#define CLP_SPH_DENSITY_SUMMATION 1
+#define CLP_SPH_DENSITY_SUMMATION  1
 #endif
 #ifndef CLP_SPH_DELTA
 #define CLP_SPH_DELTA 0x1.99999ap-4f /* delta-SPH coefficient (0.1); 0 turns it off */
 #endif
 #ifndef CLP_SPH_DIFFUSION
-#define CLP_SPH_DIFFUSION 1 /* delta-SPH term: 0 Molteni, 1 Fourtakas (dynamic density only) */
-#define CLP_SPH_DIFFUSION_MOLTENI 0
+#define CLP_SPH_DIFFUSION           1 /* delta-SPH term: 0 Molteni, 1 Fourtakas (dynamic density only) */
+#define CLP_SPH_DIFFUSION_MOLTENI   0
 #define CLP_SPH_DIFFUSION_FOURTAKAS 1
 #endif
 #ifndef CLP_SPH_SHIFTING
-#define CLP_SPH_SHIFTING 1   /* 1: particle shifting */
-#define CLP_SPH_SHIFT_A 2.0f /* its coefficient A */
+#define CLP_SPH_SHIFTING 1    /* 1: particle shifting */
+#define CLP_SPH_SHIFT_A  2.0f /* its coefficient A */
 #endif
 #ifndef CLP_SPH_SURFACE_FLOOR
 #define CLP_SPH_SURFACE_FLOOR 1 /* 1: fluid at the free surface keeps at least rho0 */
@@ -45,51 +44,56 @@
 #define CLP_SPH_SPEED_LIMIT 1.0f
 #endif
 #ifndef CLP_SPH_BOUNDARY
-#define CLP_SPH_BOUNDARY 0 /* boundary particles: 0 dynamic, 1 mDBC (cl/sph/mdbc.cl) */
+#define CLP_SPH_BOUNDARY         0 /* boundary particles: 0 dynamic, 1 mDBC (cl/sph/mdbc.cl) */
 #define CLP_SPH_BOUNDARY_DYNAMIC 0
-#define CLP_SPH_BOUNDARY_MDBC 1
+#define CLP_SPH_BOUNDARY_MDBC    1
 #endif
 #ifndef CLP_SPH_VISCOSITY
-#define CLP_SPH_VISCOSITY 0 /* 0 artificial (alpha), 1 laminar (nu) */
+#define CLP_SPH_VISCOSITY            0 /* 0 artificial (alpha), 1 laminar (nu) */
 #define CLP_SPH_VISCOSITY_ARTIFICIAL 0
-#define CLP_SPH_VISCOSITY_LAMINAR 1
+#define CLP_SPH_VISCOSITY_LAMINAR    1
 #endif
 #ifndef CLP_SPH_CENTRED_DENSITY
 #define CLP_SPH_CENTRED_DENSITY 0 /* 1: rho[] holds rho/rho0 - 1 */
 #endif
 #ifndef CLP_SPH_XSPH
-#define CLP_SPH_XSPH 0 /* 1: particles move with the XSPH velocity */
+#define CLP_SPH_XSPH         0 /* 1: particles move with the XSPH velocity */
 #define CLP_SPH_XSPH_EPSILON 0.5f
 #endif
+#ifndef CLP_SPH_STRATEGY
+#define CLP_SPH_STRATEGY          0 /* forces: 0 a work-item per particle, 1 x-pencils (sph_pencil.cl) */
+#define CLP_SPH_STRATEGY_PAR_PART 0
+#define CLP_SPH_STRATEGY_X_PENCIL 1
+#endif
 #ifndef CLP_SPH_INTEGRATOR
-#define CLP_SPH_INTEGRATOR 0 /* 0 symplectic Euler, 1 predictor-corrector */
-#define CLP_SPH_INTEGRATOR_SYMPLECTIC 0
+#define CLP_SPH_INTEGRATOR                     0 /* 0 symplectic Euler, 1 predictor-corrector */
+#define CLP_SPH_INTEGRATOR_SYMPLECTIC          0
 #define CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR 1
 #endif
 /* Host constants, computed in double; these defaults only let the file compile alone. */
 #ifndef CLP_SPH_H
-#define CLP_SPH_H 0.01f          /* smoothing length h, m; the kernel reaches 2h */
-#define CLP_SPH_RHO0 1000.0f     /* reference density, kg/m^3 */
-#define CLP_SPH_C0 20.0f         /* speed of sound, m/s */
-#define CLP_SPH_MASS 0.1f        /* particle mass, kg */
-#define CLP_SPH_VOLUME 1e-4f     /* MASS / RHO0, m^d */
-#define CLP_SPH_ALPHA 0.02f      /* artificial viscosity coefficient */
-#define CLP_SPH_NU 1e-6f         /* kinematic viscosity, m^2/s */
-#define CLP_SPH_GX 0.0f          /* gravity, m/s^2 */
-#define CLP_SPH_GY -9.81f
-#define CLP_SPH_GZ 0.0f
-#define CLP_SPH_DT 1e-5f         /* largest time step, s: cfl h / c0, viscous bound 0.125 h^2/nu */
-#define CLP_SPH_CFL 0.1f         /* time step over h / (c0 + |v|max) */
-#define CLP_SPH_SIGMA 5570.42f   /* kernel normalisation, 1/m^d: W = SIGMA * w(r/h) */
-#define CLP_SPH_GRAD_SCALE 5.57e7f /* SIGMA / h^2: (dW/dr) / r = GRAD_SCALE * f(r/h) */
-#define CLP_SPH_TAIT_B 57142.9f  /* Tait's B = c0^2 rho0 / 7, Pa */
-#define CLP_SPH_ETA2 1e-6f       /* 0.01 h^2: keeps 1/r^2 terms finite */
-#define CLP_SPH_SUPPORT2 4e-4f   /* (2h)^2: pairs from a list with skin beyond it are skipped */
-#define CLP_SPH_DP 7.7e-3f       /* lattice spacing, m */
-#define CLP_SPH_SURFACE_DIVERGENCE 1.5f /* the divergence of position at the free surface */
+#define CLP_SPH_H                  0.01f   /* smoothing length h, m; the kernel reaches 2h */
+#define CLP_SPH_RHO0               1000.0f /* reference density, kg/m^3 */
+#define CLP_SPH_C0                 20.0f   /* speed of sound, m/s */
+#define CLP_SPH_MASS               0.1f    /* particle mass, kg */
+#define CLP_SPH_VOLUME             1e-4f   /* MASS / RHO0, m^d */
+#define CLP_SPH_ALPHA              0.02f   /* artificial viscosity coefficient */
+#define CLP_SPH_NU                 1e-6f   /* kinematic viscosity, m^2/s */
+#define CLP_SPH_GX                 0.0f    /* gravity, m/s^2 */
+#define CLP_SPH_GY                 -9.81f
+#define CLP_SPH_GZ                 0.0f
+#define CLP_SPH_DT                 1e-5f /* largest time step, s: cfl h / c0, viscous bound 0.125 h^2/nu */
+#define CLP_SPH_CFL                0.1f     /* time step over h / (c0 + |v|max) */
+#define CLP_SPH_SIGMA              5570.42f /* kernel normalisation, 1/m^d: W = SIGMA * w(r/h) */
+#define CLP_SPH_GRAD_SCALE         5.57e7f  /* SIGMA / h^2: (dW/dr) / r = GRAD_SCALE * f(r/h) */
+#define CLP_SPH_TAIT_B             57142.9f /* Tait's B = c0^2 rho0 / 7, Pa */
+#define CLP_SPH_ETA2               1e-6f    /* 0.01 h^2: keeps 1/r^2 terms finite */
+#define CLP_SPH_SUPPORT2           4e-4f /* (2h)^2: pairs from a list with skin beyond it are skipped */
+#define CLP_SPH_DP                 7.7e-3f /* lattice spacing, m */
+#define CLP_SPH_SURFACE_DIVERGENCE 1.5f    /* the divergence of position at the free surface */
 #endif
 #ifndef CLP_SPH_DT_GROUP
-#define CLP_SPH_DT_GROUP 64  /* work-items of the time-step reduction */
+#define CLP_SPH_DT_GROUP  64 /* work-items of the time-step reduction */
 #define CLP_SPH_DT_GROUPS 16 /* its work-groups */
 #endif
 
@@ -139,18 +143,18 @@ float tait_term(float s) {
  * either case. */
 #if CLP_SPH_CENTRED_DENSITY
 
-#define SPH_RHO(s) (CLP_SPH_RHO0 * (1.0f + (s)))
-#define SPH_PRESSURE(s) (CLP_SPH_TAIT_B * tait_term(s))
-#define SPH_REST 0.0f
-#define SPH_DRHO_SCALE CLP_SPH_VOLUME
+#define SPH_RHO(s)               (CLP_SPH_RHO0 * (1.0f + (s)))
+#define SPH_PRESSURE(s)          (CLP_SPH_TAIT_B * tait_term(s))
+#define SPH_REST                 0.0f
+#define SPH_DRHO_SCALE           CLP_SPH_VOLUME
 #define SPH_STORED_FROM_SUM(sum) (CLP_SPH_VOLUME * CLP_SPH_SIGMA * (sum)-1.0f)
 
 #else
 
-#define SPH_RHO(s) (s)
-#define SPH_PRESSURE(s) (CLP_SPH_TAIT_B * tait_term((s) / CLP_SPH_RHO0 - 1.0f))
-#define SPH_REST CLP_SPH_RHO0
-#define SPH_DRHO_SCALE CLP_SPH_MASS
+#define SPH_RHO(s)               (s)
+#define SPH_PRESSURE(s)          (CLP_SPH_TAIT_B * tait_term((s) / CLP_SPH_RHO0 - 1.0f))
+#define SPH_REST                 CLP_SPH_RHO0
+#define SPH_DRHO_SCALE           CLP_SPH_MASS
 #define SPH_STORED_FROM_SUM(sum) (CLP_SPH_MASS * CLP_SPH_SIGMA * (sum))
 
 #endif
@@ -166,15 +170,15 @@ float tait_term(float s) {
  * integration: the step (bits of a float, s), the largest distance a particle has moved since
  * the last rebuild (bits of a float: non-negative floats order as their bits), the fluid
  * particles excluded in this step, an OR of their reasons, and the smallest ID among them. */
-#define SPH_STEP_DT 0
-#define SPH_STEP_MOVED 1
+#define SPH_STEP_DT       0
+#define SPH_STEP_MOVED    1
 #define SPH_STEP_EXCLUDED 2
-#define SPH_STEP_REASONS 3
+#define SPH_STEP_REASONS  3
 #define SPH_STEP_FIRST_ID 4
-#define SPH_STEP_WORDS 5
-#define SPH_OUT_DOMAIN 1u
-#define SPH_OUT_SPEED 2u
-#define SPH_OUT_DENSITY 4u
+#define SPH_STEP_WORDS    5
+#define SPH_OUT_DOMAIN    1u
+#define SPH_OUT_SPEED     2u
+#define SPH_OUT_DENSITY   4u
 
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
 /* rho_i = m sum_j W_ij, the particle itself included. Boundary particles keep theirs. */
@@ -217,6 +221,92 @@ float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #define SPH_BOUNDARY_RATES 1
 #endif
 
+/* A particle's sums over its neighbours, one accumulator each (Oclgrind 21.10's
+ * uninitialised-value check crashes on accumulators held in a struct, and on a float4 sum
+ * built from parts): acceleration; the divergence of position -sum_j V_j x_ij . grad_i W_ij;
+ * density rate; the XSPH blend sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij; the shifting
+ * concentration sum_j V_j grad_i W_ij. The last two are left alone when their options are
+ * off. */
+#define SPH_SUMS acc4_t *a, acc_t *dr, acc_t *divergence, acc4_t *blend, acc4_t *concentration
+#define SPH_SUMS_DECLARE(a, dr, divergence, blend, concentration)                                  \
+    acc4_t a = acc4_zero(), blend = acc4_zero(), concentration = acc4_zero();                      \
+    acc_t dr = acc_zero(), divergence = acc_zero()
+
+/* The particle whose sums are taken: its velocity, stored density, density, its inverse,
+ * and pressure. Its type goes beside it: Oclgrind 21.10's uninitialised-value check crashes
+ * on a struct with padding. */
+typedef struct {
+    float4 v;
+    float s, rho, inv_rho, p;
+} sph_self;
+
+void sph_self_from(sph_self *me, float4 v_i, float s_i CLP_CONSTANTS_FN_PARAM) {
+    me->v = v_i;
+    me->s = s_i;
+    me->rho = SPH_RHO(s_i);
+    me->inv_rho = 1.0f / me->rho;
+    me->p = SPH_PRESSURE(s_i);
+}
+
+/* Whether a particle takes sums at all: under mDBC a boundary particle has none. */
+bool sph_has_sums(bool fluid) {
+    return fluid || SPH_BOUNDARY_RATES;
+}
+
+/* Adds neighbour j at r_ij = x_j - x_i (r2 = |r_ij|^2 within the support) to the sums of
+ * `me`, from j's velocity, type, stored density s_j, density, pressure and inverse density
+ * (the last three computed once per neighbour by the caller, who may reuse them). Divisions
+ * are the costliest part of a pair term: one by r^2 + eta^2 serves both terms that need it,
+ * and the densities come inverted. */
+void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2, float4 v_j,
+              uint type_j, float s_j, float rho_j, float p_j,
+              float inv_rho_j CLP_CONSTANTS_FN_PARAM) {
+    const float q = sqrt(r2) * (1.0f / CLP_SPH_H);
+    const float volume_j = CLP_SPH_MASS * inv_rho_j, inv_r2_eta2 = 1.0f / (r2 + CLP_SPH_ETA2);
+    const float f = CLP_SPH_GRAD_SCALE * kernel_f(q);
+    const float4 grad = -r_ij * f; /* grad_i W_ij */
+    const float4 v_ij = me->v - v_j;
+    float d = SPH_DRHO_SCALE * dot(v_ij, grad);
+#if CLP_SPH_DENSITY == CLP_SPH_DENSITY_CONTINUITY
+    /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i - hydrostatic) (x_ji . grad W) /
+     * (r^2 + eta^2), between fluid particles */
+    if (fluid_i && type_j == 0)
+        d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * volume_j *
+             (s_j - me->s - hydrostatic_difference(r_ij CLP_CONSTANTS_ARG)) * (-r2 * f) *
+             inv_r2_eta2;
+#endif
+    acc_add(dr, d);
+    if (!fluid_i)
+        return;
+    float s = -CLP_SPH_MASS * (me->p + p_j) * (me->inv_rho * inv_rho_j);
+    const float vx = -dot(v_ij, r_ij); /* v_ij . x_ij */
+#if CLP_SPH_VISCOSITY == CLP_SPH_VISCOSITY_ARTIFICIAL
+    if (vx < 0.0f) {
+        const float mu = CLP_SPH_H * vx * inv_r2_eta2;
+        s += CLP_SPH_MASS * CLP_SPH_ALPHA * CLP_SPH_C0 * mu / (0.5f * (me->rho + rho_j));
+    }
+    const float4 force = s * grad;
+#else
+    /* Lo and Shao: 4 m nu (x_ij . grad W) / ((rho_i + rho_j)(r^2 + eta^2)) v_ij */
+    const float4 force = s * grad + 4.0f * CLP_SPH_MASS * CLP_SPH_NU * (-r2 * f) * inv_r2_eta2 /
+                                        (me->rho + rho_j) * v_ij;
+#endif
+    acc4_add(a, force);
+    acc_add(divergence, volume_j * -r2 * f);
+#if CLP_SPH_XSPH
+    if (type_j == 0)
+        acc4_add(blend,
+                 -v_ij * (2.0f * CLP_SPH_MASS * CLP_SPH_SIGMA * kernel_w(q) / (me->rho + rho_j)));
+#else
+    (void)blend;
+#endif
+#if CLP_SPH_SHIFTING
+    acc4_add(concentration, volume_j * grad);
+#else
+    (void)concentration;
+#endif
+}
+
 #if CLP_SPH_XSPH
 #define SPH_XSPH_PARAM , __global float4 *restrict xsph
 #else
@@ -228,9 +318,38 @@ float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #define SPH_SHIFT_PARAM(qualifier)
 #endif
 
+/* Writes particle i's rates from the sums a kernel holds in SPH_SUMS_DECLARE's names. A
+ * macro: Oclgrind 21.10's uninitialised-value check crashes when the sums go to a function,
+ * as accumulators or as their values. */
+#if CLP_SPH_XSPH
+#define SPH_STORE_XSPH(i, fluid_i)                                                                 \
+    xsph[i] = (fluid_i) ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f)
+#else
+#define SPH_STORE_XSPH(i, fluid_i) (void)blend
+#endif
+#if CLP_SPH_SHIFTING
+#define SPH_STORE_SHIFT(i, fluid_i)                                                                \
+    shift[i] = (fluid_i) ? acc4_result(concentration) : (float4)(0.0f)
+#else
+#define SPH_STORE_SHIFT(i, fluid_i) (void)concentration
+#endif
+/* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
+   uninitialised-value check from crashing on the kernel) */
+#define SPH_STORE_RATES(i, type_i)                                                                 \
+    do {                                                                                           \
+        const bool stored_fluid = (type_i) == 0;                                                   \
+        const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);                 \
+        acc[i] = stored_fluid ? (float4)(acc4_result(a).xyz + gravity.xyz, acc_result(divergence)) \
+                              : (float4)(0.0f);                                                    \
+        drho[i] = (type_i) == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr);                           \
+        SPH_STORE_XSPH(i, stored_fluid);                                                           \
+        SPH_STORE_SHIFT(i, stored_fluid);                                                          \
+    } while (0)
+
+#if CLP_SPH_STRATEGY == CLP_SPH_STRATEGY_PAR_PART
 /* The rate of change of velocity and density of every particle, its XSPH correction and its
- * shifting sums. Excluded neighbours, which stay in a list until the next rebuild, are
- * skipped. */
+ * shifting sums, a work-item per particle. Excluded neighbours, which stay in a list until the
+ * next rebuild, are skipped. */
 __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
                          __global const float *restrict rho, __global float4 *restrict acc,
                          __global float *restrict drho SPH_XSPH_PARAM SPH_SHIFT_PARAM()
@@ -239,87 +358,29 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     if (i >= CLP_GRID_PARTICLES)
         return;
     const bool fluid_i = type[i] == 0;
-    const float4 v_i = vel[i];
-    const float s_i = rho[i], rho_i = SPH_RHO(s_i), p_i = SPH_PRESSURE(s_i);
-    acc4_t a_sum = acc4_zero(); /* one float4 sum, not three: Oclgrind 21.10's uninitialised-
-                                   value check crashes on per-component sums */
-    acc_t dr = acc_zero();
-    acc_t divergence = acc_zero(); /* of position: -sum_j V_j x_ij . grad_i W_ij */
-#if CLP_SPH_XSPH
-    acc4_t blend = acc4_zero(); /* sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij */
-#endif
-#if CLP_SPH_SHIFTING
-    acc4_t concentration = acc4_zero(); /* sum_j V_j grad_i W_ij */
-#endif
+    sph_self me;
+    sph_self_from(&me, vel[i], rho[i] CLP_CONSTANTS_ARG);
+    SPH_SUMS_DECLARE(a, dr, divergence, blend, concentration);
     uint j;
     float4 r_ij; /* x_j - x_i */
     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
         /* under mDBC a boundary particle has no sums (a break, not an if around the loop:
            that crashes Oclgrind 21.10's uninitialised-value check) */
-#if !SPH_BOUNDARY_RATES
-        if (!fluid_i)
+        if (!sph_has_sums(fluid_i))
             break;
-#endif
         const float r2 = dot(r_ij, r_ij);
         /* Skipped, not added as zeros: a restart's list, built from later positions, then
          * gives the same sums bit for bit even where compensation would see the zeros. */
         const uint type_j = type[j];
         if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
             continue;
-        const float q = sqrt(r2) / CLP_SPH_H;
-        const float f = CLP_SPH_GRAD_SCALE * kernel_f(q);
-        const float4 grad = -r_ij * f; /* grad_i W_ij */
         const float s_j = rho[j], rho_j = SPH_RHO(s_j);
-        const float4 v_ij = v_i - vel[j];
-        float d = SPH_DRHO_SCALE * dot(v_ij, grad);
-#if CLP_SPH_DENSITY == CLP_SPH_DENSITY_CONTINUITY
-        /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i - hydrostatic) (x_ji . grad W) /
-         * (r^2 + eta^2), between fluid particles */
-        if (fluid_i && type_j == 0)
-            d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * (CLP_SPH_MASS / rho_j) *
-                 (s_j - s_i - hydrostatic_difference(r_ij CLP_CONSTANTS_ARG)) * (-r2 * f) / (r2 + CLP_SPH_ETA2);
-#endif
-        acc_add(&dr, d);
-        if (!fluid_i)
-            continue;
-        float s = -CLP_SPH_MASS * (p_i + SPH_PRESSURE(s_j)) / (rho_i * rho_j);
-        const float vx = -dot(v_ij, r_ij); /* v_ij . x_ij */
-#if CLP_SPH_VISCOSITY == CLP_SPH_VISCOSITY_ARTIFICIAL
-        if (vx < 0.0f) {
-            const float mu = CLP_SPH_H * vx / (r2 + CLP_SPH_ETA2);
-            s += CLP_SPH_MASS * CLP_SPH_ALPHA * CLP_SPH_C0 * mu / (0.5f * (rho_i + rho_j));
-        }
-        const float4 a = s * grad;
-#else
-        /* Lo and Shao: 4 m nu (x_ij . grad W) / ((rho_i + rho_j)(r^2 + eta^2)) v_ij */
-        const float4 a = s * grad + 4.0f * CLP_SPH_MASS * CLP_SPH_NU * (-r2 * f) /
-                                        ((rho_i + rho_j) * (r2 + CLP_SPH_ETA2)) * v_ij;
-#endif
-        acc4_add(&a_sum, a);
-#if CLP_SPH_XSPH
-        if (type_j == 0)
-            acc4_add(&blend, -v_ij * (2.0f * CLP_SPH_MASS * CLP_SPH_SIGMA * kernel_w(q) /
-                                      (rho_i + rho_j)));
-#endif
-        const float volume_j = CLP_SPH_MASS / rho_j;
-        acc_add(&divergence, volume_j * -r2 * f);
-#if CLP_SPH_SHIFTING
-        acc4_add(&concentration, volume_j * grad);
-#endif
+        sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, vel[j],
+                 type_j, s_j, rho_j, SPH_PRESSURE(s_j), 1.0f / rho_j CLP_CONSTANTS_ARG);
     }
-    const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
-    acc[i] = fluid_i ? (float4)(acc4_result(a_sum).xyz + gravity.xyz, acc_result(divergence))
-                     : (float4)(0.0f);
-    /* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
-       uninitialised-value check from crashing on the kernel) */
-    drho[i] = type[i] == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr);
-#if CLP_SPH_XSPH
-    xsph[i] = fluid_i ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f);
-#endif
-#if CLP_SPH_SHIFTING
-    shift[i] = fluid_i ? acc4_result(concentration) : (float4)(0.0f);
-#endif
+    SPH_STORE_RATES(i, type[i]);
 }
+#endif
 
 /* Component-wise maximum over the work-group; largest[0] holds it afterwards. Every
  * work-item of the group must call it. */
@@ -384,11 +445,11 @@ sph_dt_final(__global const float2 *restrict dt_partial,
  * spacing. It is off where the divergence marks the free surface and ramps up to full
  * strength at the interior's value, the dimension. */
 float4 shifting(float4 grad_c, float div, float4 v, float dt CLP_CONSTANTS_FN_PARAM) {
-    const float ramp = clamp((div - CLP_SPH_SURFACE_DIVERGENCE) /
-                                 (CLP_CORE_DIM - CLP_SPH_SURFACE_DIVERGENCE),
-                             0.0f, 1.0f);
-    float4 d = (-CLP_SPH_SHIFT_A * CLP_SPH_H * length(v.xyz) * dt * ramp) *
-               (float4)(grad_c.xyz, 0.0f);
+    const float ramp =
+        clamp((div - CLP_SPH_SURFACE_DIVERGENCE) / (CLP_CORE_DIM - CLP_SPH_SURFACE_DIVERGENCE),
+              0.0f, 1.0f);
+    float4 d =
+        (-CLP_SPH_SHIFT_A * CLP_SPH_H * length(v.xyz) * dt * ramp) * (float4)(grad_c.xyz, 0.0f);
     const float size = length(d), most = 0.1f * CLP_SPH_DP;
     return size > most ? d * (most / size) : d;
 }
@@ -405,10 +466,9 @@ uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM
 /* After fluid particle i's step: takes it out of the computation when it is an outlier, and
  * records the distance it has moved since the last rebuild (pos_rebuilt, when lists last
  * more than a step). */
-void step_end(uint i, __global const float4 *pos, __global const uint *key,
-              __global uint *type, __global const uint *id, __global float4 *vel,
-              __global const float *rho, __global uint *step,
-              __global const float4 *pos_rebuilt CLP_CONSTANTS_FN_PARAM) {
+void step_end(uint i, __global const float4 *pos, __global const uint *key, __global uint *type,
+              __global const uint *id, __global float4 *vel, __global const float *rho,
+              __global uint *step, __global const float4 *pos_rebuilt CLP_CONSTANTS_FN_PARAM) {
     const uint why =
         outlier_reasons(particle_position(pos[i], key[i]), vel[i], rho[i] CLP_CONSTANTS_ARG);
     if (why) {
@@ -424,7 +484,7 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key,
 
 #if CLP_NEIGHBORS_EVERY > 1
 #define SPH_REBUILT_PARAM , __global const float4 *restrict pos_rebuilt
-#define SPH_REBUILT pos_rebuilt
+#define SPH_REBUILT       pos_rebuilt
 #else
 #define SPH_REBUILT_PARAM
 #define SPH_REBUILT 0

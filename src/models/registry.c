@@ -16,6 +16,11 @@ static bool always(const clp_options *opts) {
     return true;
 }
 
+/* SPH's x-pencil force kernel is sized from the device's local memory. */
+static bool sph_pencils(const clp_options *opts) {
+    return strcmp(clp_options_enum(opts, "sph.strategy"), "x_pencil") == 0;
+}
+
 /* The option modules each model's programs take: options/<module>.json. */
 static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", "dist", NULL};
 static const char *const lj_modules[] = {"core", "grid", "neighbors", "lj", NULL};
@@ -123,6 +128,7 @@ static const clp_model models[] = {
      .diagnostics = clp__sph_diagnostics,
      .outputs = sph_outputs,
      .checkpoint = CLP__SPH_CHECKPOINT,
+     .source_needs_device = sph_pencils,
      .source = clp_sph_source,
      .run = clp_sph_run,
      .run_rank = clp__sph_run_rank},

@@ -5,7 +5,8 @@
 # #defines or kernel arguments, summation mode, position mode and neighbour mode. Options that change only how
 # numbers are held (centred density, constants as arguments) end within float tolerance of
 # the default run; and the tiny case on PoCL and under Oclgrind (no errors logged) ends within
-# float tolerance of each other, for the default options and for the other kernels; so do the
+# float tolerance of each other, for the default options, for the other kernels and for the
+# x-pencil force kernel, which also ends where the cell search it replaces ends; so do the
 # gauges with local positions.
 set -uo pipefail
 clpart=$1
@@ -122,6 +123,28 @@ for variant in sph.centred_density=true core.inline_constants=false grid.positio
         compare_gauges "$work/pocl" "$work/$variant" "$variant against the default" ||
         { echo "FAIL: $variant"; failures=$((failures + 1)); }
 done
+# The x-pencil force kernel against the per-particle cell search it replaces, which visits
+# the neighbours in the same order: with global and local positions, across a periodic axis,
+# and with mDBC and the other kernels' options.
+pencil_variants=("" "-s grid.positions=local" "-s grid.periodic_x=true"
+    "-s sph.boundary=mdbc -s sph.xsph=true -s sph.viscosity=laminar -s core.summation=naive")
+for variant in "${pencil_variants[@]}"; do
+    # shellcheck disable=SC2086 # the variant is a list of flags
+    "$clpart" run "$case_file" --out "$work/jit" --device cpu -s neighbors.mode=jit $variant \
+        >/dev/null 2>&1 </dev/null &&
+        "$clpart" run "$case_file" --out "$work/pencil" --device cpu -s neighbors.mode=jit \
+            -s sph.strategy=x_pencil $variant >/dev/null 2>&1 </dev/null &&
+        compare "$work/jit" "$work/pencil" "x_pencil against par_part ${variant:-(defaults)}" ||
+        { echo "FAIL: x_pencil ${variant}"; failures=$((failures + 1)); }
+done
+if "$clpart" run "$case_file" --out "$work/refused" -s sph.strategy=x_pencil >"$work/refused.log" \
+    2>&1 </dev/null || ! grep -q "set neighbors.mode=jit" "$work/refused.log"; then
+    echo "FAIL: x_pencil with lists: $(cat "$work/refused.log")"
+    failures=$((failures + 1))
+else
+    echo "ok   x_pencil with stored lists is refused with the reason"
+fi
+
 if command -v oclgrind >/dev/null; then
     oclgrind --data-races --uninitialized --log "$work/oclgrind.log" \
         "$clpart" run "$case_file" --out "$work/oclgrind" --no-cache >/dev/null 2>&1 </dev/null ||
@@ -145,6 +168,15 @@ if command -v oclgrind >/dev/null; then
         </dev/null && compare "$work/pocl2" "$work/oclgrind2" "PoCL and Oclgrind, other kernels" ||
         failures=$((failures + 1))
     compare "$work/pocl" "$work/oclgrind" "PoCL and Oclgrind" || failures=$((failures + 1))
+    pencil=(-s neighbors.mode=jit -s sph.strategy=x_pencil -s grid.positions=local
+        -s sph.boundary=mdbc)
+    oclgrind --data-races --uninitialized --log "$work/oclgrind3.log" \
+        "$clpart" run "$case_file" --out "$work/oclgrind3" --no-cache "${pencil[@]}" \
+        >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind3.log" ] ||
+        { echo "FAIL: the x_pencil Oclgrind run"; head -c 20000 "$work/oclgrind3.log"; exit 1; }
+    "$clpart" run "$case_file" --out "$work/pocl3" --device cpu "${pencil[@]}" >/dev/null 2>&1 \
+        </dev/null && compare "$work/pocl3" "$work/oclgrind3" "PoCL and Oclgrind, x_pencil" ||
+        failures=$((failures + 1))
 else
     echo "oclgrind is not installed"
     [ "${CI:-}" = true ] && failures=$((failures + 1))

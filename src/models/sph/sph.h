@@ -44,9 +44,9 @@ double clp__sph_run_bytes(const clp_options *opts, const clp_grid_geometry *geom
  * wall into the fluid: through the closest point of the tank's inside for a tank particle,
  * across the nearest face with fluid space behind it for a wall box's. False when x has none. */
 bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]);
-/* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS): the physical ones, computed in
+/* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS, the x-pencil layout's included): the physical ones, computed in
  * double, may be kernel arguments (core.inline_constants). */
-enum { CLP_SPH_MAX_CONSTANTS = 26 };
+enum { CLP_SPH_MAX_CONSTANTS = 30 };
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
                           const clp__sph_physics_values *p, size_t particles, clp_constant *out);
 /* What the CLP_SPH_OUT_* bits of `reasons` say, as a phrase ("left the domain, ..."). */

@@ -52,11 +52,31 @@ static void program_spec(const sph_run *r, program_parts *p) {
     p->files[nf++] = "sph/sph.cl";
     p->files[nf++] = "sph/mdbc.cl";
     p->files[nf++] = "sph/gauges.cl";
+    if (r->pencils) {
+        nc += clp__sph_pencil_constants(&r->pencil, p->constants + nc);
+        p->files[nf++] = "sph/sph_pencil.cl";
+    }
     if (r->comm)
         p->files[nf++] = "dist/dist.cl";
     size_t n_modules;
     const char *const *modules = clp__model_modules("sph", &n_modules);
     p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};
+}
+
+/* The force kernel's layout on the device: a pencil layout when sph.strategy=x_pencil. */
+static clp_status lay_out(sph_run *r, const clp_device_info *dev, clp_error *err) {
+    r->pencils = strcmp(clp_options_enum(r->opts, "sph.strategy"), "x_pencil") == 0;
+    if (!r->pencils)
+        return CLP_OK;
+    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "jit") != 0)
+        return CLP_FAIL(err, CLP_CASE,
+                        "sph.strategy=x_pencil searches the neighbouring cells itself: set "
+                        "neighbors.mode=jit");
+    if (r->comm)
+        return CLP_FAIL(err, CLP_CASE,
+                        "sph.strategy=x_pencil runs on one device: a split run takes "
+                        "sph.strategy=par_part");
+    return clp__sph_pencil_make(dev, &r->geo, &r->c, &r->pencil, err);
 }
 
 static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
@@ -67,10 +87,13 @@ static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
 
 clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
                           const char *case_path, char **out, clp_error *err) {
-    (void)dev; /* the program depends on the options and the case only */
     sph_run r = {.opts = opts};
-    clp_status st = load(&r, case_path, err);
-    return st != CLP_OK ? st : assemble(&r, out, err);
+    clp_status st = CLP_OK;
+    CLP_TRY(load(&r, case_path, err));
+    CLP_TRY(lay_out(&r, dev, err));
+    CLP_TRY(assemble(&r, out, err));
+fail:
+    return st;
 }
 
 static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
@@ -182,6 +205,12 @@ static clp_status check_device_memory(const sph_run *r, clp_error *err) {
     const clp_memory_need model = clp_buffers_need(buffers, r->opts, &counts);
     const clp_memory_need largest = grid.largest >= model.largest ? grid : model;
     const double gib = 1024.0 * 1024.0 * 1024.0, total = (grid.total + model.total) / gib;
+    /* the list's share, and the mode that needs none */
+    if (total > d->global_mem_size / gib && sized.max_neighbors)
+        CLP_WARN(CLP_LOG_BUFFER,
+                 "the neighbour list would take %.2f GiB; -s neighbors.mode=jit -s "
+                 "sph.strategy=x_pencil needs none",
+                 4.0 * (sized.max_neighbors + 1.0) * (double)r->n / gib);
     CLP_REQUIRE(total <= d->global_mem_size / gib, err, CLP_DEVICE_MEMORY,
                 "the case needs %.2f GiB of device memory for %zu particles (neighbour search "
                 "%.2f GiB, SPH %.2f GiB), more than the %.2f GiB of device '%s'",
@@ -217,6 +246,7 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     if (r->left_out)
         goto fail; /* the other ranks go on without this one */
     CLP_TRY(check_device_memory(r, err));
+    CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     clp_grid_set_displacement_check(r->grid, false); /* each step checks it (step_end) */

@@ -8,6 +8,7 @@
 #include "models/sph/sph.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_output.h"
+#include "models/sph/sph_pencil.h"
 
 /* The steps whose busy times a rank keeps, the last ones, for their median. */
 enum { CLP__SPH_BALANCE_SAMPLES = 256 };
@@ -45,6 +46,8 @@ typedef struct sph_run {
     bool stop_on_outliers; /* sph.outliers=stop */
     double half_skin;      /* a particle that moved farther since the last rebuild forces one */
     clp_run_timing timing;
+    bool pencils;           /* sph.strategy=x_pencil: the forces run a group per pencil */
+    clp__sph_pencil pencil; /* and this is their layout */
     /* a multi-device run: this rank's comm, slab and layout; NULL comm on one device */
     clp__comm *comm;
     clp_dist_rank dist;

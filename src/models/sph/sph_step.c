@@ -103,10 +103,13 @@ static clp_status rates(sph_run *r, clp_error *err) {
                               &r->timing.density, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
         CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
-    CLP_TRY(run_overlapped(r, "sph_forces",
-                           grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                               CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS,
-                           &r->timing.forces, err));
+    const clp_buffer_set forces = grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                                  CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS;
+    if (r->pencils)
+        CLP_TRY(run_kernel(r, "sph_forces", forces, r->pencil.groups * r->pencil.group,
+                           r->pencil.group, &r->timing.forces, err));
+    else
+        CLP_TRY(run_overlapped(r, "sph_forces", forces, &r->timing.forces, err));
 fail:
     return st;
 }
