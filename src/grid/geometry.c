@@ -8,13 +8,9 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-static const char *const grid_files[] = {"grid/grid.cl",
-                                         "grid/scan.cl",
-                                         "grid/radix.cl",
-                                         "grid/sort.cl",
-                                         "grid/neighbors.cl",
-                                         "grid/sub_box.cl",
-                                         NULL};
+static const char *const grid_files[] = {
+    "grid/grid.cl",      "grid/scan.cl",    "grid/radix.cl",       "grid/sort.cl",
+    "grid/neighbors.cl", "grid/sub_box.cl", "grid/list_pencil.cl", NULL};
 
 const char *const *clp_grid_cl_files(void) {
     return grid_files;
@@ -130,6 +126,7 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
     all[n++] =
         (clp_constant){"CLP_GRID_SEARCH_RADIUS", CLP_CONST_FLOAT, g->search_radius, 0, false};
     all[n++] = (clp_constant){"CLP_GRID_SCAN_GROUP", CLP_CONST_INT, 0, CLP_GRID_SCAN_GROUP, false};
+    all[n++] = (clp_constant){"CLP_GRID_LIST_GROUP", CLP_CONST_INT, 0, CLP_GRID_LIST_GROUP, false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

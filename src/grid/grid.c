@@ -43,6 +43,13 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->local = is(opts, "grid.positions", "local");
     g->list = is(opts, "neighbors.mode", "list");
     g->split = clp_options_bool(opts, "neighbors.split");
+    /* pencils build plain lists where asked, or by default on a GPU; the device's fit is
+       checked at the first build */
+    const bool pencils = g->list && !g->split &&
+                         (is(opts, "neighbors.build", "pencil") ||
+                          (is(opts, "neighbors.build", "auto") &&
+                           !(clp_worker_device(worker)->type & CL_DEVICE_TYPE_CPU)));
+    g->pencil_build = pencils ? -1 : 0;
     g->radix = is(opts, "grid.sort", "radix");
     g->morton = is(opts, "grid.key", "morton");
     const char *order = clp_options_enum(opts, "grid.axis_order");

@@ -8,6 +8,8 @@
 enum { CLP_SCAN_MAX_LEVELS = 8 };
 /* Work-items per scan work-group, emitted into the prelude; cl/grid/scan.cl's default. */
 enum { CLP_GRID_SCAN_GROUP = 256 };
+/* Work-items per group of the pencil list build (cl/grid/list_pencil.cl). */
+enum { CLP_GRID_LIST_GROUP = 128 };
 
 /* Scratch for exclusive scans of up to `capacity` uints: one buffer of block sums per level,
  * so millions of elements take a few levels of work-group scans. */
@@ -69,6 +71,7 @@ struct clp_grid {
     uint32_t capacity; /* list mode: neighbours the list holds per particle */
     bool fitted;       /* neighbors.max 0: the list has been sized from a build's counts */
     size_t list_first, list_count; /* the slots whose lists are built (count 0: all) */
+    int pencil_build; /* plain lists: 1 built by pencils, 0 per particle, -1 not yet known */
     clp_grid_timing timing;
 };
 

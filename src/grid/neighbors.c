@@ -1,7 +1,10 @@
-/* The neighbour-list phase of a grid update (list mode): one work-item per particle searches
- * the neighbouring cells with the search radius and fills its interleaved list; and the
- * list's size, fixed by neighbors.max or fitted to the counts the builds measure. */
+/* The neighbour-list phase of a grid update (list mode): pencils of cells staged in local
+ * memory fill the interleaved lists (or, for split lists and devices without the room, one
+ * work-item per particle searches the neighbouring cells); and the list's size, fixed by
+ * neighbors.max or fitted to the counts the builds measure. */
 #include "grid/grid_private.h"
+
+#include <math.h>
 
 /* Slots per particle for a capacity: one end marker, or for a split list the start of its
  * back side and an end marker per side (cl/grid/neighbors.cl). */
@@ -15,7 +18,49 @@ uint32_t clp_grid_list_room(uint32_t largest) {
     return largest + largest / 4 + 4;
 }
 
+/* Whether the device runs the pencil build (cl/grid/list_pencil.cl) in its groups and local
+ * memory; split lists, which fill from both ends, take the per-particle build. */
+static clp_status pencils_fit(clp_grid *g, bool *fit, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_device_info *dev = clp_worker_device(g->worker);
+    cl_kernel kernel;
+    size_t most = 0;
+    cl_ulong local_bytes = 0;
+    CLP_TRY(clp_worker_kernel(g->worker, "grid_build_list_pencil", &kernel, err));
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof most, &most, NULL),
+                 err, "kernel 'grid_build_list_pencil': clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE,
+                                          sizeof local_bytes, &local_bytes, NULL),
+                 err, "kernel 'grid_build_list_pencil': clGetKernelWorkGroupInfo(LOCAL_MEM_SIZE)");
+    *fit = most >= CLP_GRID_LIST_GROUP && local_bytes <= dev->local_mem_size;
+    if (!*fit)
+        CLP_INFO(CLP_LOG_BUFFER,
+                 "'%s' runs the pencil list build in groups of %zu with %llu bytes of local "
+                 "memory, not %d with %llu: the list is built a particle at a time",
+                 dev->name, most, (unsigned long long)dev->local_mem_size, CLP_GRID_LIST_GROUP,
+                 (unsigned long long)local_bytes);
+fail:
+    return st;
+}
+
+/* Cells of a pencil: as many as hold a group's worth of particles at the density that the
+ * last build's largest count implies (that count over its search sphere, times a cell);
+ * before any build, a guess of 8 particles a cell. */
+static cl_uint pencil_cells(const clp_grid *g) {
+    const clp_grid_geometry *geo = &g->geo;
+    const double r = geo->search_radius;
+    double cell = 1.0;
+    for (int a = 0; a < geo->dim; a++)
+        cell *= geo->cell_size[a];
+    const double sphere = geo->dim == 3 ? 4.0 / 3.0 * M_PI * r * r * r : M_PI * r * r;
+    const double per_cell = g->max_seen ? (g->max_seen + 1.0) * cell / sphere : 8.0;
+    const double cells = floor(CLP_GRID_LIST_GROUP / fmax(per_cell, 1.0));
+    return (cl_uint)fmax(1.0, fmin(cells, fmin(CLP_GRID_LIST_GROUP, geo->cells[0])));
+}
+
 clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
+    clp_status st = CLP_OK;
     const clp_buffer_set bits[] = {CLP_BUF_POS,        CLP_BUF_KEY,      CLP_BUF_TYPE,
                                    CLP_BUF_CELL_START, CLP_BUF_CELL_END, CLP_BUF_NEIB_LIST,
                                    CLP_BUF_GRID_STATUS};
@@ -24,11 +69,28 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
     for (size_t i = 0; i < N_BITS; i++)
         buffers[i] = clp_worker_buffer(g->worker, bits[i]);
     const cl_uint slots = (cl_uint)slots_for(g, g->capacity);
+    if (g->pencil_build < 0) {
+        bool fit;
+        CLP_TRY(pencils_fit(g, &fit, err));
+        g->pencil_build = fit;
+    }
+    if (g->pencil_build) {
+        const size_t first = g->list_count ? g->list_first : 0;
+        const size_t end = g->list_count ? g->list_first + g->list_count : g->particles;
+        const cl_uint pencil = pencil_cells(g);
+        const size_t pencils = (size_t)((g->geo.cells[0] + pencil - 1) / pencil) *
+                               (size_t)g->geo.cells[1] * (size_t)g->geo.cells[2];
+        const cl_uint args[] = {slots, (cl_uint)first, (cl_uint)end, pencil};
+        return clp__grid_launch(g->worker, "grid_build_list_pencil", buffers, N_BITS, args, 4,
+                                pencils * CLP_GRID_LIST_GROUP, CLP_GRID_LIST_GROUP, err);
+    }
     if (g->list_count)
         return clp__grid_launch_range(g->worker, "grid_build_list", buffers, N_BITS, &slots, 1,
                                       g->list_first, g->list_count, err);
     return clp__grid_launch(g->worker, "grid_build_list", buffers, N_BITS, &slots, 1, g->particles,
                             0, err);
+fail:
+    return st;
 }
 
 void clp_grid_list_only(clp_grid *g, size_t first, size_t count) {

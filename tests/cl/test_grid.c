@@ -546,9 +546,9 @@ static void check_periodic_edges(test_env *t, scene *s) {
 
 /* clp_grid_list_only: an update builds the lists of the slots in the range as a full build
  * does (same positions, so the same sort), and leaves every other slot's list as it was. */
-static void check_list_only(test_env *t, const scene *s) {
+static void check_list_only(test_env *t, const scene *s, const char *build) {
     clp_error err = CLP_ERROR_INIT;
-    const char *opts[] = {"neighbors.mode=list", "neighbors.max=64", NULL};
+    const char *opts[] = {"neighbors.mode=list", "neighbors.max=64", build, NULL};
     run r = open_run(t, s, opts);
     CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
     const size_t bytes = clp_worker_buffer_bytes(t->worker, CLP_BUF_NEIB_LIST), n = s->n;
@@ -580,8 +580,46 @@ static void check_list_only(test_env *t, const scene *s) {
     free(full);
     free(part);
     close_run(&r);
-    printf("ok list for slots %zu..%zu only: as a full build there, untouched elsewhere\n", first,
-           first + count - 1);
+    printf("ok list for slots %zu..%zu only (%s): as a full build there, untouched elsewhere\n",
+           first, first + count - 1, build + 16);
+}
+
+/* The list of every slot, to its end marker, after an update with `build`. */
+static uint32_t *built_list(test_env *t, const scene *s, const char *const *opts, size_t *slots) {
+    clp_error err = CLP_ERROR_INIT;
+    run r = open_run(t, s, opts);
+    CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
+    const size_t bytes = clp_worker_buffer_bytes(t->worker, CLP_BUF_NEIB_LIST);
+    uint32_t *list = malloc(bytes);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_NEIB_LIST, list, &err), &err);
+    *slots = bytes / 4 / s->n;
+    close_run(&r);
+    return list;
+}
+
+/* The pencil build writes the list the per-particle build writes: the same neighbours of
+ * every particle in the same order, whatever the device's choice would be. */
+static void check_builds_agree(test_env *t, const scene *s, const char *positions,
+                               const char *label) {
+    const char *pencil[] = {"neighbors.mode=list", positions, "neighbors.build=pencil", NULL};
+    const char *particle[] = {"neighbors.mode=list", positions, "neighbors.build=particle", NULL};
+    size_t slots_a, slots_b, listed = 0;
+    uint32_t *a = built_list(t, s, pencil, &slots_a), *b = built_list(t, s, particle, &slots_b);
+    CLP_ASSERT_EQ(slots_a, slots_b);
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t k = 0; k < slots_a; k++) {
+            const uint32_t want = b[k * s->n + i];
+            if (a[k * s->n + i] != want)
+                CLP_TEST_FAIL("%s: slot %zu entry %zu is %u by pencils, %u per particle", label, i,
+                              k, a[k * s->n + i], want);
+            if (want == 0xffffffffu)
+                break;
+            listed++;
+        }
+    CLP_ASSERT(listed > 0);
+    free(a);
+    free(b);
+    printf("ok %-60s the same %zu entries by pencils and per particle\n", label, listed);
 }
 
 /* Two particles 1.34 spacings apart near the end of a domain 1e5 spacings long: float
@@ -627,7 +665,8 @@ int main(int argc, char **argv) {
     static const char *const positions[] = {"grid.positions=global", "grid.positions=local"};
     static const char *const modes[][2] = {{"neighbors.mode=list", "neighbors.split=false"},
                                            {"neighbors.mode=list", "neighbors.split=true"},
-                                           {"neighbors.mode=jit", "neighbors.skin=0"}};
+                                           {"neighbors.mode=jit", "neighbors.skin=0"},
+                                           {"neighbors.mode=list", "neighbors.build=pencil"}};
     size_t n3 = small ? 300 : 1500, n2 = small ? 100 : 800;
     double neighbours = small ? 8 : 20; /* periodic axes need 3 cells of the radius */
     scene full = make_scene(3, n3, RANDOM, true, neighbours);
@@ -635,7 +674,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++)
         for (int so = 0; so < 2; so++)
             for (int p = 0; p < 2; p++)
-                for (int m = 0; m < 3; m++, combo++) {
+                for (int m = 0; m < 4; m++, combo++) {
                     if (small && combo % 5 != 0 && !getenv("CLPART_TEST_ONLY"))
                         continue;
                     const char *opts[] = {k < 2 ? keys[0] : keys[1],
@@ -651,7 +690,10 @@ int main(int argc, char **argv) {
                     char label[160];
                     snprintf(label, sizeof label, "3D periodic random: %s %s %s %s %s",
                              k < 2 ? orders[k] + 10 : "morton", sorts[so] + 10, positions[p] + 15,
-                             modes[m][0] + 15, m == 1 ? "split" : "");
+                             modes[m][0] + 15,
+                             m == 1   ? "split"
+                             : m == 3 ? "pencils"
+                                      : "");
                     check_run(&t, &full, opts, label);
                 }
     free_scene(&full);
@@ -686,8 +728,21 @@ int main(int argc, char **argv) {
     check_move(&t, &moving, "jit");
     check_list_sizing(&t, &moving, false);
     check_list_sizing(&t, &moving, true);
-    check_list_only(&t, &moving);
+    check_list_only(&t, &moving, "neighbors.build=particle");
+    check_list_only(&t, &moving, "neighbors.build=pencil");
     free_scene(&moving);
+    for (int dim = 2; dim <= 3; dim++)
+        for (int periodic = 0; periodic < 2; periodic++) {
+            scene s = make_scene(dim, dim == 3 ? n3 : n2, CLUSTERED, periodic, neighbours);
+            char label[80];
+            snprintf(label, sizeof label, "%dD %s clustered, local positions", dim,
+                     periodic ? "periodic" : "walled");
+            check_builds_agree(&t, &s, "grid.positions=local", label);
+            snprintf(label, sizeof label, "%dD %s clustered, global positions", dim,
+                     periodic ? "periodic" : "walled");
+            check_builds_agree(&t, &s, "grid.positions=global", label);
+            free_scene(&s);
+        }
     scene sparse = make_scene(3, small ? 1500 : 6000, RANDOM, true, neighbours);
     check_excluded(&t, &sparse, "grid.sort=counting");
     check_excluded(&t, &sparse, "grid.sort=radix");
