@@ -152,7 +152,7 @@ float tait_term(float s) {
 #else
 
 #define SPH_RHO(s)               (s)
-#define SPH_PRESSURE(s)          (CLP_SPH_TAIT_B * tait_term((s) / CLP_SPH_RHO0 - 1.0f))
+#define SPH_PRESSURE(s)          (CLP_SPH_TAIT_B * tait_term((s) * (1.0f / CLP_SPH_RHO0) - 1.0f))
 #define SPH_REST                 CLP_SPH_RHO0
 #define SPH_DRHO_SCALE           CLP_SPH_MASS
 #define SPH_STORED_FROM_SUM(sum) (CLP_SPH_MASS * CLP_SPH_SIGMA * (sum))
@@ -205,7 +205,7 @@ __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONS
 float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #if CLP_SPH_DIFFUSION == CLP_SPH_DIFFUSION_FOURTAKAS
     const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
-    const float x = 7.0f * dot(gravity, r_ij) / (CLP_SPH_C0 * CLP_SPH_C0);
+    const float x = dot(gravity.xyz, r_ij.xyz) * (7.0f / (CLP_SPH_C0 * CLP_SPH_C0));
     return CLP_SPH_RHO0 / SPH_DENSITY_UNIT * x * (1.0f / 7.0f - 3.0f / 49.0f * x);
 #else
     (void)r_ij;
@@ -257,7 +257,8 @@ bool sph_has_sums(bool fluid) {
  * `me`, from j's velocity, type, stored density s_j, density, pressure and inverse density
  * (the last three computed once per neighbour by the caller, who may reuse them). Divisions
  * are the costliest part of a pair term: one by r^2 + eta^2 serves both terms that need it,
- * and the densities come inverted. */
+ * the densities come inverted, and constants divide once, at compile time; dot products
+ * take xyz, as w holds nothing. */
 void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2, float4 v_j,
               uint type_j, float s_j, float rho_j, float p_j,
               float inv_rho_j CLP_CONSTANTS_FN_PARAM) {
@@ -266,7 +267,7 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     const float f = CLP_SPH_GRAD_SCALE * kernel_f(q);
     const float4 grad = -r_ij * f; /* grad_i W_ij */
     const float4 v_ij = me->v - v_j;
-    float d = SPH_DRHO_SCALE * dot(v_ij, grad);
+    float d = SPH_DRHO_SCALE * dot(v_ij.xyz, grad.xyz);
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_CONTINUITY
     /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i - hydrostatic) (x_ji . grad W) /
      * (r^2 + eta^2), between fluid particles */
@@ -279,7 +280,7 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     if (!fluid_i)
         return;
     float s = -CLP_SPH_MASS * (me->p + p_j) * (me->inv_rho * inv_rho_j);
-    const float vx = -dot(v_ij, r_ij); /* v_ij . x_ij */
+    const float vx = -dot(v_ij.xyz, r_ij.xyz); /* v_ij . x_ij */
 #if CLP_SPH_VISCOSITY == CLP_SPH_VISCOSITY_ARTIFICIAL
     if (vx < 0.0f) {
         const float mu = CLP_SPH_H * vx * inv_r2_eta2;
