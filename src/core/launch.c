@@ -14,11 +14,13 @@ void clp__worker_release_kernels(clp_worker *w) {
     w->n_kernels = 0;
 }
 
-clp_status clp_worker_kernel(clp_worker *w, const char *name, cl_kernel *out, clp_error *err) {
+/* The slot of kernel `name` of the current program, its kernel created on first use. */
+static clp_status kernel_slot(clp_worker *w, const char *name, clp_worker_kernel_slot **out,
+                              clp_error *err) {
     clp_status st = CLP_OK;
     for (size_t i = 0; i < w->n_kernels; i++) {
         if (strcmp(w->kernels[i].name, name) == 0) {
-            *out = w->kernels[i].kernel;
+            *out = &w->kernels[i];
             return CLP_OK;
         }
     }
@@ -33,10 +35,18 @@ clp_status clp_worker_kernel(clp_worker *w, const char *name, cl_kernel *out, cl
         clReleaseKernel(kernel);
         return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
     }
-    w->kernels[w->n_kernels++] = (clp_worker_kernel_slot){copy, kernel};
-    *out = kernel;
+    w->kernels[w->n_kernels] = (clp_worker_kernel_slot){copy, kernel, 0};
+    *out = &w->kernels[w->n_kernels++];
     return CLP_OK;
 fail:
+    return st;
+}
+
+clp_status clp_worker_kernel(clp_worker *w, const char *name, cl_kernel *out, clp_error *err) {
+    clp_worker_kernel_slot *slot;
+    clp_status st = kernel_slot(w, name, &slot, err);
+    if (st == CLP_OK)
+        *out = slot->kernel;
     return st;
 }
 
@@ -46,14 +56,18 @@ fail:
 clp_status clp_launch_local_size(clp_worker *w, const char *kernel_name, size_t *local,
                                  clp_error *err) {
     clp_status st = CLP_OK;
-    cl_kernel kernel;
+    clp_worker_kernel_slot *slot;
     size_t kernel_max = 0, multiple = 1;
-    CLP_TRY(clp_worker_kernel(w, kernel_name, &kernel, err));
-    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, w->device.device, CL_KERNEL_WORK_GROUP_SIZE,
+    CLP_TRY(kernel_slot(w, kernel_name, &slot, err));
+    if (slot->local) { /* asked before: every launch of a small system would ask the driver */
+        *local = slot->local;
+        return CLP_OK;
+    }
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(slot->kernel, w->device.device, CL_KERNEL_WORK_GROUP_SIZE,
                                           sizeof kernel_max, &kernel_max, NULL),
                  err, "kernel '%s': clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)",
                  kernel_name);
-    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, w->device.device,
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(slot->kernel, w->device.device,
                                           CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                           sizeof multiple, &multiple, NULL),
                  err,
@@ -63,7 +77,7 @@ clp_status clp_launch_local_size(clp_worker *w, const char *kernel_name, size_t 
     size_t cap = kernel_max < 256 ? kernel_max : 256;
     if (multiple == 0 || multiple > cap)
         multiple = 1;
-    *local = cap / multiple * multiple;
+    *local = slot->local = cap / multiple * multiple;
     return CLP_OK;
 fail:
     return st;

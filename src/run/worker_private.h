@@ -10,6 +10,7 @@ enum { CLP_WORKER_MAX_KERNELS = 32 };
 typedef struct clp_worker_kernel_slot {
     char *name;
     cl_kernel kernel;
+    size_t local; /* its chosen work-group size (clp_launch_local_size); 0 until asked */
 } clp_worker_kernel_slot;
 
 struct clp_worker {
