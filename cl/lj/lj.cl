@@ -4,14 +4,14 @@
  * of each pair's), lj_virial[i] float (half of the sum over its pairs of r . f). */
 
 #ifndef CLP_LJ_STRATEGY
-#define CLP_LJ_STRATEGY 0 /* the work layout of the force kernel, options/lj.json */
-#define CLP_LJ_STRATEGY_PAR_PART 0
+#define CLP_LJ_STRATEGY               0 /* the work layout of the force kernel, options/lj.json */
+#define CLP_LJ_STRATEGY_PAR_PART      0
 #define CLP_LJ_STRATEGY_PAR_PART_LOOP 1
-#define CLP_LJ_STRATEGY_PAR_CELL 2
-#define CLP_LJ_STRATEGY_PAR_CELL_SM 3
-#define CLP_LJ_STRATEGY_X_PENCIL 4
-#define CLP_LJ_STRATEGY_ALL_IN_SM 5
-#define CLP_LJ_STRATEGY_AUTO 6
+#define CLP_LJ_STRATEGY_PAR_CELL      2
+#define CLP_LJ_STRATEGY_PAR_CELL_SM   3
+#define CLP_LJ_STRATEGY_X_PENCIL      4
+#define CLP_LJ_STRATEGY_ALL_IN_SM     5
+#define CLP_LJ_STRATEGY_AUTO          6
 #endif
 #if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_AUTO
 #error "lj.strategy=auto is resolved to a strategy by the host before the build"
@@ -19,7 +19,8 @@
 /* All but the per-particle strategies walk the cells themselves */
 #define CLP_LJ_SEARCHES_CELLS (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_PAR_CELL)
 #if CLP_LJ_SEARCHES_CELLS && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
-#error "the per-cell and sub-box lj.strategy values search the cells themselves: set neighbors.mode=jit"
+#error                                                                                             \
+    "the per-cell and sub-box lj.strategy values search the cells themselves: set neighbors.mode=jit"
 #endif
 #define CLP_LJ_SUB_BOX (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_X_PENCIL)
 #ifndef CLP_LJ_CELL_GROUP
@@ -28,16 +29,16 @@
 /* Sub-box strategies: the host sizes these from the device's local memory and the most
  * particles in a cell (src/run/lj_layout.c); these defaults only let the file compile. */
 #ifndef CLP_LJ_BOX_X
-#define CLP_LJ_BOX_X 2          /* target cells of a work-group's sub-box, per axis */
-#define CLP_LJ_BOX_Y 1
-#define CLP_LJ_BOX_Z 1
-#define CLP_LJ_BOX_GROUP 64     /* work-items per sub-box */
+#define CLP_LJ_BOX_X          2 /* target cells of a work-group's sub-box, per axis */
+#define CLP_LJ_BOX_Y          1
+#define CLP_LJ_BOX_Z          1
+#define CLP_LJ_BOX_GROUP      64 /* work-items per sub-box */
 #define CLP_LJ_STAGE_CAPACITY 64 /* particles staged in local memory at once */
 #endif
 /* Host constants, computed in double; these defaults only let the file compile alone. */
 #ifndef CLP_LJ_RC2
-#define CLP_LJ_RC2 6.25f    /* cutoff squared */
-#define CLP_LJ_EPS2 0.0f    /* softening squared */
+#define CLP_LJ_RC2   6.25f    /* cutoff squared */
+#define CLP_LJ_EPS2  0.0f     /* softening squared */
 #define CLP_LJ_SHIFT -0.0163f /* the pair energy at the cutoff */
 #endif
 
@@ -76,12 +77,14 @@ void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global
 /* The sub-box strategies' lj_forces is in lj_sub_box.cl. */
 #if !CLP_LJ_SUB_BOX
 #if CLP_LJ_SEARCHES_CELLS
-__kernel __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))
+__kernel
+    __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))
 #else
 __kernel
 #endif
-void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
-                        __global float *restrict lj_virial) {
+    void
+    lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
+              __global float *restrict lj_virial) {
 #if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_PAR_PART
     const uint i = get_global_id(0);
     if (i < CLP_GRID_PARTICLES)
@@ -123,8 +126,7 @@ void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
                         const uint count = min((uint)CLP_LJ_CELL_GROUP, s_end - chunk);
                         for (uint k = 0; target && k < count; k++)
                             if (chunk + k != i)
-                                lj_pair(particle_delta(p_i, staged[k], dc), &f, &energy,
-                                        &virial);
+                                lj_pair(particle_delta(p_i, staged[k], dc), &f, &energy, &virial);
                     }
                 }
         if (target)
@@ -140,13 +142,29 @@ void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
 #define CLP_LJ_DT 0.005f /* the time step */
 #endif
 
+/* v + dt/2 f: a half kick (force.w holds the energy) */
+float4 half_kick(float4 v, float4 force) {
+    return v + 0.5f * CLP_LJ_DT * (float4)(force.xyz, 0.0f);
+}
+
 __kernel void lj_kick_drift(__global float4 *restrict pos, __global float4 *restrict vel,
                             __global const float4 *restrict lj_force) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
-    const float4 f = (float4)(lj_force[i].xyz, 0.0f);
-    const float4 v = vel[i] + 0.5f * CLP_LJ_DT * f;
+    const float4 v = half_kick(vel[i], lj_force[i]);
+    vel[i] = v;
+    pos[i] += CLP_LJ_DT * v;
+}
+
+/* The second half kick of a step, then the next step's first and its drift: one launch for
+ * two, with the same arithmetic, where the host reads no velocity between the steps. */
+__kernel void lj_kicks_drift(__global float4 *restrict pos, __global float4 *restrict vel,
+                             __global const float4 *restrict lj_force) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    const float4 f = lj_force[i], v = half_kick(half_kick(vel[i], f), f);
     vel[i] = v;
     pos[i] += CLP_LJ_DT * v;
 }
@@ -154,5 +172,5 @@ __kernel void lj_kick_drift(__global float4 *restrict pos, __global float4 *rest
 __kernel void lj_kick(__global float4 *restrict vel, __global const float4 *restrict lj_force) {
     const uint i = get_global_id(0);
     if (i < CLP_GRID_PARTICLES)
-        vel[i] += 0.5f * CLP_LJ_DT * (float4)(lj_force[i].xyz, 0.0f);
+        vel[i] = half_kick(vel[i], lj_force[i]);
 }

@@ -216,27 +216,32 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
     clp_status st = CLP_OK;
     const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE,
                                  sys->n, 0};
+    const clp_step kicks_drift = {"lj_kicks_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE,
+                                  sys->n, 0};
     const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, sys->n, 0};
     for (uint64_t k = 0; k < steps; k++) {
-        CLP_TRY(clp_worker_run_step(sys->worker, &kick_drift, NULL, err));
+        /* between two steps, one launch does the last one's second half kick and this one's
+           first: two launches a step, not three */
+        CLP_TRY(clp_worker_run_step(sys->worker, k ? &kicks_drift : &kick_drift, NULL, err));
         if (clp_grid_rebuilds_at(sys->grid, ++sys->step)) {
             CLP_TRY(clp_grid_update(sys->grid, err));
             sys->rebuilds++;
         }
         CLP_TRY(compute_forces(sys, err));
-        CLP_TRY(clp_worker_run_step(sys->worker, &kick, NULL, err));
     }
+    if (steps)
+        CLP_TRY(clp_worker_run_step(sys->worker, &kick, NULL, err));
 fail:
     return st;
 }
 
-/* Per atom and step, in the order the step runs them (cl/lj/lj.cl): lj_kick_drift reads
- * pos, vel and force and writes pos and vel; lj_forces reads pos (and the list) and writes
- * the force (the neighbours' positions come from cache); lj_kick reads vel and force and
- * writes vel. float4 each. */
+/* Per atom and step, in the order the step runs them (cl/lj/lj.cl): lj_kicks_drift (or,
+ * first, lj_kick_drift) reads pos, vel and force and writes pos and vel; lj_forces reads pos
+ * (and the list) and writes the force (the neighbours' positions come from cache). float4
+ * each. The last step's lj_kick is left out. */
 double clp__lj_step_bytes(const clp_options *opts, double listed) {
     const bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
-    return 3 * 16 + 2 * 16 + 16 + (list ? 4 * (listed + 1) : 0) + 16 + 2 * 16 + 16;
+    return 3 * 16 + 2 * 16 + 16 + (list ? 4 * (listed + 1) : 0) + 16;
 }
 
 /* A rebuild also re-sorts the velocities. */

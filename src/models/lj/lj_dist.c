@@ -247,9 +247,11 @@ fail:
     return st;
 }
 
-/* As clp__lj_system_bytes: the steps of the owned atoms, the rebuilds of all slots. */
+/* As clp__lj_system_bytes: the steps of the owned atoms, the rebuilds of all slots. A rank
+ * keeps the half kicks apart (a halo exchange comes between them): lj_kick reads vel and
+ * force and writes vel too. */
 double clp__lj_rank_bytes(const clp__lj_rank *r, double listed) {
-    return clp__lj_step_bytes(r->opts, listed) * (double)clp_dist_rank_owned(&r->dist) *
+    return (clp__lj_step_bytes(r->opts, listed) + 3 * 16) * (double)clp_dist_rank_owned(&r->dist) *
                (double)r->step +
            clp__lj_rebuild_bytes(r->opts, &r->geo, r->slots, listed) * (double)r->rebuilds;
 }
