@@ -99,6 +99,10 @@ size_t clp__edit_distance(const char *a, const char *b);
 bool clp__make_dirs(char *path, char *why, size_t why_size);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
+/* What the compiled kernel `name` allows on the worker's device: the most work-items a group
+ * and the local memory a group takes (src/core/launch.c). */
+clp_status clp__kernel_limits(clp_worker *w, const char *name, size_t *work_group,
+                              cl_ulong *local_bytes, clp_error *err);
 /* Seconds per call of `launch`: `launches` calls queued, then a wait; the median of `rounds`
  * (at most 64) such (src/core/measure.c). */
 typedef clp_status (*clp__launch_fn)(void *context, clp_error *err);

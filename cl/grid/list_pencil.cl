@@ -37,21 +37,11 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
     __local uint slot_low[LIST_BLOCKS], slot_high[LIST_BLOCKS], more;
     (void)key, (void)type;
     const uint lid = get_local_id(0), block = lid / LIST_BLOCK, capacity = slots - 1;
-    const int4 box = (int4)((int)pencil, 1, 1, 0);
-    const int4 corner = sub_box_corner(get_group_id(0), box);
+    const int4 corner = sub_box_corner(get_group_id(0), (int4)((int)pencil, 1, 1, 0));
     const uint row_cells = pencil + 2;
 
-    for (uint c = lid; c < pencil; c += LIST_GROUP) {
-        uint from, count;
-        const int4 cell =
-            frame_cell(corner, box, (int)c + 1, 1, 1, cell_start, cell_end, &from, &count);
-        target_from[c] = from;
-        target_lo[c + 1] = cell.x < CLP_GRID_CELLS_X ? count : 0; /* no wrap for targets */
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    offsets_from_counts(target_lo, pencil);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint targets = target_lo[pencil];
+    const uint targets =
+        pencil_targets(corner, pencil, cell_start, cell_end, target_from, target_lo);
 
     for (uint round = 0; round < targets; round += LIST_GROUP) {
         const uint t = round + lid;
@@ -64,17 +54,8 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
         for (int dz = CLP_CORE_DIM == 3 ? -1 : 0; dz <= (CLP_CORE_DIM == 3 ? 1 : 0); dz++)
             for (int dy = -1; dy <= 1; dy++) {
                 barrier(CLK_LOCAL_MEM_FENCE); /* the last row is used up */
-                for (uint c = lid; c < row_cells; c += LIST_GROUP) {
-                    uint from, count;
-                    frame_cell(corner, box, (int)c, dy + 1, dz + 1, cell_start, cell_end, &from,
-                               &count);
-                    stage_from[c] = from;
-                    stage_lo[c + 1] = count;
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-                offsets_from_counts(stage_lo, row_cells);
-                barrier(CLK_LOCAL_MEM_FENCE);
-                const uint row_total = stage_lo[row_cells];
+                const uint row_total =
+                    pencil_row(corner, pencil, dy, dz, cell_start, cell_end, stage_from, stage_lo);
                 /* the target's own slot in its own row, which its search skips */
                 const uint self =
                     dy == 0 && dz == 0 ? stage_lo[fx] + (i - stage_from[fx]) : UINT_MAX;

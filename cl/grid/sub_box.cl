@@ -55,3 +55,41 @@ uint cell_of_slot(__local const uint *lo, uint n, uint s) {
     }
     return low;
 }
+
+/* Pencils: sub-boxes of `cells` cells along x (box (cells, 1, 1)). The targets of the pencil
+ * at `corner`: each cell's first particle into from[c] and the particles before it into
+ * lo[c], lo[cells] the pencil's particles, which it returns. Every work-item of the group
+ * calls it: it ends with a barrier. */
+uint pencil_targets(int4 corner, uint cells, __global const uint *cell_start,
+                    __global const uint *cell_end, __local uint *from, __local uint *lo) {
+    const int4 box = (int4)((int)cells, 1, 1, 0);
+    for (uint c = get_local_id(0); c < cells; c += get_local_size(0)) {
+        uint start, count;
+        const int4 cell =
+            frame_cell(corner, box, (int)c + 1, 1, 1, cell_start, cell_end, &start, &count);
+        from[c] = start;
+        lo[c + 1] = cell.x < CLP_GRID_CELLS_X ? count : 0; /* no wrap for targets */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    offsets_from_counts(lo, cells);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return lo[cells];
+}
+
+/* The row of cells at (dy, dz) from the pencil at `corner`, frame x positions 0 .. cells + 1:
+ * as pencil_targets, into from[0 .. cells + 1] and lo[0 .. cells + 2]. Every work-item calls
+ * it once the last row is used up. */
+uint pencil_row(int4 corner, uint cells, int dy, int dz, __global const uint *cell_start,
+                __global const uint *cell_end, __local uint *from, __local uint *lo) {
+    const int4 box = (int4)((int)cells, 1, 1, 0);
+    for (uint c = get_local_id(0); c < cells + 2; c += get_local_size(0)) {
+        uint start, count;
+        frame_cell(corner, box, (int)c, dy + 1, dz + 1, cell_start, cell_end, &start, &count);
+        from[c] = start;
+        lo[c + 1] = count;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    offsets_from_counts(lo, cells + 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return lo[cells + 2];
+}

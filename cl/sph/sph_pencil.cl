@@ -57,17 +57,8 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
     const uint lid = get_local_id(0);
     const int4 corner = sub_box_corner(get_group_id(0), PENCIL);
 
-    for (uint c = lid; c < CLP_SPH_PENCIL_X; c += GROUP) {
-        uint from, count;
-        const int4 cell =
-            frame_cell(corner, PENCIL, (int)c + 1, 1, 1, cell_start, cell_end, &from, &count);
-        target_from[c] = from;
-        target_lo[c + 1] = cell.x < CLP_GRID_CELLS_X ? count : 0; /* no wrap for targets */
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    offsets_from_counts(target_lo, CLP_SPH_PENCIL_X);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint targets = target_lo[CLP_SPH_PENCIL_X];
+    const uint targets =
+        pencil_targets(corner, CLP_SPH_PENCIL_X, cell_start, cell_end, target_from, target_lo);
 
     for (uint round = 0; round < targets; round += GROUP) {
         const uint t = round + lid;
@@ -86,18 +77,14 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
         for (int dz = CLP_CORE_DIM == 3 ? -1 : 0; dz <= (CLP_CORE_DIM == 3 ? 1 : 0); dz++)
             for (int dy = -1; dy <= 1; dy++) {
                 barrier(CLK_LOCAL_MEM_FENCE); /* the last row is used up */
+                const uint row_total = pencil_row(corner, CLP_SPH_PENCIL_X, dy, dz, cell_start,
+                                                  cell_end, stage_from, stage_lo);
+                /* the periodic image or cell offset of each of the row's cells */
                 for (uint c = lid; c < ROW_CELLS; c += GROUP) {
-                    uint from, count;
-                    const int4 cell = frame_cell(corner, PENCIL, (int)c, dy + 1, dz + 1, cell_start,
-                                                 cell_end, &from, &count);
-                    stage_from[c] = from;
-                    stage_lo[c + 1] = count;
+                    const int4 cell = corner + (int4)((int)c - 1, dy, dz, 0);
                     stage_offset[c] = frame_offset(cell, wrap_cell(cell), corner);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
-                offsets_from_counts(stage_lo, ROW_CELLS);
-                barrier(CLK_LOCAL_MEM_FENCE);
-                const uint row_total = stage_lo[ROW_CELLS];
                 /* the target's own slot in its own row, which its search skips */
                 const uint self =
                     dy == 0 && dz == 0 ? stage_lo[fx] + (i - stage_from[fx]) : UINT_MAX;

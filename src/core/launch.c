@@ -42,6 +42,21 @@ fail:
     return st;
 }
 
+clp_status clp__kernel_limits(clp_worker *w, const char *name, size_t *work_group,
+                              cl_ulong *local_bytes, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker_kernel_slot *slot;
+    CLP_TRY(kernel_slot(w, name, &slot, err));
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(slot->kernel, w->device.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof *work_group, work_group, NULL),
+                 err, "kernel '%s': clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)", name);
+    CLP_CL_CHECK(clGetKernelWorkGroupInfo(slot->kernel, w->device.device, CL_KERNEL_LOCAL_MEM_SIZE,
+                                          sizeof *local_bytes, local_bytes, NULL),
+                 err, "kernel '%s': clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)", name);
+fail:
+    return st;
+}
+
 clp_status clp_worker_kernel(clp_worker *w, const char *name, cl_kernel *out, clp_error *err) {
     clp_worker_kernel_slot *slot;
     clp_status st = kernel_slot(w, name, &slot, err);

@@ -23,16 +23,9 @@ uint32_t clp_grid_list_room(uint32_t largest) {
 static clp_status pencils_fit(clp_grid *g, bool *fit, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *dev = clp_worker_device(g->worker);
-    cl_kernel kernel;
     size_t most = 0;
     cl_ulong local_bytes = 0;
-    CLP_TRY(clp_worker_kernel(g->worker, "grid_build_list_pencil", &kernel, err));
-    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof most, &most, NULL),
-                 err, "kernel 'grid_build_list_pencil': clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
-    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE,
-                                          sizeof local_bytes, &local_bytes, NULL),
-                 err, "kernel 'grid_build_list_pencil': clGetKernelWorkGroupInfo(LOCAL_MEM_SIZE)");
+    CLP_TRY(clp__kernel_limits(g->worker, "grid_build_list_pencil", &most, &local_bytes, err));
     *fit = most >= CLP_GRID_LIST_GROUP && local_bytes <= dev->local_mem_size;
     if (!*fit)
         CLP_INFO(CLP_LOG_BUFFER,

@@ -152,31 +152,30 @@ if command -v oclgrind >/dev/null; then
     if [ -s "$work/oclgrind.log" ]; then
         echo "FAIL: oclgrind reported:"; head -c 20000 "$work/oclgrind.log"; exit 1
     fi
+    compare "$work/pocl" "$work/oclgrind" "PoCL and Oclgrind" || failures=$((failures + 1))
+    # against_pocl NAME LABEL OPTION...: a run under Oclgrind with no message logged, ending
+    # where the same run on PoCL ends.
+    against_pocl() {
+        local name=$1 label=$2
+        shift 2
+        oclgrind --data-races --uninitialized --log "$work/$name.log" \
+            "$clpart" run "$case_file" --out "$work/$name" --no-cache "$@" \
+            >/dev/null 2>&1 </dev/null && [ ! -s "$work/$name.log" ] ||
+            { echo "FAIL: the Oclgrind run, $label"; head -c 20000 "$work/$name.log"; exit 1; }
+        "$clpart" run "$case_file" --out "$work/$name-pocl" --device cpu "$@" >/dev/null 2>&1 \
+            </dev/null && compare "$work/$name-pocl" "$work/$name" "PoCL and Oclgrind, $label" ||
+            failures=$((failures + 1))
+    }
     # The other kernels and modes under Oclgrind too, on both devices: summation density,
     # laminar viscosity, centred density, XSPH, the predictor-corrector, constants as kernel
     # arguments, local positions, cell search, rebuilds every 4 steps (the displacement check),
-    # mDBC.
-    others=(-s sph.density=summation -s sph.viscosity=laminar -s sph.centred_density=true
-        -s sph.xsph=true -s sph.integrator=predictor_corrector -s core.inline_constants=false
-        -s grid.positions=local -s neighbors.mode=jit -s core.summation=kbn
-        -s neighbors.every=4 -s neighbors.skin=0.2 -s sph.boundary=mdbc)
-    oclgrind --data-races --uninitialized --log "$work/oclgrind2.log" \
-        "$clpart" run "$case_file" --out "$work/oclgrind2" --no-cache "${others[@]}" \
-        >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind2.log" ] ||
-        { echo "FAIL: the second Oclgrind run"; head -c 20000 "$work/oclgrind2.log"; exit 1; }
-    "$clpart" run "$case_file" --out "$work/pocl2" --device cpu "${others[@]}" >/dev/null 2>&1 \
-        </dev/null && compare "$work/pocl2" "$work/oclgrind2" "PoCL and Oclgrind, other kernels" ||
-        failures=$((failures + 1))
-    compare "$work/pocl" "$work/oclgrind" "PoCL and Oclgrind" || failures=$((failures + 1))
-    pencil=(-s neighbors.mode=jit -s sph.strategy=x_pencil -s grid.positions=local
-        -s sph.boundary=mdbc)
-    oclgrind --data-races --uninitialized --log "$work/oclgrind3.log" \
-        "$clpart" run "$case_file" --out "$work/oclgrind3" --no-cache "${pencil[@]}" \
-        >/dev/null 2>&1 </dev/null && [ ! -s "$work/oclgrind3.log" ] ||
-        { echo "FAIL: the x_pencil Oclgrind run"; head -c 20000 "$work/oclgrind3.log"; exit 1; }
-    "$clpart" run "$case_file" --out "$work/pocl3" --device cpu "${pencil[@]}" >/dev/null 2>&1 \
-        </dev/null && compare "$work/pocl3" "$work/oclgrind3" "PoCL and Oclgrind, x_pencil" ||
-        failures=$((failures + 1))
+    # mDBC; then the x-pencil forces.
+    against_pocl oclgrind2 "other kernels" -s sph.density=summation -s sph.viscosity=laminar \
+        -s sph.centred_density=true -s sph.xsph=true -s sph.integrator=predictor_corrector \
+        -s core.inline_constants=false -s grid.positions=local -s neighbors.mode=jit \
+        -s core.summation=kbn -s neighbors.every=4 -s neighbors.skin=0.2 -s sph.boundary=mdbc
+    against_pocl oclgrind3 x_pencil -s neighbors.mode=jit -s sph.strategy=x_pencil \
+        -s grid.positions=local -s sph.boundary=mdbc
 else
     echo "oclgrind is not installed"
     [ "${CI:-}" = true ] && failures=$((failures + 1))

@@ -89,16 +89,9 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
 clp_status clp__lj_check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_device_info *dev = clp_worker_device(w);
-    cl_kernel kernel;
     size_t most = 0;
     cl_ulong local_bytes = 0;
-    CLP_TRY(clp_worker_kernel(w, "lj_forces", &kernel, err));
-    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof most, &most, NULL),
-                 err, "kernel 'lj_forces': clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
-    CLP_CL_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE,
-                                          sizeof local_bytes, &local_bytes, NULL),
-                 err, "kernel 'lj_forces': clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
+    CLP_TRY(clp__kernel_limits(w, "lj_forces", &most, &local_bytes, err));
     if (l->local > most)
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=%s: its groups of %zu work-items are more than the %zu the "
