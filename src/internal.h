@@ -97,6 +97,9 @@ size_t clp__edit_distance(const char *a, const char *b);
 /* mkdir -p of `path` (modified during the call, restored); false with the failing step in
  * `why`. */
 bool clp__make_dirs(char *path, char *why, size_t why_size);
+/* A work-group of one work-item per item: `items` rounded up to whole warps of 32 where that
+ * stays within `cap`, else `items`. */
+size_t clp__warp_group(size_t items, size_t cap);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
 /* What the compiled kernel `name` allows on the worker's device: the most work-items a group

@@ -56,9 +56,7 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
                 barrier(CLK_LOCAL_MEM_FENCE); /* the last row is used up */
                 const uint row_total =
                     pencil_row(corner, pencil, dy, dz, cell_start, cell_end, stage_from, stage_lo);
-                /* the target's own slot in its own row, which its search skips */
-                const uint self =
-                    dy == 0 && dz == 0 ? stage_lo[fx] + (i - stage_from[fx]) : UINT_MAX;
+                const uint self = pencil_own_slot(dy, dz, fx, i, stage_from, stage_lo);
                 for (uint window = 0; window < row_total; window += LIST_CAPACITY) {
                     const uint window_end = min(row_total, window + LIST_CAPACITY);
                     barrier(CLK_LOCAL_MEM_FENCE); /* the last window is used up */

@@ -93,3 +93,10 @@ uint pencil_row(int4 corner, uint cells, int dy, int dz, __global const uint *ce
     barrier(CLK_LOCAL_MEM_FENCE);
     return lo[cells + 2];
 }
+
+/* The slot, among a staged row's, of target i in frame cell fx: in its own row (dy = dz = 0),
+ * where its search skips it; UINT_MAX in the others. */
+uint pencil_own_slot(int dy, int dz, uint fx, uint i, __local const uint *from,
+                     __local const uint *lo) {
+    return dy == 0 && dz == 0 ? lo[fx] + (i - from[fx]) : UINT_MAX;
+}

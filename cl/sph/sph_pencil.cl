@@ -85,9 +85,7 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
                     stage_offset[c] = frame_offset(cell, wrap_cell(cell), corner);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
-                /* the target's own slot in its own row, which its search skips */
-                const uint self =
-                    dy == 0 && dz == 0 ? stage_lo[fx] + (i - stage_from[fx]) : UINT_MAX;
+                const uint self = pencil_own_slot(dy, dz, fx, i, stage_from, stage_lo);
                 for (uint window = 0; window < row_total; window += CAPACITY) {
                     const uint window_end = min(row_total, window + CAPACITY);
                     barrier(CLK_LOCAL_MEM_FENCE); /* the last window is used up */

@@ -114,3 +114,8 @@ bool clp__make_dirs(char *path, char *why, size_t why_size) {
     }
     return true;
 }
+
+size_t clp__warp_group(size_t items, size_t cap) {
+    const size_t warps = (items + 31) / 32 * 32;
+    return warps <= cap ? warps : items;
+}

@@ -67,10 +67,6 @@ static size_t sub_boxes(const clp_grid_geometry *geo, const int box[3]) {
     return n;
 }
 
-static size_t round_up(size_t v, size_t multiple) {
-    return (v + multiple - 1) / multiple * multiple;
-}
-
 /* Section 5.2: the pencil, ghosts included, is as long as SM / (M_C x sizeof(Part)) cells
  * allow, with a work-item per target particle; shorter while there are fewer pencils than
  * compute units. */
@@ -170,7 +166,7 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
         if (st != CLP_OK)
             return st;
         /* one work-item per target particle, in whole warps where the cap allows */
-        l.group = round_up(l.group, 32) <= cap ? round_up(l.group, 32) : l.group;
+        l.group = clp__warp_group(l.group, cap);
         l.local_bytes = sub_box_bytes(l.box, l.stage_rows, l.capacity);
         l.local = l.group;
         l.global = sub_boxes(geo, l.box) * l.group;

@@ -17,10 +17,6 @@ static size_t local_bytes(int cells, size_t group, size_t capacity) {
            4 * (2 * (size_t)cells + 1);
 }
 
-static size_t round_up(size_t v, size_t multiple) {
-    return (v + multiple - 1) / multiple * multiple;
-}
-
 /* The most lattice points a cell can hold: per axis those a cell's width spans. */
 static unsigned lattice_per_cell(const clp_sph_case *c, const clp_grid_geometry *geo) {
     unsigned most = 1;
@@ -41,7 +37,7 @@ clp_status clp__sph_pencil_make(const clp_device_info *dev, const clp_grid_geome
     const unsigned mc = lattice_per_cell(c, geo);
     int cells = geo->cells[0];
     while (cells >= 1 && ((size_t)mc * cells > cap ||
-                          local_bytes(cells, round_up((size_t)mc * cells, 32),
+                          local_bytes(cells, clp__warp_group((size_t)mc * cells, cap),
                                       (size_t)mc * (cells + 2)) > dev->local_mem_size))
         cells--;
     if (cells < 1)
@@ -56,7 +52,7 @@ clp_status clp__sph_pencil_make(const clp_device_info *dev, const clp_grid_geome
     const size_t group = (size_t)mc * cells;
     *out = (clp__sph_pencil){
         .cells = cells,
-        .group = round_up(group, 32) <= cap ? round_up(group, 32) : group,
+        .group = clp__warp_group(group, cap),
         .capacity = (size_t)mc * (cells + 2),
         .hits = HITS,
         .groups = pencils(geo, cells),

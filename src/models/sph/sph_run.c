@@ -30,6 +30,16 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     r->global = r->geo;
     r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
     r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
+    /* refused before any particle is made: the x-pencil forces search the cells themselves,
+       over the whole grid of one device */
+    r->pencils = strcmp(clp_options_enum(r->opts, "sph.strategy"), "x_pencil") == 0;
+    CLP_REQUIRE(!r->pencils || strcmp(clp_options_enum(r->opts, "neighbors.mode"), "jit") == 0, err,
+                CLP_CASE,
+                "sph.strategy=x_pencil searches the neighbouring cells itself: set "
+                "neighbors.mode=jit");
+    CLP_REQUIRE(!r->pencils || !r->comm, err, CLP_CASE,
+                "sph.strategy=x_pencil runs on one device: a split run takes "
+                "sph.strategy=par_part");
 fail:
     return st;
 }
@@ -63,20 +73,10 @@ static void program_spec(const sph_run *r, program_parts *p) {
     p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};
 }
 
-/* The force kernel's layout on the device: a pencil layout when sph.strategy=x_pencil. */
+/* The x-pencil force kernel's layout on the device, when sph.strategy=x_pencil (load
+ * checked that it can run). */
 static clp_status lay_out(sph_run *r, const clp_device_info *dev, clp_error *err) {
-    r->pencils = strcmp(clp_options_enum(r->opts, "sph.strategy"), "x_pencil") == 0;
-    if (!r->pencils)
-        return CLP_OK;
-    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "jit") != 0)
-        return CLP_FAIL(err, CLP_CASE,
-                        "sph.strategy=x_pencil searches the neighbouring cells itself: set "
-                        "neighbors.mode=jit");
-    if (r->comm)
-        return CLP_FAIL(err, CLP_CASE,
-                        "sph.strategy=x_pencil runs on one device: a split run takes "
-                        "sph.strategy=par_part");
-    return clp__sph_pencil_make(dev, &r->geo, &r->c, &r->pencil, err);
+    return r->pencils ? clp__sph_pencil_make(dev, &r->geo, &r->c, &r->pencil, err) : CLP_OK;
 }
 
 static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
