@@ -12,11 +12,16 @@
  * liquid: the LJ liquid (FCC at --density, 0.8442 by default, T 1.44, rc 2.5, dt 0.005) of
  * --cells fcc cells a side ("20 40" by default: 32000 and 256000 atoms), velocity-Verlet
  * steps per second, median of the rounds, and the potential energy per atom of the lattice
- * (shifted to 0 at rc), for a peer's check (bench/lj_peers.py).
- *   liquid DEVICE n config strategy atom-steps/s steps rounds density pe_per_atom
+ * (shifted to 0 at rc), for a peer's check (bench/lj_peers.py). Two configurations, or the
+ * one --configs names: "list", the defaults (a stored list, par_part, the work-items per atom
+ * chosen for the device), and "auto" (lj.strategy=auto: strategy and neighbour mode from a
+ * timing probe). `run` says what ran: the strategy, the neighbour mode and the work-items
+ * per atom.
+ *   liquid DEVICE n config run atom-steps/s steps rounds density pe_per_atom
  *
  * usage: bench-lj grid|liquid [--device SEL] [--max-particles N] [--steps S] [--rounds R]
- *        [--budget SECONDS] [--cells "C ..."] [--density D] [-s NAME=VALUE]... */
+ *        [--budget SECONDS] [--cells "C ..."] [--density D] [--configs list|auto]
+ *        [-s NAME=VALUE]... */
 #include "models/lj/lj.h"
 
 #include <math.h>
@@ -180,8 +185,9 @@ static clp_status liquid_case(const bench *b, int cells, const char *config, con
         seconds[r] = clp__now() - start;
     }
     const double median = clp__median(seconds, (size_t)rounds);
-    printf("liquid\t%s\t%zu\t%s\t%s\t%.4e\t%d\t%d\t%g\t%.6f\n", b->device->name, s.n, config,
-           clp__lj_strategy_name(clp__lj_system_layout(sys)->strategy),
+    const clp__lj_layout *layout = clp__lj_system_layout(sys);
+    printf("liquid\t%s\t%zu\t%s\t%s %s x%u\t%.4e\t%d\t%d\t%g\t%.6f\n", b->device->name, s.n, config,
+           clp__lj_strategy_name(layout->strategy), clp__lj_system_mode(sys), layout->lanes,
            (double)s.n * b->steps / median, b->steps, rounds, b->density, pe / (double)s.n);
     fflush(stdout);
 fail:
@@ -196,6 +202,7 @@ int main(int argc, char **argv) {
     bench b = {
         .max_particles = SIZE_MAX, .rounds = 5, .steps = 100, .budget = 10, .density = 0.8442};
     const char *selector = NULL, *what = argc > 1 ? argv[1] : "", *cell_list = "20 40";
+    const char *configs = "list auto";
     clp_error err = CLP_ERROR_INIT;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--device"))
@@ -212,6 +219,8 @@ int main(int argc, char **argv) {
             cell_list = argv[i + 1];
         else if (!strcmp(argv[i], "--density"))
             b.density = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--configs"))
+            configs = argv[i + 1];
         else if (!strcmp(argv[i], "-s") && b.n_assignments < 32)
             b.assignments[b.n_assignments++] = argv[i + 1];
     }
@@ -220,7 +229,7 @@ int main(int argc, char **argv) {
     if (strcmp(what, "grid") != 0 && strcmp(what, "liquid") != 0) {
         fprintf(stderr, "usage: bench-lj grid|liquid [--device SEL] [--max-particles N] "
                         "[--steps S] [--rounds R] [--budget SECONDS] [--cells \"C ...\"] "
-                        "[--density D] [-s NAME=VALUE]...\n");
+                        "[--density D] [--configs list|auto] [-s NAME=VALUE]...\n");
         return 2;
     }
     char dir[1024];
@@ -242,13 +251,14 @@ int main(int argc, char **argv) {
         const char *list_mode[] = {periodic[0],          periodic[1],         periodic[2],
                                    "neighbors.skin=0.2", "neighbors.every=5", NULL};
         const char *automatic[] = {
-            periodic[0],         periodic[1],          periodic[2],        "neighbors.skin=0.2",
-            "neighbors.every=5", "neighbors.mode=jit", "lj.strategy=auto", NULL};
+            periodic[0],         periodic[1],        periodic[2], "neighbors.skin=0.2",
+            "neighbors.every=5", "lj.strategy=auto", NULL};
+        const bool list = strstr(configs, "list") != NULL, probed = strstr(configs, "auto") != NULL;
         char *end;
         for (long cells = strtol(cell_list, &end, 10); end != cell_list;
              cell_list = end, cells = strtol(cell_list, &end, 10))
-            if (liquid_case(&b, (int)cells, "list, par_part", list_mode, &err) ||
-                liquid_case(&b, (int)cells, "jit, auto", automatic, &err))
+            if ((list && liquid_case(&b, (int)cells, "list", list_mode, &err)) ||
+                (probed && liquid_case(&b, (int)cells, "auto", automatic, &err)))
                 return fail(&err);
     }
     clp_worker_destroy(b.worker);

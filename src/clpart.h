@@ -622,6 +622,10 @@ typedef struct clp_grid_geometry {
     bool periodic[3];
     uint32_t key_count;     /* cell keys 0..key_count-1; key_count marks "outside" */
     uint32_t max_neighbors; /* neighbors.max in list mode: 0 sizes the list as it runs */
+    /* Work-items that read one particle's list together, each every list_lanes-th entry
+     * (1 unless the model sets more): a plain list ends in that many end markers, so each
+     * reader meets one. */
+    uint32_t list_lanes;
 } clp_grid_geometry;
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,

@@ -36,7 +36,8 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
     __local uint hits[LIST_HITS * LIST_GROUP]; /* hit h of work-item l at h * LIST_GROUP + l */
     __local uint slot_low[LIST_BLOCKS], slot_high[LIST_BLOCKS], more;
     (void)key, (void)type;
-    const uint lid = get_local_id(0), block = lid / LIST_BLOCK, capacity = slots - 1;
+    const uint lid = get_local_id(0), block = lid / LIST_BLOCK,
+               capacity = slots - CLP_GRID_LIST_LANES;
     const int4 corner = sub_box_corner(get_group_id(0), (int4)((int)pencil, 1, 1, 0));
     const uint row_cells = pencil + 2;
 
@@ -107,7 +108,7 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
                 }
             }
         if (active) {
-            neib_list[min(listed, capacity) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+            list_end(neib_list, i, min(listed, capacity));
             atomic_max(&status[2], listed);
             if (listed > capacity)
                 atomic_inc(&status[3]);

@@ -5,7 +5,9 @@
  * (neighbors.max, or sized from the counts as the run goes), passed to the build only: every
  * list ends with CLP_NEIB_END, so the iteration needs no bound. A plain list fills slots 0 up.
  * A split list keeps S - 1 in slot 0; type-0 neighbours fill from slot 1 up and the others
- * from slot S - 1 down, each side ended by its own CLP_NEIB_END.
+ * from slot S - 1 down, each side ended by its own CLP_NEIB_END. A plain list read by
+ * CLP_GRID_LIST_LANES work-items together, each taking every LANES-th slot from its own
+ * lane, ends in that many CLP_NEIB_END, so that every lane meets one.
  * Usage, in a kernel whose parameters begin with CLP_GRID_PARAMS:
  *     uint j; float4 r_ij;
  *     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) { ... }   // r_ij = x_j - x_i, |r_ij| <= radius */
@@ -20,6 +22,9 @@
 #endif
 
 #define CLP_NEIB_END 0xffffffffu
+#ifndef CLP_GRID_LIST_LANES
+#define CLP_GRID_LIST_LANES 1 /* work-items that read one particle's list together */
+#endif
 #define CLP_NEIGHBOR_CELLS (CLP_CORE_DIM == 3 ? 27 : 9)
 #define CLP_RADIUS2 (CLP_GRID_RADIUS * CLP_GRID_RADIUS)
 #define CLP_SEARCH_RADIUS2 (CLP_GRID_SEARCH_RADIUS * CLP_GRID_SEARCH_RADIUS)
@@ -137,10 +142,16 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
     }
 }
 
+/* Ends particle i's plain list at slot `front`, with an end marker for each lane. */
+void list_end(__global uint *neib_list, uint i, uint front) {
+    for (uint lane = 0; lane < CLP_GRID_LIST_LANES; lane++)
+        neib_list[(front + lane) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+}
+
 /* Builds the list of `slots` slots per particle with the search radius: stores what fits,
  * records the largest count in status[2] and the number of particles over capacity in
- * status[3]. The capacity is slots - 1 (slots - 3 split): the end markers always fit. The stores into the
- * interleaved list cost more than the search itself (H200, 1M particles: 6.5 ms with them,
+ * status[3]. The capacity is slots - CLP_GRID_LIST_LANES (slots - 3 split): the end markers
+ * always fit. The stores into the interleaved list cost more than the search itself (H200, 1M particles: 6.5 ms with them,
  * 1.3 ms without); staging each group's lists in local memory to write them row by row was
  * measured slower still (10.3 ms), so the plain stores stay. */
 __kernel void grid_build_list(__global const float4 *restrict pos,
@@ -172,7 +183,7 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
     neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
     neib_list[(top - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
 #else
-    const uint capacity = slots - 1;
+    const uint capacity = slots - CLP_GRID_LIST_LANES;
     uint front = 0;
     (void)type;
     while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
@@ -180,7 +191,7 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
         if (front < capacity)
             neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
     }
-    neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    list_end(neib_list, i, front);
 #endif
     atomic_max(&status[2], found);
     if (found > capacity)
@@ -196,6 +207,7 @@ typedef struct {
     float4 pos_i;
     int4 cell_i;
     int k;         /* next list slot */
+    int stride;    /* slots from one read to the next: the lanes reading the list */
     int side;      /* split lists: 0 the front (type 0), 1 the back (other types) */
     int want_type;
 } neib_iter;
@@ -208,6 +220,16 @@ neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) 
     it->want_type = want_type;
     it->side = CLP_NEIGHBORS_SPLIT && want_type > 0;
     it->k = it->side ? (int)neib_list[i] : CLP_NEIGHBORS_SPLIT;
+    it->stride = 1;
+    return it;
+}
+
+/* The iteration of lane `lane` of the CLP_GRID_LIST_LANES work-items that read particle i's
+ * plain list together: slots lane, lane + LANES, ... */
+neib_iter *neib_begin_lane(neib_iter *it, uint i, uint lane, CLP_GRID_FN_PARAMS) {
+    neib_begin(it, i, -1, CLP_GRID_ARGS);
+    it->k = (int)lane;
+    it->stride = CLP_GRID_LIST_LANES;
     return it;
 }
 
@@ -225,7 +247,9 @@ uint neib_list_next(neib_iter *it, __global const uint *neib_list) {
     }
     return neib_list[it->k-- * CLP_GRID_PARTICLES + it->i];
 #else
-    return neib_list[it->k++ * CLP_GRID_PARTICLES + it->i];
+    const uint j = neib_list[it->k * CLP_GRID_PARTICLES + it->i];
+    it->k += it->stride;
+    return j;
 #endif
 }
 
@@ -280,3 +304,11 @@ bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
          once_##j = 0)                                                                            \
         while (neib_next(&it_##j, CLP_GRID_ARGS, &(j), &(r_ij)))
 #define CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, -1, j, r_ij)
+#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && !CLP_NEIGHBORS_SPLIT
+/* Lane `lane`'s share of particle i's neighbours, in a plain list read by
+ * CLP_GRID_LIST_LANES work-items together. */
+#define CLP_FOR_EACH_NEIGHBOR_LANE(i, lane, j, r_ij)                                              \
+    for (neib_iter it_##j, *once_##j = neib_begin_lane(&it_##j, (i), (lane), CLP_GRID_ARGS);    \
+         once_##j; once_##j = 0)                                                                  \
+        while (neib_next(&it_##j, CLP_GRID_ARGS, &(j), &(r_ij)))
+#endif

@@ -26,6 +26,13 @@
 #ifndef CLP_LJ_CELL_GROUP
 #define CLP_LJ_CELL_GROUP 64 /* work-items per cell for par_cell */
 #endif
+#ifndef CLP_LJ_LANES
+#define CLP_LJ_LANES 1 /* par_part with a list: work-items per atom (lj.threads_per_atom) */
+#endif
+#if CLP_LJ_LANES > 1 && (CLP_LJ_STRATEGY != CLP_LJ_STRATEGY_PAR_PART ||                            \
+                         CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_LIST || CLP_NEIGHBORS_SPLIT)
+#error "lj.threads_per_atom above 1 shares a plain stored list: lj.strategy=par_part only"
+#endif
 /* Sub-box strategies: the host sizes these from the device's local memory and the most
  * particles in a cell (src/run/lj_layout.c); these defaults only let the file compile. */
 #ifndef CLP_LJ_BOX_X
@@ -75,7 +82,42 @@ void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global
 }
 
 /* The sub-box strategies' lj_forces is in lj_sub_box.cl. */
-#if !CLP_LJ_SUB_BOX
+#if CLP_LJ_LANES > 1
+/* Par-Part with CLP_LJ_LANES work-items per atom, side by side in a group: each sums every
+ * LANES-th entry of the atom's list, and the first adds the lanes' sums from local memory.
+ * For systems too small to fill a GPU with a work-item per atom. */
+__kernel __attribute__((reqd_work_group_size(CLP_LJ_LANE_GROUP, 1, 1))) void
+lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force, __global float *restrict lj_virial) {
+    __local float4 lane_force[CLP_LJ_LANE_GROUP]; /* w: the energy */
+    __local float lane_virial[CLP_LJ_LANE_GROUP];
+    const uint lid = get_local_id(0), lane = lid % CLP_LJ_LANES;
+    const uint i = get_global_id(0) / CLP_LJ_LANES;
+    acc4_t f = acc4_zero();
+    acc_t energy = acc_zero(), virial = acc_zero();
+    if (i < CLP_GRID_PARTICLES) {
+        uint j;
+        float4 r_ij; /* x_j - x_i */
+        CLP_FOR_EACH_NEIGHBOR_LANE(i, lane, j, r_ij) {
+            lj_pair(r_ij, &f, &energy, &virial);
+        }
+    }
+    float4 part = acc4_result(f);
+    part.w = acc_result(energy);
+    lane_force[lid] = part;
+    lane_virial[lid] = acc_result(virial);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane != 0 || i >= CLP_GRID_PARTICLES)
+        return;
+    acc4_t f_all = acc4_zero();
+    acc_t energy_all = acc_zero(), virial_all = acc_zero();
+    for (uint l = 0; l < CLP_LJ_LANES; l++) {
+        acc4_add(&f_all, lane_force[lid + l]);
+        acc_add(&energy_all, lane_force[lid + l].w);
+        acc_add(&virial_all, lane_virial[lid + l]);
+    }
+    lj_store(i, f_all, energy_all, virial_all, lj_force, lj_virial);
+}
+#elif !CLP_LJ_SUB_BOX
 #if CLP_LJ_SEARCHES_CELLS
 __kernel
     __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))

@@ -100,6 +100,7 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
     g.key_count = (uint32_t)keys;
     g.max_neighbors =
         is(opts, "neighbors.mode", "list") ? (uint32_t)clp_options_int(opts, "neighbors.max") : 0;
+    g.list_lanes = 1;
     *out = g;
     return CLP_OK;
 }
@@ -127,6 +128,8 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
         (clp_constant){"CLP_GRID_SEARCH_RADIUS", CLP_CONST_FLOAT, g->search_radius, 0, false};
     all[n++] = (clp_constant){"CLP_GRID_SCAN_GROUP", CLP_CONST_INT, 0, CLP_GRID_SCAN_GROUP, false};
     all[n++] = (clp_constant){"CLP_GRID_LIST_GROUP", CLP_CONST_INT, 0, CLP_GRID_LIST_GROUP, false};
+    all[n++] = (clp_constant){"CLP_GRID_LIST_LANES", CLP_CONST_INT, 0,
+                              g->list_lanes > 1 ? g->list_lanes : 1, false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

@@ -43,6 +43,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->local = is(opts, "grid.positions", "local");
     g->list = is(opts, "neighbors.mode", "list");
     g->split = clp_options_bool(opts, "neighbors.split");
+    CLP_REQUIRE(!g->split || geometry->list_lanes <= 1, err, CLP_USAGE,
+                "split neighbour lists are read by one work-item each, not %u",
+                geometry->list_lanes);
     /* pencils build plain lists where asked, or by default on a GPU; the device's fit is
        checked at the first build */
     const bool pencils = g->list && !g->split &&

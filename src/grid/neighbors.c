@@ -6,10 +6,10 @@
 
 #include <math.h>
 
-/* Slots per particle for a capacity: one end marker, or for a split list the start of its
- * back side and an end marker per side (cl/grid/neighbors.cl). */
+/* Slots per particle for a capacity: an end marker per lane that reads the list, or for a
+ * split list the start of its back side and an end marker per side (cl/grid/neighbors.cl). */
 static size_t slots_for(const clp_grid *g, uint32_t capacity) {
-    return (size_t)capacity + (g->split ? 3 : 1);
+    return (size_t)capacity + (g->split ? 3 : g->geo.list_lanes > 1 ? g->geo.list_lanes : 1);
 }
 
 /* Room for a quarter more than the largest count, so that a list sized at the start seldom

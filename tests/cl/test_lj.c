@@ -141,28 +141,31 @@ static void test_layout_refusals(test_env *t) {
     clp_device_info small = *t->device;
     clp__lj_layout l;
     small.local_mem_size = 3 * 10 * 16 - 1; /* one byte short of a 3-cell pencil's particles */
-    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err) == CLP_CASE);
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, 1, &l, &err) ==
+               CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "local memory");
     err = (clp_error)CLP_ERROR_INIT;
-    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, &l, &err) ==
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, 1, &l, &err) ==
                CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "3 x 3 x 3 cells");
     small = *t->device;
     small.max_work_group_size = 8; /* a cell of 10 needs 10 work-items */
     err = (clp_error)CLP_ERROR_INIT;
-    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err) == CLP_CASE);
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, 1, &l, &err) ==
+               CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "work-items");
     /* A device that holds them: the pencil and the frame fit its local memory, with ghosts */
     small = *t->device;
     small.local_mem_size = 32768;
     small.max_work_group_size = 1024;
     small.compute_units = 1;
-    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, &l, &err), &err);
+    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, 1, &l, &err), &err);
     CLP_ASSERT(l.local_bytes <= 32768 && l.box[0] >= 1 && l.box[1] == 1 && l.box[2] == 1);
     CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) && l.local >= 10 * (size_t)l.box[0]);
     CLP_ASSERT(l.local <= 256);
     const int pencil = l.box[0];
-    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, &l, &err), &err);
+    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, 1, &l, &err),
+                  &err);
     CLP_ASSERT(l.local_bytes <= 32768 && l.local <= 256);
     CLP_ASSERT(l.local >= 10 * (size_t)l.box[0] * l.box[1] * l.box[2]);
     CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) * (l.box[1] + 2) * (l.box[2] + 2));
@@ -271,6 +274,39 @@ int main(int argc, char **argv) {
         snprintf(label, sizeof label, "random %s sized for 1 a cell", strategies[st] + 12);
         compare(&t, label, &random, &soft, windows);
     }
+    /* Several work-items per atom, each with every n-th entry of its list: from 2 to more lanes
+     * than an atom has neighbours, lists built by both builds. */
+    static const char *const lanes[] = {"lj.threads_per_atom=2", "lj.threads_per_atom=4",
+                                        "lj.threads_per_atom=32"};
+    for (int la = 0; la < 3; la++) {
+        if (small && la != 1)
+            continue;
+        const char *assignments[] = {lanes[la],
+                                     sums[la % 3],
+                                     positions[la % 2],
+                                     la == 1 ? "neighbors.build=pencil"
+                                             : "neighbors.build=particle",
+                                     "grid.periodic_x=true",
+                                     "grid.periodic_y=true",
+                                     "grid.periodic_z=true",
+                                     NULL};
+        char label[160];
+        snprintf(label, sizeof label, "random par_part %s %s %s %s", lanes[la] + 3,
+                 sums[la % 3] + 15, positions[la % 2] + 15, assignments[3] + 10);
+        compare(&t, label, &random, &soft, assignments);
+        if (!small) {
+            snprintf(label, sizeof label, "fcc    par_part %s %s %s %s", lanes[la] + 3,
+                     sums[la % 3] + 15, positions[la % 2] + 15, assignments[3] + 10);
+            compare(&t, label, &lattice, &plain, assignments);
+        }
+    }
+    const char *odd_lanes[] = {"lj.threads_per_atom=3", "grid.periodic_x=true",
+                               "grid.periodic_y=true", "grid.periodic_z=true", NULL};
+    refused(&t, odd_lanes, "a power of two");
+    const char *jit_lanes[] = {"lj.threads_per_atom=4", "neighbors.mode=jit",
+                               "grid.periodic_x=true",  "grid.periodic_y=true",
+                               "grid.periodic_z=true",  NULL};
+    refused(&t, jit_lanes, "neighbors.mode=list");
     test_layout_refusals(&t);
     if (!small) /* a probe of six programs: its kernels are all checked above */
         test_auto(&t, &random, &soft);

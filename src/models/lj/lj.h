@@ -55,6 +55,7 @@ typedef struct clp__lj_layout {
     clp__lj_strategy strategy;
     unsigned max_per_cell; /* M_C, the most particles in a cell, as sized for */
     size_t global, local;  /* the force kernel's work size; local 0: the launcher's choice */
+    unsigned lanes;        /* par_part with a stored list: work-items per atom */
     size_t group;          /* work-items per group of the per-cell and sub-box strategies */
     int box[3];            /* sub-box strategies: target cells per axis */
     size_t stage_rows;     /* rows of cells along x staged at once */
@@ -64,11 +65,16 @@ typedef struct clp__lj_layout {
 
 /* The most atoms in one cell of the grid. */
 unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state *s);
-/* The layout of `strategy` for this device, grid and M_C; a strategy the device cannot run
- * for the case (too little local memory, too many particles for a group) is CLP_CASE with
- * the reason and the figures. */
+/* Work-items per atom (lj.threads_per_atom, 0 resolved for the device and n atoms): more
+ * than 1 only for par_part with a stored list on one device, and CLP_CASE where set so
+ * elsewhere. */
+clp_status clp__lj_lanes(const clp_options *opts, const clp_device_info *dev, size_t n,
+                         clp__lj_strategy strategy, bool split, unsigned *out, clp_error *err);
+/* The layout of `strategy` for this device, grid and M_C, with `lanes` work-items per atom
+ * (par_part; 1 otherwise); a strategy the device cannot run for the case (too little local
+ * memory, too many particles for a group) is CLP_CASE with the reason and the figures. */
 clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geometry *geo, size_t n,
-                               unsigned max_per_cell, clp__lj_strategy strategy,
+                               unsigned max_per_cell, clp__lj_strategy strategy, unsigned lanes,
                                clp__lj_layout *out, clp_error *err);
 
 /* The grid of the state's box for these options (3D; periodic, or walled for an open box). */
@@ -87,16 +93,18 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
 /* CLP_CASE when the built force kernel cannot take the layout's work-group or local memory. */
 clp_status clp__lj_check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err);
 /* The layout of `strategy` on `dev` for this state (M_C from lj.cell_capacity, else the
- * fullest cell), and the program's source for it. *source is new. */
+ * fullest cell), the lanes that read each list set in `geo`, and the program's source for
+ * it. *source is new. */
 clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
-                           const clp_grid_geometry *geo, const clp__lj_state *s,
-                           const clp__lj_params *p, double dt, clp__lj_strategy strategy,
-                           clp__lj_layout *layout, char **source, clp_error *err);
-/* lj.strategy=auto: the fastest strategy for this case on the worker's device, from the
- * cache's record of an earlier probe or from a new one (src/models/lj/lj_probe.c). */
+                           clp_grid_geometry *geo, const clp__lj_state *s, const clp__lj_params *p,
+                           double dt, clp__lj_strategy strategy, clp__lj_layout *layout,
+                           char **source, clp_error *err);
+/* lj.strategy=auto: the fastest strategy and neighbour mode for this case on the worker's
+ * device, from the cache's record of an earlier probe or from a new one, set in `resolved`
+ * (src/models/lj/lj_probe.c). */
 clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cache,
                          const clp__lj_state *s, const clp__lj_params *p, double dt,
-                         const clp_grid_geometry *geo, clp__lj_strategy *out, clp_error *err);
+                         const clp_grid_geometry *geo, clp_options *resolved, clp_error *err);
 
 /* A system on the device, for the options' strategy, summation and grid (a 3D periodic box),
  * stepped by velocity Verlet with time step `dt`; its forces are computed on opening. */
@@ -113,6 +121,9 @@ double clp__lj_system_bytes(const clp__lj_system *sys, double listed);
 double clp__lj_step_bytes(const clp_options *opts, double listed);
 double clp__lj_rebuild_bytes(const clp_options *opts, const clp_grid_geometry *geo, size_t n,
                              double listed);
+/* neighbors.every and neighbors.mode of the system's options (auto resolved). */
+int clp__lj_system_every(const clp__lj_system *sys);
+const char *clp__lj_system_mode(const clp__lj_system *sys);
 /* The layout the system runs with (auto resolved). */
 const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys);
 /* Seconds per force evaluation: `launches` launches queued back to back, then a wait, as

@@ -41,6 +41,11 @@ size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_p
     out[nc++] = (clp_constant){"CLP_LJ_DT", CLP_CONST_FLOAT, dt, 0, false};
     if (!l)
         return nc;
+    if (l->lanes > 1) {
+        out[nc++] = (clp_constant){"CLP_LJ_LANES", CLP_CONST_INT, 0, (long long)l->lanes, false};
+        out[nc++] =
+            (clp_constant){"CLP_LJ_LANE_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
+    }
     if (l->strategy == CLP__LJ_PAR_CELL || l->strategy == CLP__LJ_PAR_CELL_SM)
         out[nc++] =
             (clp_constant){"CLP_LJ_CELL_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
@@ -77,13 +82,19 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
 }
 
 clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
-                           const clp_grid_geometry *geo, const clp__lj_state *s,
-                           const clp__lj_params *p, double dt, clp__lj_strategy strategy,
-                           clp__lj_layout *layout, char **source, clp_error *err) {
+                           clp_grid_geometry *geo, const clp__lj_state *s, const clp__lj_params *p,
+                           double dt, clp__lj_strategy strategy, clp__lj_layout *layout,
+                           char **source, clp_error *err) {
+    clp_status st = CLP_OK;
     const long long capacity = clp_options_int(opts, "lj.cell_capacity");
     const unsigned max_per_cell = capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(geo, s);
-    const clp_status st = clp__lj_layout_make(dev, geo, s->n, max_per_cell, strategy, layout, err);
-    return st != CLP_OK ? st : clp__lj_source(opts, geo, s->n, p, dt, layout, false, source, err);
+    unsigned lanes;
+    CLP_TRY(clp__lj_lanes(opts, dev, s->n, strategy, false, &lanes, err));
+    CLP_TRY(clp__lj_layout_make(dev, geo, s->n, max_per_cell, strategy, lanes, layout, err));
+    geo->list_lanes = layout->lanes;
+    CLP_TRY(clp__lj_source(opts, geo, s->n, p, dt, layout, false, source, err));
+fail:
+    return st;
 }
 
 clp_status clp__lj_check_kernel(clp_worker *w, const clp__lj_layout *l, clp_error *err) {
@@ -158,10 +169,9 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     CLP_TRY(clp_options_dup(opts, &sys->opts, err));
     clp__lj_strategy strategy;
     if (!clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &strategy)) {
-        CLP_TRY(clp__lj_probe(w, opts, cache, s, p, dt, &geo, &strategy, err));
-        char assignment[64];
-        snprintf(assignment, sizeof assignment, "lj.strategy=%s", clp__lj_strategy_name(strategy));
-        CLP_TRY(clp_options_apply_assignment(sys->opts, assignment, err));
+        CLP_TRY(clp__lj_probe(w, opts, cache, s, p, dt, &geo, sys->opts, err));
+        clp__lj_strategy_from_name(clp_options_enum(sys->opts, "lj.strategy"), &strategy);
+        CLP_TRY(clp__lj_geometry(sys->opts, s, p, &geo, err)); /* the mode chosen with it */
     }
     CLP_TRY(clp__lj_program(sys->opts, clp_worker_device(w), &geo, s, p, dt, strategy, &sys->layout,
                             &source, err));
@@ -190,6 +200,14 @@ void clp__lj_system_close(clp__lj_system *sys) {
     clp_grid_destroy(sys->grid);
     clp_options_destroy(sys->opts);
     free(sys);
+}
+
+int clp__lj_system_every(const clp__lj_system *sys) {
+    return (int)clp_options_int(sys->opts, "neighbors.every");
+}
+
+const char *clp__lj_system_mode(const clp__lj_system *sys) {
+    return clp_options_enum(sys->opts, "neighbors.mode");
 }
 
 const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys) {

@@ -81,8 +81,11 @@ static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp_dist_cut *c
     const clp__lj_state own = {.n = cut->owned, .xyz = cut->xyz};
     const unsigned max_per_cell =
         capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(&cut->local, &own);
+    unsigned lanes; /* 1: a rank's ranges of atoms are launched a work-item each */
+    CLP_TRY(clp__lj_lanes(r->opts, clp_worker_device(r->worker), cut->slots, strategy, true, &lanes,
+                          err));
     CLP_TRY(clp__lj_layout_make(clp_worker_device(r->worker), &cut->local, cut->slots, max_per_cell,
-                                strategy, &r->layout, err));
+                                strategy, lanes, &r->layout, err));
     CLP_TRY(
         clp__lj_source(r->opts, &cut->local, cut->slots, p, dt, &r->layout, true, &source, err));
     CLP_TRY(clp_worker_build_for(r->worker, source, r->opts, cache, NULL, err));

@@ -138,13 +138,62 @@ static clp_status all_in_sm(const clp_device_info *dev, const clp_grid_geometry 
     return CLP_OK;
 }
 
+/* The automatic lanes: the most, up to 8, that keep the work-items at or under 4096 per
+ * compute unit. On an H100 (132 SMs, 2048 resident work-items each) with the LJ liquid that
+ * is 8 at 32000 atoms and 2 at 256000, each within 1 % of the fastest of 1 to 16 there, and
+ * 1 from 1M atoms on, where more lanes only add the reduction (docs/benchmarks/lj.md). */
+enum { LANE_FILL = 4096, LANES_AUTO_MOST = 8 };
+
+clp_status clp__lj_lanes(const clp_options *opts, const clp_device_info *dev, size_t n,
+                         clp__lj_strategy strategy, bool split, unsigned *out, clp_error *err) {
+    const long long asked = clp_options_int(opts, "lj.threads_per_atom");
+    const bool listed = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
+    const bool fits = strategy == CLP__LJ_PAR_PART && listed && !split;
+    if (asked & (asked - 1))
+        return CLP_FAIL(err, CLP_CASE, "lj.threads_per_atom=%lld: a power of two, or 0", asked);
+    if (asked > 1 && !fits)
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.threads_per_atom=%lld shares an atom's stored list between "
+                        "work-items: it needs lj.strategy=par_part, neighbors.mode=list and one "
+                        "device",
+                        asked);
+    unsigned lanes = asked > 0 ? (unsigned)asked : 1;
+    if (asked == 0 && fits && !(dev->type & CL_DEVICE_TYPE_CPU))
+        while (lanes < LANES_AUTO_MOST &&
+               (double)n * lanes * 2 <= (double)LANE_FILL * dev->compute_units)
+            lanes *= 2;
+    *out = lanes;
+    return CLP_OK;
+}
+
+/* A group of the lanes' kernel: 128 work-items, fewer where the device allows fewer, in
+ * whole atoms. */
+static size_t lane_group(const clp_device_info *dev, unsigned lanes) {
+    const size_t most = dev->max_work_group_size < 128 ? dev->max_work_group_size : 128;
+    return most / lanes * lanes;
+}
+
 clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geometry *geo, size_t n,
-                               unsigned max_per_cell, clp__lj_strategy strategy,
+                               unsigned max_per_cell, clp__lj_strategy strategy, unsigned lanes,
                                clp__lj_layout *out, clp_error *err) {
-    clp__lj_layout l = {.strategy = strategy, .max_per_cell = max_per_cell};
+    clp__lj_layout l = {.strategy = strategy, .max_per_cell = max_per_cell, .lanes = 1};
     const size_t key_count = geo->key_count;
     switch (strategy) {
     case CLP__LJ_PAR_PART:
+        if (lanes > 1) {
+            l.lanes = lanes;
+            l.group = lane_group(dev, lanes);
+            if (l.group == 0)
+                return CLP_FAIL(err, CLP_CASE,
+                                "lj.threads_per_atom=%u: '%s' allows groups of %zu work-items",
+                                lanes, dev->name, dev->max_work_group_size);
+            l.local = l.group;
+            l.local_bytes = l.group * (PARTICLE_BYTES + 4);
+            l.global = (n * lanes + l.group - 1) / l.group * l.group;
+            break;
+        }
+        l.global = n;
+        break;
     case CLP__LJ_PAR_PART_LOOP: /* the paper's set-up: the same grid, a for in place of an if */
         l.global = n;
         break;

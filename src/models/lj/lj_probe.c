@@ -1,18 +1,23 @@
-/* lj.strategy=auto: a short timing probe of every strategy that the options and the device
- * allow for the case, run once per device and case shape. The choice, with the times, is
- * stored in the binary cache beside the programs, under a key of the device, the options,
- * the constants and the case's shape, so a second run starts with it at once. */
+/* lj.strategy=auto: a short timing probe of every strategy, with a stored list and with the
+ * cell search, that the options and the device allow for the case, run once per device and
+ * case shape. Each candidate runs whole steps, a rebuild among them, so that a list is
+ * charged for its builds. The choice, with the times, is stored in the binary cache beside the
+ * programs, under a key of the device, the options, the constants and the case's shape, so a
+ * second run starts with it at once. */
 #include "models/lj/lj.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Ten launches, median of three rounds: a few milliseconds for the benchmark's cases on a
- * GPU, and it separates strategies that differ by more than the noise. */
-enum { PROBE_LAUNCHES = 10, PROBE_ROUNDS = 3 };
+/* Two runs of neighbors.every steps each, median of three rounds: a few milliseconds for the
+ * benchmark's cases on a GPU, and it separates candidates that differ by more than the
+ * noise. */
+enum { PROBE_RUNS = 2, PROBE_ROUNDS = 3 };
 
-/* The cache record of the probe: everything the program of any strategy depends on but the
- * strategy's own layout, and the shape the layouts are sized from. */
+static const char *const modes[] = {"list", "jit"};
+
+/* The cache record of the probe: everything the program of any candidate depends on but its
+ * own layout and neighbour mode, and the shape the layouts are sized from. */
 static clp_status probe_record(const clp_worker *w, const clp_options *opts,
                                const clp_grid_geometry *geo, const clp__lj_state *s,
                                const clp__lj_params *p, double dt, char **out, clp_error *err) {
@@ -21,9 +26,12 @@ static clp_status probe_record(const clp_worker *w, const clp_options *opts,
     if (st != CLP_OK)
         return st;
     clp_strbuf text = {0};
-    clp__sb_appendf(
-        &text, "lj.strategy=auto probe: %zu atoms, %d x %d x %d cells, up to %u a cell\n", s->n,
-        geo->cells[0], geo->cells[1], geo->cells[2], clp__lj_max_per_cell(geo, s));
+    clp__sb_appendf(&text,
+                    "lj.strategy=auto probe: %zu atoms, %d x %d x %d cells, up to %u a cell, "
+                    "lj.threads_per_atom=%lld, neighbors.every=%lld\n",
+                    s->n, geo->cells[0], geo->cells[1], geo->cells[2], clp__lj_max_per_cell(geo, s),
+                    clp_options_int(opts, "lj.threads_per_atom"),
+                    clp_options_int(opts, "neighbors.every"));
     clp__sb_append(&text, source);
     free(source);
     char *body = clp__sb_take(&text);
@@ -32,78 +40,115 @@ static clp_status probe_record(const clp_worker *w, const clp_options *opts,
     return *out ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
 }
 
-/* The strategy named on the first line of a stored probe, if it is one. */
-static bool stored_choice(const unsigned char *blob, size_t size, clp__lj_strategy *out) {
-    char name[32];
-    size_t len = 0;
-    while (len < size && len + 1 < sizeof name && blob[len] != '\n')
-        len++;
-    memcpy(name, blob, len);
-    name[len] = '\0';
-    return clp__lj_strategy_from_name(name, out);
+/* "lj.strategy=S neighbors.mode=M" for a candidate. */
+static void choice_text(clp__lj_strategy strategy, int mode, char *out, size_t size) {
+    snprintf(out, size, "lj.strategy=%s neighbors.mode=%s", clp__lj_strategy_name(strategy),
+             modes[mode]);
 }
 
-/* Opens the system with `strategy` and times its force kernel; CLP_CASE when the strategy
- * cannot run for this case on this device. */
-static clp_status time_strategy(clp_worker *w, const clp_options *opts, clp_cache *cache,
-                                const clp__lj_state *s, const clp__lj_params *p, double dt,
-                                clp__lj_strategy strategy, double *seconds, clp_error *err) {
+/* Sets a candidate's strategy and neighbour mode in `opts`. */
+static clp_status apply_choice(clp_options *opts, clp__lj_strategy strategy, int mode,
+                               clp_error *err) {
+    char assignment[64];
+    snprintf(assignment, sizeof assignment, "lj.strategy=%s", clp__lj_strategy_name(strategy));
+    clp_status st = clp_options_apply_assignment(opts, assignment, err);
+    if (st != CLP_OK)
+        return st;
+    snprintf(assignment, sizeof assignment, "neighbors.mode=%s", modes[mode]);
+    return clp_options_apply_assignment(opts, assignment, err);
+}
+
+/* Applies the choice on the first line of a stored probe, if it names one. */
+static bool stored_choice(const unsigned char *blob, size_t size, clp_options *resolved) {
+    char line[96], strategy[32], mode[8];
+    size_t len = 0;
+    while (len < size && len + 1 < sizeof line && blob[len] != '\n')
+        len++;
+    memcpy(line, blob, len);
+    line[len] = '\0';
+    clp__lj_strategy s;
+    if (sscanf(line, "lj.strategy=%31s neighbors.mode=%7s", strategy, mode) != 2 ||
+        !clp__lj_strategy_from_name(strategy, &s))
+        return false;
+    for (int m = 0; m < 2; m++)
+        if (strcmp(mode, modes[m]) == 0)
+            return apply_choice(resolved, s, m, NULL) == CLP_OK;
+    return false;
+}
+
+static clp_status run_steps(void *sys, clp_error *err) {
+    clp__lj_system *system = sys;
+    return clp__lj_system_run(system, (uint64_t)clp__lj_system_every(system), err);
+}
+
+/* Opens the system with the candidate's options and times its steps; CLP_CASE when the
+ * candidate cannot run for this case on this device. */
+static clp_status time_candidate(clp_worker *w, const clp_options *opts, clp_cache *cache,
+                                 const clp__lj_state *s, const clp__lj_params *p, double dt,
+                                 clp__lj_strategy strategy, int mode, double *seconds,
+                                 clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *fixed = NULL;
     clp__lj_system *sys = NULL;
-    char assignment[64];
-    snprintf(assignment, sizeof assignment, "lj.strategy=%s", clp__lj_strategy_name(strategy));
     CLP_TRY(clp_options_dup(opts, &fixed, err));
-    CLP_TRY(clp_options_apply_assignment(fixed, assignment, err));
+    CLP_TRY(apply_choice(fixed, strategy, mode, err));
     CLP_TRY(clp__lj_system_open(w, fixed, cache, s, p, dt, &sys, err));
-    CLP_TRY(clp__lj_system_time_forces(sys, PROBE_LAUNCHES, PROBE_ROUNDS, seconds, err));
+    double per_run;
+    CLP_TRY(clp__time_launches(w, run_steps, sys, PROBE_RUNS, PROBE_ROUNDS, &per_run, err));
+    *seconds = per_run / (double)clp__lj_system_every(sys);
 fail:
     clp__lj_system_close(sys);
     clp_options_destroy(fixed);
     return st;
 }
 
-/* Times every strategy the options allow, picks the fastest, and stores the choice and the
- * times under `record`. */
+/* Times every candidate the options allow, applies the fastest to `resolved`, and stores
+ * the choice and the times under `record`. */
 static clp_status probe_all(clp_worker *w, const clp_options *opts, clp_cache *cache,
                             const clp__lj_state *s, const clp__lj_params *p, double dt,
-                            const char *record, clp__lj_strategy *out, clp_error *err) {
+                            const char *record, clp_options *resolved, clp_error *err) {
     clp_status st = CLP_OK;
     clp_strbuf report = {0};
-    const bool jit = strcmp(clp_options_enum(opts, "neighbors.mode"), "jit") == 0;
     double best = 0;
-    bool found = false;
-    for (int k = 0; k < CLP__LJ_STRATEGIES; k++) {
-        if (!jit && k >= CLP__LJ_PAR_CELL)
-            continue; /* these search the cells themselves */
-        clp_error refusal = CLP_ERROR_INIT;
-        double seconds;
-        clp_status tried = time_strategy(w, opts, cache, s, p, dt, k, &seconds, &refusal);
-        if (tried == CLP_CASE) {
-            CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto: %s left out: %s", clp__lj_strategy_name(k),
-                     refusal.message);
-            continue;
+    int best_strategy = -1, best_mode = 0;
+    for (int k = 0; k < CLP__LJ_STRATEGIES; k++)
+        for (int m = 0; m < 2; m++) {
+            if (k >= CLP__LJ_PAR_CELL && strcmp(modes[m], "jit") != 0)
+                continue; /* these search the cells themselves */
+            char choice[96];
+            choice_text((clp__lj_strategy)k, m, choice, sizeof choice);
+            clp_error refusal = CLP_ERROR_INIT;
+            double seconds;
+            clp_status tried = time_candidate(w, opts, cache, s, p, dt, (clp__lj_strategy)k, m,
+                                              &seconds, &refusal);
+            if (tried == CLP_CASE) {
+                CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto: %s left out: %s", choice, refusal.message);
+                continue;
+            }
+            if (tried != CLP_OK) {
+                *err = refusal;
+                st = tried;
+                goto fail;
+            }
+            clp__sb_appendf(&report, "%s %.6e\n", choice, seconds);
+            if (best_strategy < 0 || seconds < best) {
+                best = seconds;
+                best_strategy = k;
+                best_mode = m;
+            }
         }
-        if (tried != CLP_OK) {
-            *err = refusal;
-            st = tried;
-            goto fail;
-        }
-        clp__sb_appendf(&report, "%s %.6e\n", clp__lj_strategy_name(k), seconds);
-        if (!found || seconds < best) {
-            best = seconds;
-            *out = (clp__lj_strategy)k;
-            found = true;
-        }
-    }
-    CLP_REQUIRE(found, err, CLP_CASE, "lj.strategy=auto: no strategy can run this case");
+    CLP_REQUIRE(best_strategy >= 0, err, CLP_CASE,
+                "lj.strategy=auto: no strategy can run this case");
+    CLP_TRY(apply_choice(resolved, (clp__lj_strategy)best_strategy, best_mode, err));
+    char best_choice[96];
+    choice_text((clp__lj_strategy)best_strategy, best_mode, best_choice, sizeof best_choice);
     char *times = clp__sb_take(&report);
+    CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto chose %s; seconds per step:\n%s", best_choice,
+             times ? times : "");
     clp_strbuf stored = {0};
-    clp__sb_appendf(&stored, "%s\n%s", clp__lj_strategy_name(*out), times ? times : "");
+    clp__sb_appendf(&stored, "%s\n%s", best_choice, times ? times : "");
     free(times);
     char *text = clp__sb_take(&stored);
-    CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto chose %s; seconds per force evaluation:\n%s",
-             clp__lj_strategy_name(*out), text);
     if (cache && text)
         st = clp_cache_store(cache, record, (const unsigned char *)text, strlen(text), "", err);
     free(text);
@@ -114,7 +159,7 @@ fail:
 
 clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cache,
                          const clp__lj_state *s, const clp__lj_params *p, double dt,
-                         const clp_grid_geometry *geo, clp__lj_strategy *out, clp_error *err) {
+                         const clp_grid_geometry *geo, clp_options *resolved, clp_error *err) {
     clp_status st = CLP_OK;
     char *record = NULL, *log = NULL;
     unsigned char *blob = NULL;
@@ -123,11 +168,14 @@ clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cach
     CLP_TRY(probe_record(w, opts, geo, s, p, dt, &record, err));
     if (cache)
         CLP_TRY(clp_cache_load(cache, record, &blob, &size, &log, &hit, err));
-    if (hit && stored_choice(blob, size, out))
-        CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto: %s, as probed before on this device",
-                 clp__lj_strategy_name(*out));
+    if (hit && stored_choice(blob, size, resolved))
+        CLP_INFO(CLP_LOG_RUN,
+                 "lj.strategy=auto: lj.strategy=%s neighbors.mode=%s, as probed "
+                 "before on this device",
+                 clp_options_enum(resolved, "lj.strategy"),
+                 clp_options_enum(resolved, "neighbors.mode"));
     else
-        CLP_TRY(probe_all(w, opts, cache, s, p, dt, record, out, err));
+        CLP_TRY(probe_all(w, opts, cache, s, p, dt, record, resolved, err));
 fail:
     free(record);
     free(blob);
