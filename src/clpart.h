@@ -665,9 +665,13 @@ CLP_API clp_status clp_grid_set_particles(clp_grid *grid, const double *xyz, con
 CLP_API clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry,
                                              const clp_options *opts, size_t particles);
 /* The least device-memory traffic in bytes of one rebuild of `particles` with `neighbours`
- * listed per particle: every element each phase must read or write once. */
+ * listed per particle: every element each phase must read or write once. The second gives
+ * it by phase: keys, sort and reorder; and the list build. */
 CLP_API double clp_grid_update_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
                                      size_t particles, double neighbours);
+CLP_API void clp_grid_update_phase_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
+                                         size_t particles, double neighbours, double *sort,
+                                         double *list);
 /* One rebuild: cell keys, sort (every re-sorted buffer follows), cell ranges and, in list
  * mode, the neighbour list. Particles outside a walled domain are CLP_DOMAIN with the count
  * and an index. With neighbors.max 0 the first list build sizes the list at the largest count
@@ -731,6 +735,18 @@ typedef struct clp_rank_timing {
                             and the sorts and lists it waits for) */
 } clp_rank_timing;
 
+/* Where a stage's device time goes in clp_run_timing (clpart run --timing). */
+typedef enum clp_run_phase {
+    CLP_PHASE_SORT, /* keys, sort and reorder of a rebuild */
+    CLP_PHASE_LIST,
+    CLP_PHASE_BOUNDARY,
+    CLP_PHASE_DENSITY,
+    CLP_PHASE_FORCES,
+    CLP_PHASE_TIME_STEP,
+    CLP_PHASE_INTEGRATION,
+    CLP_PHASE_COUNT
+} clp_run_phase;
+
 /* Device seconds of a run's phases, summed over its steps. */
 typedef struct clp_run_timing {
     double keys, sort, reorder, list;  /* neighbour-search rebuilds (clp_grid_timing) */
@@ -747,6 +763,9 @@ typedef struct clp_run_timing {
                                  half the skin (SPH) */
     int ranks;                /* a split run's devices (the phases above are rank 0's) */
     clp_rank_timing rank[CLP_MAX_RANKS];
+    /* The least device-memory bytes each phase (clp_phase) moved in the timed steps, by the
+     * model's counts; 0 where it does not count them. */
+    double bytes[CLP_PHASE_COUNT];
 } clp_run_timing;
 
 /* What a run did, for a sweep or a benchmark to compare: the time loop's seconds without the
@@ -910,18 +929,6 @@ CLP_API clp_status clp_probe_speed(clp_worker *worker, const clp_options *opts, 
 CLP_API double clp_phi(const double *efficiencies, size_t n);
 
 /* ==== Models ============================================================================ */
-
-/* Where a stage's device time goes in clp_run_timing (clpart run --timing). */
-typedef enum clp_run_phase {
-    CLP_PHASE_SORT, /* keys, sort and reorder of a rebuild */
-    CLP_PHASE_LIST,
-    CLP_PHASE_BOUNDARY,
-    CLP_PHASE_DENSITY,
-    CLP_PHASE_FORCES,
-    CLP_PHASE_TIME_STEP,
-    CLP_PHASE_INTEGRATION,
-    CLP_PHASE_COUNT
-} clp_run_phase;
 
 /* One stage of a model's step: a kernel of its program, or (kernel NULL) a stage the library
  * runs, such as the neighbour search's rebuild. It runs only when the option `needs_option`

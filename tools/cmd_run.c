@@ -19,7 +19,8 @@
 #include <string.h>
 
 /* The device time per step of each phase that the model's stages have under these options,
- * in milliseconds, and its share. */
+ * in milliseconds, its share, and where the model counts its least memory traffic, the rate
+ * that traffic ran at (to set against the device's copy bandwidth: clpart bench). */
 static void print_timing(const clp_model *model, const clp_options *opts, const clp_run_timing *t) {
     const struct {
         const char *name;
@@ -47,9 +48,12 @@ static void print_timing(const clp_model *model, const clp_options *opts, const 
     for (int i = 0; i < CLP_PHASE_COUNT; i++) {
         if (!shown[i])
             continue;
-        printf("timing: %-28s %10.4f ms %5.1f %%\n", phases[i].name,
-               1e3 * phases[i].seconds / steps,
+        printf("timing: %-28s %10.4f ms %5.1f %%", phases[i].name, 1e3 * phases[i].seconds / steps,
                device > 0 ? 100 * phases[i].seconds / device : 0.0);
+        if (t->bytes[i] > 0 && phases[i].seconds > 0)
+            printf(" %8.1f GB/s (%.0f B a particle)", 1e-9 * t->bytes[i] / phases[i].seconds,
+                   t->bytes[i] / (steps * (double)t->particles));
+        printf("\n");
         if (i == CLP_PHASE_SORT)
             printf("timing:   keys %.4f, sort %.4f, reorder %.4f ms\n", 1e3 * t->keys / steps,
                    1e3 * t->sort / steps, 1e3 * t->reorder / steps);

@@ -40,6 +40,10 @@ void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p);
  * neighbours per particle and `rebuilds` neighbour-search rebuilds among them (sph_cost.c). */
 double clp__sph_run_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
                           size_t particles, double listed, uint64_t steps, uint64_t rebuilds);
+/* The same by phase (clp_run_phase), for clpart run --timing. */
+void clp__sph_phase_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
+                          size_t particles, double listed, uint64_t steps, uint64_t rebuilds,
+                          double out[CLP_PHASE_COUNT]);
 /* mDBC: the vector from boundary particle x to its ghost node, its mirror image across the
  * wall into the fluid: through the closest point of the tank's inside for a tank particle,
  * across the nearest face with fluid space behind it for a wall box's. False when x has none. */

@@ -10,30 +10,46 @@ static bool is(const clp_options *opts, const char *name, const char *value) {
     return strcmp(clp_options_enum(opts, name), value) == 0;
 }
 
-/* Per particle and step, rebuilds apart; `listed` neighbours per particle in list mode. */
-static double step_bytes(const clp_options *opts, double listed) {
+/* Per particle and step by phase, rebuilds apart; `listed` neighbours per particle in list
+ * mode. */
+static void step_bytes(const clp_options *opts, double listed, double out[CLP_PHASE_COUNT]) {
     const double list = is(opts, "neighbors.mode", "list") ? 4 * (listed + 1) : 0;
+    const bool xsph = clp_options_bool(opts, "sph.xsph");
     /* sph_forces: pos, type, vel, rho and the list in; acc, drho, and the optional sums out */
-    double bytes = 16 + 4 + 16 + 4 + list + 16 + 4;
-    bytes += clp_options_bool(opts, "sph.shifting") ? 16 : 0;
-    bytes += clp_options_bool(opts, "sph.xsph") ? 2 * 16 : 0; /* written, then read */
+    out[CLP_PHASE_FORCES] = 16 + 4 + 16 + 4 + list + 16 + 4 +
+                            (clp_options_bool(opts, "sph.shifting") ? 16 : 0) + (xsph ? 16 : 0);
     if (is(opts, "sph.density", "summation")) /* sph_density: pos, type and the list; rho */
-        bytes += 16 + 4 + list + 4;
+        out[CLP_PHASE_DENSITY] = 16 + 4 + list + 4;
     if (is(opts, "sph.boundary", "mdbc")) /* sph_mdbc: a boundary's ghost, its sums, rho */
-        bytes += 16 + 16 + 4 + list + 4;
-    bytes += 4 + 16 + 16; /* sph_dt_partial: type, vel, acc */
-    /* sph_integrate: pos, vel, rho, acc, drho, type and shift in; pos, vel, rho out. The
-       predictor-corrector reads and writes the state twice and keeps the old one. */
+        out[CLP_PHASE_BOUNDARY] = 16 + 16 + 4 + list + 4;
+    out[CLP_PHASE_TIME_STEP] = 4 + 16 + 16; /* sph_dt_partial: type, vel, acc */
+    /* sph_integrate: pos, vel, rho, acc, drho, type and shift in; pos, vel, rho out, and the
+       XSPH velocity the forces wrote. The predictor-corrector reads and writes the state
+       twice and keeps the old one. */
     const double integrate = 16 + 16 + 4 + 16 + 4 + 4 + 16 + 16 + 16 + 4;
-    bytes += is(opts, "sph.integrator", "symplectic") ? integrate : 2 * integrate + 2 * 36;
-    return bytes;
+    out[CLP_PHASE_INTEGRATION] =
+        (is(opts, "sph.integrator", "symplectic") ? integrate : 2 * integrate + 2 * 36) +
+        (xsph ? 16 : 0);
+}
+
+void clp__sph_phase_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
+                          size_t particles, double listed, uint64_t steps, uint64_t rebuilds,
+                          double out[CLP_PHASE_COUNT]) {
+    double per_step[CLP_PHASE_COUNT] = {0}, sort, list;
+    step_bytes(opts, listed, per_step);
+    for (int i = 0; i < CLP_PHASE_COUNT; i++)
+        out[i] = (double)particles * (double)steps * per_step[i];
+    /* a rebuild re-sorts velocity and density with the grid's own arrays */
+    clp_grid_update_phase_bytes(opts, geometry, particles, listed, &sort, &list);
+    out[CLP_PHASE_SORT] += (double)rebuilds * (sort + (double)particles * 2 * (16 + 4));
+    out[CLP_PHASE_LIST] += (double)rebuilds * list;
 }
 
 double clp__sph_run_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
                           size_t particles, double listed, uint64_t steps, uint64_t rebuilds) {
-    /* a rebuild re-sorts velocity and density with the grid's own arrays */
-    const double rebuild =
-        clp_grid_update_bytes(opts, geometry, particles, listed) + (double)particles * 2 * (16 + 4);
-    return (double)particles * (double)steps * step_bytes(opts, listed) +
-           (double)rebuilds * rebuild;
+    double phases[CLP_PHASE_COUNT], total = 0;
+    clp__sph_phase_bytes(opts, geometry, particles, listed, steps, rebuilds, phases);
+    for (int i = 0; i < CLP_PHASE_COUNT; i++)
+        total += phases[i];
+    return total;
 }

@@ -307,6 +307,13 @@ fail:
     return st;
 }
 
+/* Neighbours a particle lists in list mode, for the traffic counts: those of the initial
+ * lattice within the search radius; 0 without a list. */
+static double listed_neighbours(const sph_run *r) {
+    const bool list = strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0;
+    return list ? clp__sph_lattice_neighbours(&r->c, r->geo.search_radius) : 0.0;
+}
+
 /* How often a particle forced an early rebuild: a run where most rebuilds come early would
  * go faster with a wider skin. */
 static void report_rebuilds(const sph_run *r) {
@@ -498,8 +505,12 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         clp__progress_finish(&progress, clock.step, clock.time,
                              (double)r.particles * (clock.step - first) /
                                  (r.timing.wall - r.timing.outputs));
-    if (config->timing && writer)
+    if (config->timing && writer) {
+        if (!r.comm) /* a split run's phases are rank 0's, its particles a share */
+            clp__sph_phase_bytes(r.opts, &r.geo, r.particles, listed_neighbours(&r), r.timing.steps,
+                                 r.timing.rebuilds, r.timing.bytes);
         *config->timing = r.timing;
+    }
     /* the last row was the continued run's: read the state again (every rank, when split) */
     if (last && !snapped && (r.comm || (config->result && writer)))
         CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
@@ -509,10 +520,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         clp__run_result_set(config, r.timing.wall - r.timing.outputs,
                             (double)r.particles * (double)(clock.step - first), clock.step - first,
                             clp__sph_diagnostics, values, sizeof values / sizeof values[0]);
-        const bool list = strcmp(clp_options_enum(r.opts, "neighbors.mode"), "list") == 0;
-        const double listed = list ? clp__sph_lattice_neighbours(&r.c, r.geo.search_radius) : 0.0;
         clp__run_result_cost(config,
-                             clp__sph_run_bytes(r.opts, &r.geo, r.particles, listed,
+                             clp__sph_run_bytes(r.opts, &r.geo, r.particles, listed_neighbours(&r),
                                                 clock.step - first, r.timing.rebuilds),
                              0.0);
     }
