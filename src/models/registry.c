@@ -16,9 +16,12 @@ static bool always(const clp_options *opts) {
     return true;
 }
 
-/* SPH's x-pencil force kernel is sized from the device's local memory. */
-static bool sph_pencils(const clp_options *opts) {
-    return strcmp(clp_options_enum(opts, "sph.strategy"), "x_pencil") == 0;
+/* SPH's x-pencil force kernel is sized from the device's local memory, and under
+ * sph.fit_device a list that the device's memory cannot hold makes the run take it. */
+static bool sph_device_laid_out(const clp_options *opts) {
+    return strcmp(clp_options_enum(opts, "sph.strategy"), "x_pencil") == 0 ||
+           (clp_options_bool(opts, "sph.fit_device") &&
+            strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0);
 }
 
 /* The option modules each model's programs take: options/<module>.json. */
@@ -128,7 +131,7 @@ static const clp_model models[] = {
      .diagnostics = clp__sph_diagnostics,
      .outputs = sph_outputs,
      .checkpoint = CLP__SPH_CHECKPOINT,
-     .source_needs_device = sph_pencils,
+     .source_needs_device = sph_device_laid_out,
      .source = clp_sph_source,
      .run = clp_sph_run,
      .run_rank = clp__sph_run_rank},

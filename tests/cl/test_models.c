@@ -6,6 +6,7 @@
  * must name an option and one of its values. */
 #include "common.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct model_case {
@@ -79,6 +80,41 @@ static void check_run(test_env *t, const clp_model *m, const model_case *c, bool
     clp_options_destroy(opts);
 }
 
+/* sph.fit_device: on a device that holds the case but not its neighbour list in one buffer,
+ * the program is the list-free one, and the registry says that the source needs the device;
+ * with room for the list, or with the option off, it is the list's. */
+static void check_fit_device(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    const clp_model *m;
+    CLP_ASSERT_OK(clp_model_find("sph", &m, &err), &err);
+    char path[1024], *with_room = NULL, *cramped = NULL, *refused = NULL;
+    snprintf(path, sizeof path, "%s/%s", clp_data_dir(), cases[0].case_file);
+    clp_options *opts = test_options(t, NULL);
+    CLP_ASSERT_OK(clp_options_apply_case(opts, path, NULL, 0, &err), &err);
+    CLP_ASSERT(m->source_needs_device(opts));
+    CLP_ASSERT_OK(m->source(opts, t->device, path, &with_room, &err), &err);
+    const char *count = strstr(with_room, "#define CLP_GRID_PARTICLES ");
+    CLP_ASSERT(count != NULL);
+    const size_t n = strtoull(count + strlen("#define CLP_GRID_PARTICLES "), NULL, 10);
+    /* 64 bytes a particle: four float4 arrays, not a list of 15 neighbours and its end */
+    clp_device_info small = *t->device;
+    small.max_mem_alloc_size = 64 * n;
+    CLP_ASSERT_OK(m->source(opts, &small, path, &cramped, &err), &err);
+    CLP_ASSERT_OK(clp_options_apply_assignment(opts, "sph.fit_device=false", &err), &err);
+    CLP_ASSERT_OK(m->source(opts, &small, path, &refused, &err), &err);
+    CLP_ASSERT(strstr(with_room, "#define CLP_NEIGHBORS_MODE 0") != NULL);
+    CLP_ASSERT(strstr(cramped, "#define CLP_NEIGHBORS_MODE 1") != NULL);
+    CLP_ASSERT(strstr(cramped, "#define CLP_SPH_STRATEGY 1") != NULL);
+    CLP_ASSERT(strstr(refused, "#define CLP_NEIGHBORS_MODE 0") != NULL);
+    printf("ok sph.fit_device: %zu particles in buffers of at most %llu bytes take the list-free "
+           "program\n",
+           n, (unsigned long long)small.max_mem_alloc_size);
+    free(with_room);
+    free(cramped);
+    free(refused);
+    clp_options_destroy(opts);
+}
+
 int main(void) {
     test_env t = {0};
     test_env_open(&t);
@@ -100,6 +136,7 @@ int main(void) {
         check_run(&t, m, c, true);
     }
     CLP_ASSERT_EQ(runnable, sizeof cases / sizeof cases[0]);
+    check_fit_device(&t);
     test_env_close(&t);
     return 0;
 }

@@ -201,13 +201,20 @@ PY
     }
     over_alloc 129 1.3 "$work/over_alloc.json" # neighbors.max 128, and an end marker
     expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
-        "$clpart" run "$work/over_alloc.json" --out "$work/huge_out" -s neighbors.max=128
+        "$clpart" run "$work/over_alloc.json" --out "$work/huge_out" -s neighbors.max=128 \
+        -s sph.fit_device=false
+    # By default such a case runs without a list, and says so.
+    expect 0 "running without one \(neighbors.mode=jit, sph.strategy=x_pencil\)" -- \
+        "$clpart" source "$work/over_alloc.json" -s neighbors.max=128
+    "$clpart" source "$work/over_alloc.json" -s neighbors.max=128 2>/dev/null |
+        grep "^#define CLP_SPH_STRATEGY 1" >/dev/null || fail "the list-free program was not chosen"
     # A list sized from the counts (neighbors.max 0) is counted as its first build will size
     # it, from the start lattice: with h = 4 dp a particle has about 2850 neighbours within
     # 2.2 h, and the list holds 25 % more.
     over_alloc 3570 4 "$work/wide_kernel.json"
     expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
-        "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache
+        "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache \
+        -s sph.fit_device=false
 }
 [ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
 

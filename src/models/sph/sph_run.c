@@ -85,17 +85,6 @@ static clp_status assemble(const sph_run *r, char **source, clp_error *err) {
     return clp_source_assemble(r->opts, clp_data_dir(), &parts.spec, source, err);
 }
 
-clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
-                          const char *case_path, char **out, clp_error *err) {
-    sph_run r = {.opts = opts};
-    clp_status st = CLP_OK;
-    CLP_TRY(load(&r, case_path, err));
-    CLP_TRY(lay_out(&r, dev, err));
-    CLP_TRY(assemble(&r, out, err));
-fail:
-    return st;
-}
-
 static clp_status build(sph_run *r, clp_cache *cache, clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
@@ -188,42 +177,117 @@ static clp_buffer_set model_buffers(const sph_run *r, clp_buffer_counts *counts,
     return MODEL_BUFFERS | clp__sph_gauge_buffers(&r->c, counts);
 }
 
-/* Refuses a case whose buffers do not fit the device, in all or one by one, before anything
- * is allocated. A list sized from the counts is counted as the first build will size it,
- * from the lattice the particles start on. */
-static clp_status check_device_memory(const sph_run *r, clp_error *err) {
-    clp_status st = CLP_OK;
-    const clp_device_info *d = clp_worker_device(r->w);
+/* What the case's buffers take under r's options: the grid's and the model's, each in all and
+ * its largest. A list sized from the counts is counted as the first build will size it, from
+ * the lattice the particles start on. */
+typedef struct memory_use {
+    clp_memory_need grid, model;
+    clp_grid_geometry sized; /* the geometry with that list size */
+} memory_use;
+
+static memory_use memory_of(const sph_run *r) {
+    memory_use m = {.sized = r->geo};
     cl_float arguments[64];
     clp_buffer_counts counts;
     const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
-    clp_grid_geometry sized = r->geo;
-    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0 && !sized.max_neighbors)
-        sized.max_neighbors =
+    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0 && !m.sized.max_neighbors)
+        m.sized.max_neighbors =
             clp_grid_list_room(clp__sph_lattice_neighbours(&r->c, r->geo.search_radius));
-    const clp_memory_need grid = clp_grid_memory_need(&sized, r->opts, r->n);
-    const clp_memory_need model = clp_buffers_need(buffers, r->opts, &counts);
-    const clp_memory_need largest = grid.largest >= model.largest ? grid : model;
-    const double gib = 1024.0 * 1024.0 * 1024.0, total = (grid.total + model.total) / gib;
+    m.grid = clp_grid_memory_need(&m.sized, r->opts, r->n);
+    m.model = clp_buffers_need(buffers, r->opts, &counts);
+    return m;
+}
+
+static const clp_memory_need *largest_of(const memory_use *m) {
+    return m->grid.largest >= m->model.largest ? &m->grid : &m->model;
+}
+
+static bool fits(const memory_use *m, const clp_device_info *d) {
+    return m->grid.total + m->model.total <= (double)d->global_mem_size &&
+           largest_of(m)->largest <= d->max_mem_alloc_size;
+}
+
+/* sph.fit_device: where the stored list would not fit the device and the list-free mode
+ * would, the run takes that mode (r->fitted_opts) and says so; where neither fits, the
+ * refusal comes with the list's figures (check_device_memory). */
+static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *fitted = NULL;
+    if (!dev || r->comm || r->pencils || !clp_options_bool(r->opts, "sph.fit_device") ||
+        strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") != 0)
+        return CLP_OK;
+    const memory_use with_list = memory_of(r);
+    if (fits(&with_list, dev))
+        return CLP_OK;
+    CLP_TRY(clp_options_dup(r->opts, &fitted, err));
+    CLP_TRY(clp_options_apply_assignment(fitted, "neighbors.mode=jit", err));
+    CLP_TRY(clp_options_apply_assignment(fitted, "sph.strategy=x_pencil", err));
+    sph_run without = *r;
+    without.opts = fitted;
+    without.pencils = true;
+    without.geo.max_neighbors = 0;
+    const memory_use need = memory_of(&without);
+    if (!fits(&need, dev))
+        goto fail;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    CLP_WARN(CLP_LOG_BUFFER,
+             "%zu particles with a stored neighbour list would take %.2f GiB (the list %.2f "
+             "GiB in one buffer) where device '%s' has %.2f GiB and allows %.2f GiB in one "
+             "buffer: running without one (neighbors.mode=jit, sph.strategy=x_pencil) in "
+             "%.2f GiB, at about half the rate; -s sph.fit_device=false refuses the case instead",
+             r->n, (with_list.grid.total + with_list.model.total) / gib,
+             4.0 * (with_list.sized.max_neighbors + 1.0) * (double)r->n / gib, dev->name,
+             dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
+             (need.grid.total + need.model.total) / gib);
+    r->opts = r->fitted_opts = fitted;
+    fitted = NULL;
+    r->pencils = true;
+    r->geo.max_neighbors = r->global.max_neighbors = 0;
+fail:
+    clp_options_destroy(fitted);
+    return st;
+}
+
+/* Refuses a case whose buffers do not fit the device, in all or one by one, before anything
+ * is allocated. */
+static clp_status check_device_memory(const sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_device_info *d = clp_worker_device(r->w);
+    const memory_use m = memory_of(r);
+    const clp_memory_need *largest = largest_of(&m);
+    const double gib = 1024.0 * 1024.0 * 1024.0, total = (m.grid.total + m.model.total) / gib;
     /* the list's share, and the mode that needs none */
-    if (total > d->global_mem_size / gib && sized.max_neighbors)
+    if (total > d->global_mem_size / gib && m.sized.max_neighbors)
         CLP_WARN(CLP_LOG_BUFFER,
                  "the neighbour list would take %.2f GiB; -s neighbors.mode=jit -s "
                  "sph.strategy=x_pencil needs none",
-                 4.0 * (sized.max_neighbors + 1.0) * (double)r->n / gib);
+                 4.0 * (m.sized.max_neighbors + 1.0) * (double)r->n / gib);
     CLP_REQUIRE(total <= d->global_mem_size / gib, err, CLP_DEVICE_MEMORY,
                 "the case needs %.2f GiB of device memory for %zu particles (neighbour search "
                 "%.2f GiB, SPH %.2f GiB), more than the %.2f GiB of device '%s'",
-                total, r->n, grid.total / gib, model.total / gib, d->global_mem_size / gib,
+                total, r->n, m.grid.total / gib, m.model.total / gib, d->global_mem_size / gib,
                 d->name);
-    CLP_REQUIRE(largest.largest <= d->max_mem_alloc_size, err, CLP_DEVICE_MEMORY,
+    CLP_REQUIRE(largest->largest <= d->max_mem_alloc_size, err, CLP_DEVICE_MEMORY,
                 "the case's buffer \"%s\" needs %.2f GiB for %zu particles, more than the "
                 "largest allocation device '%s' allows (%.2f GiB)",
-                largest.largest_name, largest.largest / gib, r->n, d->name,
+                largest->largest_name, largest->largest / gib, r->n, d->name,
                 d->max_mem_alloc_size / gib);
     CLP_INFO(CLP_LOG_BUFFER, "%zu particles take %.3f GiB of the %.2f GiB of device '%s'", r->n,
              total, d->global_mem_size / gib, d->name);
 fail:
+    return st;
+}
+
+clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
+                          const char *case_path, char **out, clp_error *err) {
+    sph_run r = {.opts = opts};
+    clp_status st = CLP_OK;
+    CLP_TRY(load(&r, case_path, err));
+    CLP_TRY(fit_device(&r, dev, err));
+    CLP_TRY(lay_out(&r, dev, err));
+    CLP_TRY(assemble(&r, out, err));
+fail:
+    clp_options_destroy(r.fitted_opts);
     return st;
 }
 
@@ -392,9 +456,10 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     FILE *progress_file = writer ? config->progress : NULL;
     CLP_TRY(clp__run_check_flags(config, "sph", err));
     CLP_TRY(load(&r, case_path, err));
+    CLP_TRY(fit_device(&r, comm ? NULL : clp_worker_device(w), err));
     /* a split run's identity names no device: its checkpoint may continue on others */
-    CLP_TRY(clp__sph_identity(&r.c, &r.phys, opts, comm ? NULL : clp_worker_device(w), r.particles,
-                              &identity, err));
+    CLP_TRY(clp__sph_identity(&r.c, &r.phys, r.opts, comm ? NULL : clp_worker_device(w),
+                              r.particles, &identity, err));
     if (config->restart)
         CLP_TRY(clp__sph_restart_open(&r, config->restart, identity, weights, &restart, err));
     clp__sph_balance_init(&r, weights);
@@ -546,6 +611,7 @@ fail:
         clp_dist_rank_destroy(&r.dist);
     clp_grid_destroy(r.grid);
     clp_options_destroy(r.rank_opts);
+    clp_options_destroy(r.fitted_opts);
     while (r.n_views > 0)
         clp__comm_destroy(r.views[--r.n_views]);
     return st;
