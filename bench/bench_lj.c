@@ -16,8 +16,9 @@
  * one --configs names: "list", the defaults (a stored list, par_part, the work-items per atom
  * chosen for the device), and "auto" (lj.strategy=auto: strategy and neighbour mode from a
  * timing probe). `run` says what ran: the strategy, the neighbour mode and the work-items
- * per atom.
- *   liquid DEVICE n config run atom-steps/s steps rounds density pe_per_atom
+ * per atom; `forces` the seconds of one force evaluation alone (10 launches queued, median
+ * of 3 rounds), to set against a step's.
+ *   liquid DEVICE n config run atom-steps/s steps rounds density pe_per_atom forces
  *
  * usage: bench-lj grid|liquid [--device SEL] [--max-particles N] [--steps S] [--rounds R]
  *        [--budget SECONDS] [--cells "C ..."] [--density D] [--configs list|auto]
@@ -185,10 +186,12 @@ static clp_status liquid_case(const bench *b, int cells, const char *config, con
         seconds[r] = clp__now() - start;
     }
     const double median = clp__median(seconds, (size_t)rounds);
+    double forces;
+    CLP_TRY(clp__lj_system_time_forces(sys, 10, 3, &forces, err));
     const clp__lj_layout *layout = clp__lj_system_layout(sys);
-    printf("liquid\t%s\t%zu\t%s\t%s %s x%u\t%.4e\t%d\t%d\t%g\t%.6f\n", b->device->name, s.n, config,
-           clp__lj_strategy_name(layout->strategy), clp__lj_system_mode(sys), layout->lanes,
-           (double)s.n * b->steps / median, b->steps, rounds, b->density, pe / (double)s.n);
+    printf("liquid\t%s\t%zu\t%s\t%s %s x%u\t%.4e\t%d\t%d\t%g\t%.6f\t%.4e\n", b->device->name, s.n,
+           config, clp__lj_strategy_name(layout->strategy), clp__lj_system_mode(sys), layout->lanes,
+           (double)s.n * b->steps / median, b->steps, rounds, b->density, pe / (double)s.n, forces);
     fflush(stdout);
 fail:
     free(energy);

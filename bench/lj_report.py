@@ -10,9 +10,10 @@ import subprocess
 import sys
 import tempfile
 
-STRATEGIES = ["par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm"]
+STRATEGIES = ["par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm",
+              "simd"]
 COLOURS = {"par_part_loop": "#999999", "par_cell": "#56b4e9", "par_cell_sm": "#009e73",
-           "x_pencil": "#d55e00", "all_in_sm": "#0072b2"}
+           "x_pencil": "#d55e00", "all_in_sm": "#0072b2", "simd": "#cc79a7"}
 # Table 1 of cutoff-interactions-few-particles-per-cell.txt: (d, ppc) -> (interactions,
 # T600 PPNL, T600 X-pencil, A100 PPNL, A100 X-pencil, MI210 PPNL, MI210 X-pencil), seconds.
 PAPER = {

@@ -102,44 +102,50 @@ void acc_merge(acc_t *a, acc_t b) {
 #endif
 }
 
-/* The same for float4 sums, component by component: KBN always takes the select() form,
- * since a branch cannot differ between components. */
-typedef struct {
-    float4 sum;
-    float4 correction;
-} acc4_t;
-
-acc4_t acc4_zero(void) {
-    acc4_t a = {(float4)(0.0f), (float4)(0.0f)};
-    return a;
-}
-
+/* The same for vector sums (accN_t for floatN, N = 4 and 8), lane by lane: KBN always takes
+ * the select() form, since a branch cannot differ between lanes. */
 #if CLP_CORE_SUMMATION == CLP_CORE_SUMMATION_NAIVE
-void acc4_add(acc4_t *a, float4 term) {
-    a->sum += term;
-}
-float4 acc4_result(acc4_t a) {
-    return a.sum;
-}
+#define CLP_ACC_VECTOR_ADD(N)                                                                      \
+    void acc##N##_add(acc##N##_t *a, float##N term) {                                              \
+        a->sum += term;                                                                            \
+    }                                                                                              \
+    float##N acc##N##_result(acc##N##_t a) {                                                       \
+        return a.sum;                                                                              \
+    }
 #elif CLP_CORE_SUMMATION == CLP_CORE_SUMMATION_KAHAN
-void acc4_add(acc4_t *a, float4 term) {
-    float4 y = term - a->correction;
-    float4 t = a->sum + y;
-    a->correction = (t - a->sum) - y;
-    a->sum = t;
-}
-float4 acc4_result(acc4_t a) {
-    return a.sum;
-}
+#define CLP_ACC_VECTOR_ADD(N)                                                                      \
+    void acc##N##_add(acc##N##_t *a, float##N term) {                                              \
+        float##N y = term - a->correction;                                                         \
+        float##N t = a->sum + y;                                                                   \
+        a->correction = (t - a->sum) - y;                                                          \
+        a->sum = t;                                                                                \
+    }                                                                                              \
+    float##N acc##N##_result(acc##N##_t a) {                                                       \
+        return a.sum;                                                                              \
+    }
 #else
-void acc4_add(acc4_t *a, float4 term) {
-    float4 t = a->sum + term;
-    float4 larger = select(term, a->sum, fabs(a->sum) >= fabs(term));
-    float4 smaller = select(a->sum, term, fabs(a->sum) >= fabs(term));
-    a->correction += (larger - t) + smaller;
-    a->sum = t;
-}
-float4 acc4_result(acc4_t a) {
-    return a.sum + a.correction;
-}
+#define CLP_ACC_VECTOR_ADD(N)                                                                      \
+    void acc##N##_add(acc##N##_t *a, float##N term) {                                              \
+        float##N t = a->sum + term;                                                                \
+        float##N larger = select(term, a->sum, fabs(a->sum) >= fabs(term));                       \
+        float##N smaller = select(a->sum, term, fabs(a->sum) >= fabs(term));                      \
+        a->correction += (larger - t) + smaller;                                                   \
+        a->sum = t;                                                                                \
+    }                                                                                              \
+    float##N acc##N##_result(acc##N##_t a) {                                                       \
+        return a.sum + a.correction;                                                               \
+    }
 #endif
+#define CLP_ACC_VECTOR(N)                                                                          \
+    typedef struct {                                                                               \
+        float##N sum;                                                                              \
+        float##N correction;                                                                       \
+    } acc##N##_t;                                                                                  \
+    acc##N##_t acc##N##_zero(void) {                                                               \
+        acc##N##_t a = {(float##N)(0.0f), (float##N)(0.0f)};                                       \
+        return a;                                                                                  \
+    }                                                                                              \
+    CLP_ACC_VECTOR_ADD(N)
+
+CLP_ACC_VECTOR(4)
+CLP_ACC_VECTOR(8)

@@ -184,6 +184,16 @@ bool cell_inside(int4 c) {
     return all(c.xyz >= 0) && all(c.xyz < n.xyz);
 }
 
+/* Loops over the 3^d cells around cell c, c included, that lie in the domain (periodic axes
+ * wrapped): dc is the step to each, source the cell (int4 both). The body is the innermost
+ * loop, so a continue in it goes on to the next cell, and so does a break. */
+#define CLP_FOR_EACH_CELL_AROUND(c, dc, source)                                                    \
+    for (int dz_ = CLP_CORE_DIM == 3 ? -1 : 0; dz_ <= (CLP_CORE_DIM == 3 ? 1 : 0); dz_++)          \
+        for (int dy_ = -1; dy_ <= 1; dy_++)                                                        \
+            for (int dx_ = -1; dx_ <= 1; dx_++)                                                    \
+                for (int4 dc = (int4)(dx_, dy_, dz_, 0), source = wrap_cell((c) + dc),             \
+                          inside_ = (int4)(cell_inside(source)); inside_.x; inside_.x = 0)
+
 /* The vector from particle i to particle j: with local positions, the cell step between them
  * (dc, in cells, periodic wrap already applied) plus the difference of their offsets; with
  * global positions, the coordinate difference taken to the nearest periodic image. */

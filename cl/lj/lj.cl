@@ -11,18 +11,21 @@
 #define CLP_LJ_STRATEGY_PAR_CELL_SM   3
 #define CLP_LJ_STRATEGY_X_PENCIL      4
 #define CLP_LJ_STRATEGY_ALL_IN_SM     5
-#define CLP_LJ_STRATEGY_AUTO          6
+#define CLP_LJ_STRATEGY_SIMD          6
+#define CLP_LJ_STRATEGY_AUTO          7
 #endif
 #if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_AUTO
 #error "lj.strategy=auto is resolved to a strategy by the host before the build"
 #endif
 /* All but the per-particle strategies walk the cells themselves */
-#define CLP_LJ_SEARCHES_CELLS (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_PAR_CELL)
+#define CLP_LJ_SEARCHES_CELLS                                                                      \
+    (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_PAR_CELL && CLP_LJ_STRATEGY != CLP_LJ_STRATEGY_SIMD)
 #if CLP_LJ_SEARCHES_CELLS && CLP_NEIGHBORS_MODE != CLP_NEIGHBORS_MODE_JIT
 #error                                                                                             \
     "the per-cell and sub-box lj.strategy values search the cells themselves: set neighbors.mode=jit"
 #endif
-#define CLP_LJ_SUB_BOX (CLP_LJ_STRATEGY >= CLP_LJ_STRATEGY_X_PENCIL)
+#define CLP_LJ_SUB_BOX                                                                             \
+    (CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_X_PENCIL || CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_ALL_IN_SM)
 #ifndef CLP_LJ_CELL_GROUP
 #define CLP_LJ_CELL_GROUP 64 /* work-items per cell for par_cell */
 #endif
@@ -81,7 +84,7 @@ void lj_particle(uint i, CLP_GRID_FN_PARAMS, __global float4 *lj_force, __global
     lj_store(i, f, energy, virial, lj_force, lj_virial);
 }
 
-/* The sub-box strategies' lj_forces is in lj_sub_box.cl. */
+/* The sub-box strategies' lj_forces is in lj_sub_box.cl, simd's in lj_simd.cl. */
 #if CLP_LJ_LANES > 1
 /* Par-Part with CLP_LJ_LANES work-items per atom, side by side in a group: each sums every
  * LANES-th entry of the atom's list, and the first adds the lanes' sums from local memory.
@@ -117,7 +120,7 @@ lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force, __global float *r
     }
     lj_store(i, f_all, energy_all, virial_all, lj_force, lj_virial);
 }
-#elif !CLP_LJ_SUB_BOX
+#elif !CLP_LJ_SUB_BOX && CLP_LJ_STRATEGY != CLP_LJ_STRATEGY_SIMD
 #if CLP_LJ_SEARCHES_CELLS
 __kernel
     __attribute__((reqd_work_group_size(CLP_LJ_CELL_GROUP, 1, 1)))
@@ -152,25 +155,20 @@ __kernel
         const float4 p_i = target ? pos[i] : (float4)(0.0f);
         acc4_t f = acc4_zero();
         acc_t energy = acc_zero(), virial = acc_zero();
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    const int4 dc = (int4)(dx, dy, dz, 0), source = wrap_cell(c + dc);
-                    if (!cell_inside(source)) /* beyond a wall */
-                        continue;
-                    const uint s_end = cell_end[cell_key(source)];
-                    for (uint chunk = cell_start[cell_key(source)]; chunk < s_end;
-                         chunk += CLP_LJ_CELL_GROUP) {
-                        barrier(CLK_LOCAL_MEM_FENCE); /* the last chunk is used up */
-                        if (chunk + lid < s_end)
-                            staged[lid] = pos[chunk + lid];
-                        barrier(CLK_LOCAL_MEM_FENCE);
-                        const uint count = min((uint)CLP_LJ_CELL_GROUP, s_end - chunk);
-                        for (uint k = 0; target && k < count; k++)
-                            if (chunk + k != i)
-                                lj_pair(particle_delta(p_i, staged[k], dc), &f, &energy, &virial);
-                    }
-                }
+        CLP_FOR_EACH_CELL_AROUND(c, dc, source) { /* cells beyond a wall are left out */
+            const uint s_end = cell_end[cell_key(source)];
+            for (uint chunk = cell_start[cell_key(source)]; chunk < s_end;
+                 chunk += CLP_LJ_CELL_GROUP) {
+                barrier(CLK_LOCAL_MEM_FENCE); /* the last chunk is used up */
+                if (chunk + lid < s_end)
+                    staged[lid] = pos[chunk + lid];
+                barrier(CLK_LOCAL_MEM_FENCE);
+                const uint count = min((uint)CLP_LJ_CELL_GROUP, s_end - chunk);
+                for (uint k = 0; target && k < count; k++)
+                    if (chunk + k != i)
+                        lj_pair(particle_delta(p_i, staged[k], dc), &f, &energy, &virial);
+            }
+        }
         if (target)
             lj_store(i, f, energy, virial, lj_force, lj_virial);
     }

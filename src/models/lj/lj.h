@@ -44,10 +44,15 @@ typedef enum clp__lj_strategy {
     CLP__LJ_PAR_CELL_SM,
     CLP__LJ_X_PENCIL,
     CLP__LJ_ALL_IN_SM,
+    CLP__LJ_SIMD,
     CLP__LJ_STRATEGIES
 } clp__lj_strategy;
 
 const char *clp__lj_strategy_name(clp__lj_strategy s);
+/* Whether a strategy searches the cells itself, and so needs neighbors.mode=jit. */
+bool clp__lj_strategy_searches_cells(clp__lj_strategy s);
+/* The candidates simd takes at a time, and the end markers its stored list ends in. */
+enum { CLP__LJ_SIMD_WIDTH = 8 };
 bool clp__lj_strategy_from_name(const char *name, clp__lj_strategy *out);
 
 /* How a strategy lays out the force kernel on a device (src/models/lj/lj_layout.c). */
@@ -67,7 +72,7 @@ typedef struct clp__lj_layout {
 unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state *s);
 /* Work-items per atom (lj.threads_per_atom, 0 resolved for the device and n atoms): more
  * than 1 only for par_part with a stored list on one device, and CLP_CASE where set so
- * elsewhere. */
+ * elsewhere; CLP_CASE too for simd with a stored list split or with local positions. */
 clp_status clp__lj_lanes(const clp_options *opts, const clp_device_info *dev, size_t n,
                          clp__lj_strategy strategy, bool split, unsigned *out, clp_error *err);
 /* The layout of `strategy` for this device, grid and M_C, with `lanes` work-items per atom

@@ -20,7 +20,7 @@ static clp_status check_options(const clp_options *opts, const clp__lj_params *p
                             p->open_box ? "false" : "true");
     const char *strategy = clp_options_enum(opts, "lj.strategy");
     clp__lj_strategy s;
-    if (clp__lj_strategy_from_name(strategy, &s) && s >= CLP__LJ_PAR_CELL &&
+    if (clp__lj_strategy_from_name(strategy, &s) && clp__lj_strategy_searches_cells(s) &&
         strcmp(clp_options_enum(opts, "neighbors.mode"), "jit") != 0)
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=%s searches the neighbouring cells itself: set "
@@ -49,7 +49,7 @@ size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_p
     if (l->strategy == CLP__LJ_PAR_CELL || l->strategy == CLP__LJ_PAR_CELL_SM)
         out[nc++] =
             (clp_constant){"CLP_LJ_CELL_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
-    if (l->strategy >= CLP__LJ_X_PENCIL) {
+    if (l->strategy == CLP__LJ_X_PENCIL || l->strategy == CLP__LJ_ALL_IN_SM) {
         static const char *const box[3] = {"CLP_LJ_BOX_X", "CLP_LJ_BOX_Y", "CLP_LJ_BOX_Z"};
         for (int a = 0; a < 3; a++)
             out[nc++] = (clp_constant){box[a], CLP_CONST_INT, 0, l->box[a], false};
@@ -73,6 +73,7 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
         files[nf++] = *f;
     files[nf++] = "lj/lj.cl";
     files[nf++] = "lj/lj_sub_box.cl";
+    files[nf++] = "lj/lj_simd.cl";
     if (split)
         files[nf++] = "dist/dist.cl";
     size_t n_modules;
@@ -91,7 +92,8 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
     unsigned lanes;
     CLP_TRY(clp__lj_lanes(opts, dev, s->n, strategy, false, &lanes, err));
     CLP_TRY(clp__lj_layout_make(dev, geo, s->n, max_per_cell, strategy, lanes, layout, err));
-    geo->list_lanes = layout->lanes;
+    /* simd reads a list CLP__LJ_SIMD_WIDTH slots at a time */
+    geo->list_lanes = strategy == CLP__LJ_SIMD ? CLP__LJ_SIMD_WIDTH : layout->lanes;
     CLP_TRY(clp__lj_source(opts, geo, s->n, p, dt, layout, false, source, err));
 fail:
     return st;

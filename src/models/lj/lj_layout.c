@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const strategy_names[CLP__LJ_STRATEGIES] = {
-    "par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm"};
+    "par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm", "simd"};
 
 const char *clp__lj_strategy_name(clp__lj_strategy s) {
     return strategy_names[s];
@@ -144,10 +144,19 @@ static clp_status all_in_sm(const clp_device_info *dev, const clp_grid_geometry 
  * 1 from 1M atoms on, where more lanes only add the reduction (docs/benchmarks/lj.md). */
 enum { LANE_FILL = 4096, LANES_AUTO_MOST = 8 };
 
+bool clp__lj_strategy_searches_cells(clp__lj_strategy s) {
+    return s >= CLP__LJ_PAR_CELL && s != CLP__LJ_SIMD;
+}
+
 clp_status clp__lj_lanes(const clp_options *opts, const clp_device_info *dev, size_t n,
                          clp__lj_strategy strategy, bool split, unsigned *out, clp_error *err) {
     const long long asked = clp_options_int(opts, "lj.threads_per_atom");
     const bool listed = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
+    if (strategy == CLP__LJ_SIMD && listed &&
+        (split || strcmp(clp_options_enum(opts, "grid.positions"), "global") != 0))
+        return CLP_FAIL(err, CLP_CASE,
+                        "lj.strategy=simd with a stored list runs on one device with "
+                        "grid.positions=global; set neighbors.mode=jit");
     const bool fits = strategy == CLP__LJ_PAR_PART && listed && !split;
     if (asked & (asked - 1))
         return CLP_FAIL(err, CLP_CASE, "lj.threads_per_atom=%lld: a power of two, or 0", asked);
@@ -195,6 +204,7 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
         l.global = n;
         break;
     case CLP__LJ_PAR_PART_LOOP: /* the paper's set-up: the same grid, a for in place of an if */
+    case CLP__LJ_SIMD:
         l.global = n;
         break;
     case CLP__LJ_PAR_CELL:

@@ -113,7 +113,8 @@ static clp_status probe_all(clp_worker *w, const clp_options *opts, clp_cache *c
     int best_strategy = -1, best_mode = 0;
     for (int k = 0; k < CLP__LJ_STRATEGIES; k++)
         for (int m = 0; m < 2; m++) {
-            if (k >= CLP__LJ_PAR_CELL && strcmp(modes[m], "jit") != 0)
+            if (clp__lj_strategy_searches_cells((clp__lj_strategy)k) &&
+                strcmp(modes[m], "jit") != 0)
                 continue; /* these search the cells themselves */
             char choice[96];
             choice_text((clp__lj_strategy)k, m, choice, sizeof choice);
