@@ -6,20 +6,6 @@
  * the list's or the cell's end are masked off, as is the particle itself. */
 #if CLP_LJ_STRATEGY == CLP_LJ_STRATEGY_SIMD
 
-/* One axis of x_j - x_i for eight j of a cell dc cells away: local positions add the cell
- * step; global ones take the periodic image that the cell's wrap says, `image` box sizes
- * away (-1, 0 or 1), which for a pair within the cutoff is the nearest one particle_delta
- * takes, by the same operations. */
-float8 simd_delta(float8 x_j, float x_i, int dc, int image, float cell, float size) {
-#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
-    (void)image, (void)size;
-    return (float)dc * cell + (x_j - x_i);
-#else
-    (void)dc, (void)cell;
-    return (x_j - x_i) - (float)image * size;
-#endif
-}
-
 /* The lanes of v added in order, in the summation mode. */
 float lanes_sum(float8 v) {
     acc_t a = acc_zero();
@@ -51,9 +37,6 @@ float lanes_sum(float8 v) {
         acc8_add(&virial, 0.5f * s * r2);                                                          \
     } while (0)
 
-/* Axis a of the positions p0 to p7 of eight particles. */
-#define SIMD_GATHER(a) (float8)(p0.a, p1.a, p2.a, p3.a, p4.a, p5.a, p6.a, p7.a)
-
 __kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
                         __global float *restrict lj_virial) {
     const uint i = get_global_id(0);
@@ -82,8 +65,8 @@ __kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
         const uint8 j = select((uint8)(i), entry, listed);
         const float4 p0 = pos[j.s0], p1 = pos[j.s1], p2 = pos[j.s2], p3 = pos[j.s3], p4 = pos[j.s4],
                      p5 = pos[j.s5], p6 = pos[j.s6], p7 = pos[j.s7];
-        float8 d_x = SIMD_GATHER(x) - p_i.x, d_y = SIMD_GATHER(y) - p_i.y,
-               d_z = SIMD_GATHER(z) - p_i.z;
+        float8 d_x = CLP_GATHER8(x) - p_i.x, d_y = CLP_GATHER8(y) - p_i.y,
+               d_z = CLP_GATHER8(z) - p_i.z;
         if (CLP_GRID_PERIODIC_X)
             d_x -= size.x * rint(d_x * inverse.x);
         if (CLP_GRID_PERIODIC_Y)
@@ -98,27 +81,20 @@ __kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
     const int4 c = key_cell(key[i]);
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     CLP_FOR_EACH_CELL_AROUND(c, dc, source) { /* cells beyond a wall are left out */
-        const int4 image = (source - (c + dc)) / CLP_GRID_CELLS;
         const uint cell = cell_key(source), end = cell_end[cell], last = end - 1;
         for (uint j = cell_start[cell]; j < end; j += 8) {
-            const float4 p0 = pos[j], p1 = pos[min(j + 1, last)], p2 = pos[min(j + 2, last)],
-                         p3 = pos[min(j + 3, last)], p4 = pos[min(j + 4, last)],
-                         p5 = pos[min(j + 5, last)], p6 = pos[min(j + 6, last)],
-                         p7 = pos[min(j + 7, last)];
+            CLP_LOAD8(pos, j, last);
+            CLP_DELTA8(p_i, c, dc, source);
             const int8 index = (int8)((int)j) + lane;
-            const float8 d_x =
-                simd_delta(SIMD_GATHER(x), p_i.x, dc.x, image.x, CLP_GRID_CELL_X, CLP_GRID_SIZE_X);
-            const float8 d_y =
-                simd_delta(SIMD_GATHER(y), p_i.y, dc.y, image.y, CLP_GRID_CELL_Y, CLP_GRID_SIZE_Y);
-            const float8 d_z =
-                simd_delta(SIMD_GATHER(z), p_i.z, dc.z, image.z, CLP_GRID_CELL_Z, CLP_GRID_SIZE_Z);
             SIMD_PAIRS(d_x, d_y, d_z, (index < (int8)((int)end)) & (index != (int8)((int)i)));
         }
     }
 #endif
-    /* as lj_store writes them */
-    lj_force[i] = (float4)(lanes_sum(acc8_result(fx)), lanes_sum(acc8_result(fy)),
-                           lanes_sum(acc8_result(fz)), lanes_sum(acc8_result(energy)));
+    /* as lj_store writes them; through an array, since Oclgrind 21.10 takes a float4 built
+       from four sums for an uninitialised one */
+    const float out[4] = {lanes_sum(acc8_result(fx)), lanes_sum(acc8_result(fy)),
+                          lanes_sum(acc8_result(fz)), lanes_sum(acc8_result(energy))};
+    lj_force[i] = vload4(0, out);
     lj_virial[i] = lanes_sum(acc8_result(virial));
 }
 

@@ -8,9 +8,14 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-static const char *const grid_files[] = {
-    "grid/grid.cl",      "grid/scan.cl",    "grid/radix.cl",       "grid/sort.cl",
-    "grid/neighbors.cl", "grid/sub_box.cl", "grid/list_pencil.cl", NULL};
+static const char *const grid_files[] = {"grid/grid.cl",        "grid/scan.cl",
+                                         "grid/radix.cl",       "grid/sort.cl",
+                                         "grid/neighbors.cl",   "grid/sub_box.cl",
+                                         "grid/list_pencil.cl", "grid/simd.cl",
+                                         "grid/list_simd.cl",   NULL};
+
+_Static_assert(sizeof grid_files / sizeof grid_files[0] == CLP_GRID_CL_FILES + 1,
+               "CLP_GRID_CL_FILES counts grid_files");
 
 const char *const *clp_grid_cl_files(void) {
     return grid_files;

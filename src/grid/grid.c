@@ -46,13 +46,16 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     CLP_REQUIRE(!g->split || geometry->list_lanes <= 1, err, CLP_USAGE,
                 "split neighbour lists are read by one work-item each, not %u",
                 geometry->list_lanes);
-    /* pencils build plain lists where asked, or by default on a GPU; the device's fit is
-       checked at the first build */
-    const bool pencils = g->list && !g->split &&
-                         (is(opts, "neighbors.build", "pencil") ||
-                          (is(opts, "neighbors.build", "auto") &&
-                           !(clp_worker_device(worker)->type & CL_DEVICE_TYPE_CPU)));
-    g->pencil_build = pencils ? -1 : 0;
+    /* plain lists: by pencils where asked or by default on a GPU (the device's fit is
+       checked at the first build), 8 candidates at a time where asked or by default on a CPU;
+       split lists a particle at a time */
+    const bool cpu = clp_worker_device(worker)->type & CL_DEVICE_TYPE_CPU;
+    const bool automatic = is(opts, "neighbors.build", "auto");
+    g->build = !g->list || g->split ? CLP__BUILD_PARTICLE
+               : is(opts, "neighbors.build", "pencil") || (automatic && !cpu)
+                   ? CLP__BUILD_PENCIL_UNCHECKED
+               : is(opts, "neighbors.build", "simd") || automatic ? CLP__BUILD_SIMD
+                                                                  : CLP__BUILD_PARTICLE;
     g->radix = is(opts, "grid.sort", "radix");
     g->morton = is(opts, "grid.key", "morton");
     const char *order = clp_options_enum(opts, "grid.axis_order");

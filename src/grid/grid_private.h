@@ -51,6 +51,16 @@ clp_status clp__grid_launch_range(clp_worker *w, const char *name, const cl_mem 
                                   size_t first, size_t count, clp_error *err);
 
 /* The grid handle (grid.c); sort.c and neighbors.c do its update's phases. */
+/* How a list is built (neighbors.build, cl/grid): a work-item per particle, by pencils
+ * where the device's fit is not checked yet or is, or a work-item per particle with 8
+ * candidates at a time. */
+typedef enum clp__list_build {
+    CLP__BUILD_PARTICLE,
+    CLP__BUILD_PENCIL_UNCHECKED,
+    CLP__BUILD_PENCIL,
+    CLP__BUILD_SIMD
+} clp__list_build;
+
 struct clp_grid {
     clp_worker *worker;
     clp_grid_geometry geo;
@@ -71,7 +81,7 @@ struct clp_grid {
     uint32_t capacity; /* list mode: neighbours the list holds per particle */
     bool fitted;       /* neighbors.max 0: the list has been sized from a build's counts */
     size_t list_first, list_count; /* the slots whose lists are built (count 0: all) */
-    int pencil_build; /* plain lists: 1 built by pencils, 0 per particle, -1 not yet known */
+    clp__list_build build;         /* how lists are built */
     clp_grid_timing timing;
 };
 

@@ -1,5 +1,6 @@
 /* The neighbour-list phase of a grid update (list mode): pencils of cells staged in local
- * memory fill the interleaved lists (or, for split lists and devices without the room, one
+ * memory fill the interleaved lists on a GPU, a work-item per particle testing 8 candidates
+ * at a time on a CPU (or, for split lists and devices without the room for pencils, one
  * work-item per particle searches the neighbouring cells); and the list's size, fixed by
  * neighbors.max or fitted to the counts the builds measure. */
 #include "grid/grid_private.h"
@@ -62,12 +63,12 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
     for (size_t i = 0; i < N_BITS; i++)
         buffers[i] = clp_worker_buffer(g->worker, bits[i]);
     const cl_uint slots = (cl_uint)slots_for(g, g->capacity);
-    if (g->pencil_build < 0) {
+    if (g->build == CLP__BUILD_PENCIL_UNCHECKED) {
         bool fit;
         CLP_TRY(pencils_fit(g, &fit, err));
-        g->pencil_build = fit;
+        g->build = fit ? CLP__BUILD_PENCIL : CLP__BUILD_PARTICLE;
     }
-    if (g->pencil_build) {
+    if (g->build == CLP__BUILD_PENCIL) {
         const size_t first = g->list_count ? g->list_first : 0;
         const size_t end = g->list_count ? g->list_first + g->list_count : g->particles;
         const cl_uint pencil = pencil_cells(g);
@@ -77,11 +78,11 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
         return clp__grid_launch(g->worker, "grid_build_list_pencil", buffers, N_BITS, args, 4,
                                 pencils * CLP_GRID_LIST_GROUP, CLP_GRID_LIST_GROUP, err);
     }
+    const char *kernel = g->build == CLP__BUILD_SIMD ? "grid_build_list_simd" : "grid_build_list";
     if (g->list_count)
-        return clp__grid_launch_range(g->worker, "grid_build_list", buffers, N_BITS, &slots, 1,
-                                      g->list_first, g->list_count, err);
-    return clp__grid_launch(g->worker, "grid_build_list", buffers, N_BITS, &slots, 1, g->particles,
-                            0, err);
+        return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, 1, g->list_first,
+                                      g->list_count, err);
+    return clp__grid_launch(g->worker, kernel, buffers, N_BITS, &slots, 1, g->particles, 0, err);
 fail:
     return st;
 }

@@ -44,7 +44,7 @@ static rank_grid open_grid(test_env *t, size_t n, const double *xyz, const uint3
     g.layer_keys = g.geo.cells[1] * g.geo.cells[2];
     clp_constant constants[40];
     const size_t nc = clp_grid_constants(&g.geo, n, constants, 40);
-    const char *files[8];
+    const char *files[CLP_GRID_CL_FILES + 1];
     size_t nf = 0;
     for (const char *const *f = clp_grid_cl_files(); *f; f++)
         files[nf++] = *f;

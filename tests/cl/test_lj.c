@@ -203,10 +203,7 @@ static void test_auto(test_env *t, const clp__lj_state *s, const clp__lj_params 
 }
 
 int main(int argc, char **argv) {
-    /* --small-simd: simd's small combinations alone, which Oclgrind runs without its check of
-       uninitialised values (tests/meson.build); --small: the others */
-    const bool simd_only = argc > 1 && strcmp(argv[1], "--small-simd") == 0;
-    const bool small = simd_only || (argc > 1 && strcmp(argv[1], "--small") == 0);
+    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_env t = {0};
     test_env_open(&t);
@@ -240,7 +237,7 @@ int main(int argc, char **argv) {
                 for (int mo = 0; mo < 2; mo++, combo++) {
                     /* per cell: a jit combination; simd: its list, and its cells in the open
                        box below */
-                    if (small && (combo % 6 != (st >= 2 && st <= 5) || (st == 6) != simd_only))
+                    if (small && combo % 6 != (st >= 2 && st <= 5))
                         continue;
                     const char *assignments[] = {strategies[st],         sums[su],
                                                  positions[po],          modes[mo],
@@ -268,8 +265,6 @@ int main(int argc, char **argv) {
      * sized for 1 particle a cell where cells hold several, so that staging takes several
      * windows and targets several rounds. */
     for (int st = 0; st < STRATEGIES; st++) {
-        if (small && (st == 6) != simd_only)
-            continue;
         const char *walled[] = {strategies[st], "neighbors.mode=jit", NULL};
         char label[160];
         snprintf(label, sizeof label, "open box %s", strategies[st] + 12);
@@ -285,12 +280,6 @@ int main(int argc, char **argv) {
                                  NULL};
         snprintf(label, sizeof label, "random %s sized for 1 a cell", strategies[st] + 12);
         compare(&t, label, &random, &soft, windows);
-    }
-    if (simd_only) {
-        clp__lj_state_free(&random);
-        clp__lj_state_free(&lattice);
-        test_env_close(&t);
-        return 0;
     }
     /* Several work-items per atom, each with every n-th entry of its list: from 2 to more lanes
      * than an atom has neighbours, lists built by both builds. */

@@ -66,7 +66,7 @@ clp_status clp__lj_source(const clp_options *opts, const clp_grid_geometry *geo,
                           char **out, clp_error *err) {
     clp_constant constants[CLP__LJ_MAX_CONSTANTS];
     const size_t nc = clp__lj_constants(geo, n, p, dt, l, constants);
-    const char *files[16];
+    const char *files[CLP_GRID_CL_FILES + 8];
     size_t nf = 0;
     files[nf++] = "common/summation.cl";
     for (const char *const *f = clp_grid_cl_files(); *f; f++)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_CONSTANTS = 48, MAX_FILES = 12 };
+enum { MAX_CONSTANTS = 48, MAX_FILES = CLP_GRID_CL_FILES + 3 };
 
 clp_status clp__search_geometry(const clp_options *opts, const clp__search_params *p,
                                 clp_grid_geometry *out, clp_error *err) {

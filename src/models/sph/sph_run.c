@@ -47,7 +47,7 @@ fail:
 /* What the program is made of: summation modes, the grid, the model, with their constants. */
 typedef struct program_parts {
     clp_constant constants[64];
-    const char *files[16];
+    const char *files[CLP_GRID_CL_FILES + 10];
     clp_program_spec spec;
 } program_parts;
 
