@@ -139,6 +139,7 @@ static const clp_model models[] = {
      .throughput_unit = "atom-steps/s",
      .steps_name = "steps",
      .simulated_time = true,
+     .profiled = true,
      .modules = lj_modules,
      .buffers = LJ_BUFFERS,
      .stages = lj_stages,

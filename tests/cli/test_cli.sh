@@ -416,7 +416,10 @@ expect 1 "$work/lj_bad.json: unknown key 'output_evry'; did you mean 'output_eve
 ljcase "$work/lj_bad.json" lj/fcc_cells=3
 expect 1 "$work/lj_bad.json: the box \(side 5.03879, 108 atoms\) is narrower than the 3 cells" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
 expect 2 "--restart is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --restart "$work/none.ckpt"
-expect 2 "--timing is not supported for model lj" -- "$clpart" run "$work/lj.json" --out "$work/lj_bad" --timing
+# --timing gives an LJ run's phases, the rebuild's among them (a rebuild every 5 steps).
+expect 0 "^timing: forces +[0-9.]+ ms" -- "$clpart" run "$work/lj.json" --out "$work/lj_timed" --timing
+"$clpart" run "$work/lj.json" --out "$work/lj_timed" --timing | grep -E "^timing: (neighbour list|integration) " |
+    wc -l | grep -qx 2 || fail "--timing leaves out an LJ phase"
 [ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
 expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
 expect 1 "clpart run runs models sph, lj, pso, repulsive and search, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"

@@ -119,6 +119,8 @@ clp_status clp__lj_system_open(clp_worker *worker, const clp_options *opts, clp_
                                clp__lj_system **out, clp_error *err);
 void clp__lj_system_close(clp__lj_system *sys);
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err);
+/* Profiles the steps from now on, each phase's device time added to `timing` (NULL: not). */
+void clp__lj_system_time(clp__lj_system *sys, clp_run_timing *timing);
 /* The least device-memory traffic in bytes of the steps run so far, with `listed` neighbours
  * per atom in list mode. */
 double clp__lj_system_bytes(const clp__lj_system *sys, double listed);

@@ -128,13 +128,24 @@ struct clp__lj_system {
     size_t n;
     uint64_t step, rebuilds;
     clp__lj_layout layout;
+    clp_run_timing *timing; /* profiled steps: each phase's device time added here */
 };
+
+/* Runs a step; in a timed run (phase set) its device time is added to *phase. */
+static clp_status run_timed(clp__lj_system *sys, const clp_step *step, double *phase,
+                            clp_error *err) {
+    double seconds = 0;
+    const clp_status st = clp_worker_run_step(sys->worker, step, phase ? &seconds : NULL, err);
+    if (phase)
+        *phase += seconds;
+    return st;
+}
 
 static clp_status compute_forces(clp__lj_system *sys, clp_error *err) {
     const clp_step forces = {
         "lj_forces", clp_grid_iteration_buffers(sys->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
         sys->layout.global, sys->layout.local};
-    return clp_worker_run_step(sys->worker, &forces, NULL, err);
+    return run_timed(sys, &forces, sys->timing ? &sys->timing->forces : NULL, err);
 }
 
 /* Velocities as float4 with w = 0, so that a drift leaves the position's w alone. */
@@ -225,6 +236,11 @@ clp_status clp__lj_system_time_forces(clp__lj_system *sys, int launches, int rou
     return clp__time_launches(sys->worker, launch_forces, sys, launches, rounds, median, err);
 }
 
+void clp__lj_system_time(clp__lj_system *sys, clp_run_timing *timing) {
+    sys->timing = timing;
+    clp_worker_set_profiling(sys->worker, timing != NULL);
+}
+
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE,
@@ -232,18 +248,29 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
     const clp_step kicks_drift = {"lj_kicks_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE,
                                   sys->n, 0};
     const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, sys->n, 0};
+    double *integration = sys->timing ? &sys->timing->integration : NULL;
     for (uint64_t k = 0; k < steps; k++) {
         /* between two steps, one launch does the last one's second half kick and this one's
            first: two launches a step, not three */
-        CLP_TRY(clp_worker_run_step(sys->worker, k ? &kicks_drift : &kick_drift, NULL, err));
+        CLP_TRY(run_timed(sys, k ? &kicks_drift : &kick_drift, integration, err));
         if (clp_grid_rebuilds_at(sys->grid, ++sys->step)) {
             CLP_TRY(clp_grid_update(sys->grid, err));
             sys->rebuilds++;
+            if (sys->timing) {
+                const clp_grid_timing g = clp_grid_last_timing(sys->grid);
+                sys->timing->keys += g.keys;
+                sys->timing->sort += g.sort;
+                sys->timing->reorder += g.reorder;
+                sys->timing->list += g.list;
+                sys->timing->rebuilds++;
+            }
         }
         CLP_TRY(compute_forces(sys, err));
+        if (sys->timing)
+            sys->timing->steps++;
     }
     if (steps)
-        CLP_TRY(clp_worker_run_step(sys->worker, &kick, NULL, err));
+        CLP_TRY(run_timed(sys, &kick, integration, err));
 fail:
     return st;
 }

@@ -229,12 +229,15 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     clp__lj_case c;
     clp__lj_state s = {0};
     lj_runner r = {.comm = comm};
+    clp_run_timing timing = {0}; /* --timing: the phases' device time */
     clp__csv *csv = NULL;
     clp__progress progress;
     const bool writer = !comm || clp__comm_rank(comm) == 0;
     const char *out_dir = writer ? config->out_dir : NULL;
     FILE *progress_file = writer ? config->progress : NULL;
     CLP_TRY(clp__run_check_flags(config, "lj", err));
+    CLP_REQUIRE(!comm || !config->timing, err, CLP_USAGE,
+                "--timing profiles a Lennard-Jones run on one device only");
     CLP_TRY(clp__lj_case_load(case_path, &c, err));
     CLP_TRY(check_box(&c, opts, case_path, err));
     c.steps = clp__run_steps(config, c.steps);
@@ -257,6 +260,8 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
                     "out of host memory for the diagnostics of %zu atoms", s.n);
         CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &r.sys, err));
         clp__pacer_init(&r.pacer, worker, config->stop_requested);
+        if (config->timing)
+            clp__lj_system_time(r.sys, &timing);
     }
     if (out_dir)
         CLP_TRY(open_diagnostics(out_dir, &csv, err));
@@ -290,6 +295,12 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
         done += ran;
     }
     const double seconds = clp__now() - start - outputs;
+    if (config->timing && !comm) {
+        timing.wall = seconds + outputs;
+        timing.outputs = outputs;
+        timing.particles = s.n;
+        *config->timing = timing;
+    }
     if (csv) {
         st = clp__csv_close(csv, err);
         csv = NULL;
