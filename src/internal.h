@@ -140,4 +140,7 @@ bool clp__source_names_file(const char *source, const char *file);
 /* ---- Buffers (buffer_table.c): index of a single CLP_BUF_* bit, or -1 for anything else. */
 int clp__buffer_index(clp_buffer_set bit);
 
+/* ---- Run timing (grid.c): one rebuild's phases added to a run's, and the rebuild counted. */
+void clp__run_timing_add_rebuild(clp_run_timing *t, const clp_grid_timing *g);
+
 #endif

@@ -61,7 +61,7 @@ __kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
                                     neib_list[(k + 5) * CLP_GRID_PARTICLES + i],
                                     neib_list[(k + 6) * CLP_GRID_PARTICLES + i],
                                     neib_list[(k + 7) * CLP_GRID_PARTICLES + i]);
-        const int8 listed = as_int8(entry != (uint8)(CLP_NEIB_END));
+        const int8 listed = entry != (uint8)(CLP_NEIB_END);
         const uint8 j = select((uint8)(i), entry, listed);
         const float4 p0 = pos[j.s0], p1 = pos[j.s1], p2 = pos[j.s2], p3 = pos[j.s3], p4 = pos[j.s4],
                      p5 = pos[j.s5], p6 = pos[j.s6], p7 = pos[j.s7];

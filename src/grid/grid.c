@@ -116,6 +116,14 @@ clp_grid_timing clp_grid_last_timing(const clp_grid *g) {
     return g->timing;
 }
 
+void clp__run_timing_add_rebuild(clp_run_timing *t, const clp_grid_timing *g) {
+    t->keys += g->keys;
+    t->sort += g->sort;
+    t->reorder += g->reorder;
+    t->list += g->list;
+    t->rebuilds++;
+}
+
 /* The host's copy of cell_key in cl/grid/grid.cl, for local positions made at upload. */
 static uint32_t host_cell_key(const clp_grid *g, const int c[3]) {
     if (g->morton) {

@@ -258,11 +258,7 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
             sys->rebuilds++;
             if (sys->timing) {
                 const clp_grid_timing g = clp_grid_last_timing(sys->grid);
-                sys->timing->keys += g.keys;
-                sys->timing->sort += g.sort;
-                sys->timing->reorder += g.reorder;
-                sys->timing->list += g.list;
-                sys->timing->rebuilds++;
+                clp__run_timing_add_rebuild(sys->timing, &g);
             }
         }
         CLP_TRY(compute_forces(sys, err));

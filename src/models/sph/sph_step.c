@@ -181,11 +181,7 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
         } else
             CLP_TRY(clp_grid_update(r->grid, err));
         const clp_grid_timing g = r->comm ? r->dist.timing : clp_grid_last_timing(r->grid);
-        r->timing.keys += g.keys;
-        r->timing.sort += g.sort;
-        r->timing.reorder += g.reorder;
-        r->timing.list += g.list;
-        r->timing.rebuilds++;
+        clp__run_timing_add_rebuild(&r->timing, &g);
         r->timing.forced_rebuilds += !scheduled;
     }
     r->listed = false;
