@@ -9,7 +9,9 @@
 # configuration's (relative: SPH's kinetic energy and front, LJ's total energy and pressure).
 # ARGS that begin with "mpirun:N" run the case as N MPI ranks ($MPIRUN, else mpirun, with
 # -np N and $MPIRUN_FLAGS), e.g. "gpu2-mpi=mpirun:2 --devices 0,1".
-# RUN_TIMEOUT (seconds, default 1800) ends a run that takes longer, as failed.
+# RUN_TIMEOUT (seconds, default 1800) ends a run that takes longer, as failed. With LOGS set,
+# each run's standard output is appended to LOGS/SIZE-LABEL.txt (e.g. for --timing's lines).
+# The particles column gives the case's own count, the nearest to SIZE its lattice allows.
 # usage: bench/dist.sh BUILD_DIR STEPS REPEATS "SIZE ..." "LABEL=ARGS" ...
 set -euo pipefail
 build=$1
@@ -36,6 +38,8 @@ echo "| ${unit}s | configuration | rate | ratio to ${1%%=*} | $first_column vs $
 echo "|---|---|---|---|---|---|"
 for size in $sizes; do
     make_case "$size"
+    particles=$("$build/tools/clpart" source "$work/case.json" 2>/dev/null |
+        sed -n 's/^#define CLP_GRID_PARTICLES \([0-9]*\)$/\1/p' | head -1)
     first=""
     for config in "$@"; do
         label=${config%%=*}
@@ -47,12 +51,14 @@ for size in $sizes; do
         fi
         rates=()
         for _ in $(seq "$repeats"); do
-            line=$(timeout -k 10 "${RUN_TIMEOUT:-1800}" "${launcher[@]}" "$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
-                2>"$work/err" </dev/null | grep '^rate:' || true)
-            [ -n "$line" ] || { echo "| $size | $label | failed: $(tail -1 "$work/err") | | | |"; continue 2; }
+            timeout -k 10 "${RUN_TIMEOUT:-1800}" "${launcher[@]}" "$build/tools/clpart" run "$work/case.json" --out "$work/$label" "${args[@]}" \
+                >"$work/stdout" 2>"$work/err" </dev/null || true
+            [ -z "${LOGS:-}" ] || cat "$work/stdout" >>"$LOGS/$size-$label.txt"
+            line=$(grep '^rate:' "$work/stdout" || true)
+            [ -n "$line" ] || { echo "| $particles | $label | failed: $(tail -1 "$work/err") | | | |"; continue 2; }
             rates+=("$(awk '{print $2}' <<<"$line")")
         done
-        python3 - "$work/$label" "${first:-$work/$label}" "$size" "$label" "$columns" "${rates[@]}" <<'PY'
+        python3 - "$work/$label" "${first:-$work/$label}" "$particles" "$label" "$columns" "${rates[@]}" <<'PY'
 import csv, statistics, sys
 run, ref, size, label, columns, rates = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5].split(), sys.argv[6:]
 rate = statistics.median(float(r) for r in rates)
