@@ -10,7 +10,8 @@
 # mDBC and summed density, a periodic axis that the fluid crosses, a slab that holds no
 # particle, a device too slow to take a slab left out (the other then runs as one device), the split by probed speeds (--weights
 # auto), --timing's line per device, the gauges as MPI ranks, the single-device options refused, and a rank that runs
-# out of room ending the run with a message and no hang.
+# out of room ending the run with a message and no hang; a rank's list that does not fit its
+# device (sph.fit_device).
 set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
@@ -164,6 +165,29 @@ grep -q "device rank 2: cell layers .*, 0 particles" "$work/wide-three.log" ||
     fail "the third slab was not empty: $(grep 'device rank 2:' "$work/wide-three.log")"
 agree wide-one wide-three
 
+# sph.fit_device split: on devices of 1 GiB that allow 256 MiB in one buffer (PoCL's memory
+# limit), a rank's stored list of the 3D dam break at about 1M particles would not fit, so
+# every rank runs without one, and ends as one device does (which leaves its list out too);
+# with the option off the split run is refused.
+python3 - "$CLPART_DATA_DIR/cases/dam_break_3d.json" "$work/big3d.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["sph"]["dp"] = 0.00116
+json.dump(c, open(sys.argv[2], "w"))
+PY
+case=$work/big3d.json
+export POCL_MEMORY_LIMIT=1
+run fit-one one --steps 2
+fit_runs=(fit-two "threads 2")
+[ "$with_mpi" = mpi ] && fit_runs+=(fit-ranks "mpi 2")
+for ((k = 0; k < ${#fit_runs[@]}; k += 2)); do
+    run "${fit_runs[k]}" "${fit_runs[k + 1]}" --steps 2
+    grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running without one (neighbors.mode=jit on every rank)" \
+        "$work/${fit_runs[k]}.log" || fail "${fit_runs[k]} kept its list: $(grep -m1 warning "$work/${fit_runs[k]}.log")"
+    agree fit-one "${fit_runs[k]}"
+done
+unset POCL_MEMORY_LIMIT
+
 # What a split run refuses, and a rank out of room: one message, a non-zero exit, no hang.
 case=$dam_break
 expect_error() {
@@ -176,6 +200,8 @@ expect_error() {
     [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "'$*' exited $status: $out"
     grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
 }
+POCL_MEMORY_LIMIT=1 expect_error 'the case.s buffer "neib_list" needs .* GiB for [0-9]+ particles, more than the largest allocation' \
+    "$work/big3d.json" -s sph.fit_device=false --steps 2
 expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
 expect_error "model 'pso' runs on one device only" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"

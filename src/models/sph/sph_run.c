@@ -207,41 +207,64 @@ static bool fits(const memory_use *m, const clp_device_info *d) {
            largest_of(m)->largest <= d->max_mem_alloc_size;
 }
 
+/* Sets `opts` to the mode that stores no neighbour list: with x-pencils on one device, a
+ * work-item per particle split (x-pencils run on one device only). */
+static clp_status without_list(clp_options *opts, bool split, clp_error *err) {
+    clp_status st = clp_options_apply_assignment(opts, "neighbors.mode=jit", err);
+    return st == CLP_OK && !split ? clp_options_apply_assignment(opts, "sph.strategy=x_pencil", err)
+                                  : st;
+}
+
 /* sph.fit_device: where the stored list would not fit the device and the list-free mode
- * would, the run takes that mode (r->fitted_opts) and says so; where neither fits, the
- * refusal comes with the list's figures (check_device_memory). */
+ * would, the run takes that mode and says so; where neither fits, the refusal comes with the
+ * list's figures (check_device_memory). A split run decides after its cut, from each rank's
+ * slots, and its ranks agree: where one rank's list does not fit, all run without one, so
+ * that they step alike. */
 static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *fitted = NULL;
-    if (!dev || r->comm || r->pencils || !clp_options_bool(r->opts, "sph.fit_device") ||
+    if (!dev || r->pencils || !clp_options_bool(r->opts, "sph.fit_device") ||
         strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") != 0)
         return CLP_OK;
     const memory_use with_list = memory_of(r);
-    if (fits(&with_list, dev))
+    double refused = !fits(&with_list, dev);
+    if (r->comm)
+        CLP_TRY(clp__comm_allreduce(r->comm, &refused, 1, CLP_COMM_MAX, err));
+    if (!refused)
         return CLP_OK;
     CLP_TRY(clp_options_dup(r->opts, &fitted, err));
-    CLP_TRY(clp_options_apply_assignment(fitted, "neighbors.mode=jit", err));
-    CLP_TRY(clp_options_apply_assignment(fitted, "sph.strategy=x_pencil", err));
+    const bool split = r->comm != NULL;
+    CLP_TRY(without_list(fitted, split, err));
     sph_run without = *r;
     without.opts = fitted;
-    without.pencils = true;
+    without.pencils = !split;
     without.geo.max_neighbors = 0;
     const memory_use need = memory_of(&without);
     if (!fits(&need, dev))
         goto fail;
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    CLP_WARN(CLP_LOG_BUFFER,
-             "%zu particles with a stored neighbour list would take %.2f GiB (the list %.2f "
-             "GiB in one buffer) where device '%s' has %.2f GiB and allows %.2f GiB in one "
-             "buffer: running without one (neighbors.mode=jit, sph.strategy=x_pencil) in "
-             "%.2f GiB, at about half the rate; -s sph.fit_device=false refuses the case instead",
-             r->n, (with_list.grid.total + with_list.model.total) / gib,
-             4.0 * (with_list.sized.max_neighbors + 1.0) * (double)r->n / gib, dev->name,
-             dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
-             (need.grid.total + need.model.total) / gib);
-    r->opts = r->fitted_opts = fitted;
-    fitted = NULL;
-    r->pencils = true;
+    char rank[32] = "";
+    if (split)
+        snprintf(rank, sizeof rank, "device rank %d: ", clp__comm_rank(r->comm));
+    if (!fits(&with_list, dev))
+        CLP_WARN(CLP_LOG_BUFFER,
+                 "%s%zu particles with a stored neighbour list would take %.2f GiB (the list "
+                 "%.2f GiB in one buffer) where device '%s' has %.2f GiB and allows %.2f GiB in "
+                 "one buffer: running without one (neighbors.mode=jit%s) in %.2f GiB, at about "
+                 "half the rate; -s sph.fit_device=false refuses the case instead",
+                 rank, r->n, (with_list.grid.total + with_list.model.total) / gib,
+                 4.0 * (with_list.sized.max_neighbors + 1.0) * (double)r->n / gib, dev->name,
+                 dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
+                 split ? " on every rank" : ", sph.strategy=x_pencil",
+                 (need.grid.total + need.model.total) / gib);
+    if (split) { /* the rank's own options, made at its cut */
+        CLP_TRY(without_list(r->rank_opts, true, err));
+    } else {
+        clp_options_destroy(r->fitted_opts);
+        r->opts = r->fitted_opts = fitted;
+        fitted = NULL;
+    }
+    r->pencils = !split;
     r->geo.max_neighbors = r->global.max_neighbors = 0;
 fail:
     clp_options_destroy(fitted);
@@ -309,6 +332,7 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
         CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
     if (r->left_out)
         goto fail; /* the other ranks go on without this one */
+    CLP_TRY(fit_device(r, clp_worker_device(r->w), err)); /* a rank's slab, or alone */
     CLP_TRY(check_device_memory(r, err));
     CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
     CLP_TRY(build(r, cache, err));
