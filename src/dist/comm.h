@@ -29,6 +29,10 @@ clp_status clp__comm_threads_create(int size, double timeout_s, clp__comm **comm
  * without MPI. */
 clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *err);
 
+/* The largest piece an MPI comm sends as one message (1 GiB; MPI counts bytes in an int, so a
+ * longer message goes as pieces). Smaller pieces let tests cross that boundary cheaply. */
+void clp__comm_mpi_set_piece(clp__comm *c, size_t bytes);
+
 /* Whether mpirun (or another PMI launcher) started this process, from its environment; true
  * also in a build without MPI, so that the command line can say it cannot run as asked. */
 bool clp__comm_mpi_launched(void);

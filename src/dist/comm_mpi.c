@@ -1,6 +1,11 @@
 /* The comm transport for ranks that are MPI processes (built with -DCLPART_WITH_MPI), or the
  * constructor that says clpart was built without MPI. Receives poll with MPI_Improbe, so that a
- * dead peer ends in a timeout, and listen for other ranks' abort notices meanwhile. */
+ * dead peer ends in a timeout, and listen for other ranks' abort notices meanwhile. MPI counts
+ * a message's bytes in an int (Open MPI 4 has no large-count calls), so a message goes as
+ * pieces: whole pieces while the rest fills one, then the rest, shorter, perhaps empty; a
+ * receiver that gets a whole piece knows more follow, in order (MPI never lets one message
+ * overtake another of the same sender, tag and communicator). A message shorter than a piece,
+ * every halo and most gathers, is one MPI message as before. */
 #include "dist/comm_private.h"
 
 #include <stdlib.h>
@@ -26,6 +31,11 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
                     "this clpart was built without MPI: install libopenmpi-dev and rebuild");
 }
 
+void clp__comm_mpi_set_piece(clp__comm *c, size_t bytes) {
+    (void)c;
+    (void)bytes;
+}
+
 #else
 
 #include <limits.h>
@@ -35,8 +45,12 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
 /* How long a comm's end waits, after an abort, for its sends (the abort notices) to leave. */
 #define ABORT_GRACE_S 1.0
 
+/* The largest piece of a message, by default. */
+#define DEFAULT_PIECE ((size_t)1 << 30)
+
 /* A send in flight and the copy it sends from, freed once MPI is done with it (NULL: the
- * caller's memory, borrowed until its flush). */
+ * caller's memory, borrowed until its flush, or a piece of a message whose last piece holds
+ * the copy). */
 typedef struct pending {
     MPI_Request request;
     void *copy;
@@ -46,6 +60,7 @@ typedef struct mpi_comm {
     clp__comm base;
     MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD, returning its errors */
     bool finalize; /* this comm initialised MPI */
+    size_t piece;  /* the largest piece of a message */
     pending *sends;
     size_t n_sends;
     size_t cap_sends;
@@ -82,7 +97,8 @@ static clp_status mpi_fail(clp_error *err, int rank, int rc, const char *call, c
         }                                                                                          \
     } while (0)
 
-/* Frees the sends MPI has finished with, keeping the others in order. */
+/* Frees the sends MPI has finished with, in order up to the first still going (a message's
+ * copy, held by its last piece, then outlives every piece before it). */
 static clp_status reap_sends(mpi_comm *m, clp_error *err) {
     clp_status st = CLP_OK;
     size_t kept = 0, i = 0;
@@ -90,10 +106,9 @@ static clp_status reap_sends(mpi_comm *m, clp_error *err) {
         int done = 0;
         MPI_CHECK(MPI_Test(&m->sends[i].request, &done, MPI_STATUS_IGNORE), err, m->base.rank,
                   "completing a send");
-        if (done)
-            free(m->sends[i].copy);
-        else
-            m->sends[kept++] = m->sends[i];
+        if (!done)
+            break;
+        free(m->sends[i].copy);
     }
 fail:
     for (; i < m->n_sends; i++)
@@ -102,37 +117,48 @@ fail:
     return st;
 }
 
-/* Starts sending `bytes` at `data`, or a copy of them unless `borrowed`. */
+/* Room for one more send in flight. */
+static clp_status grow_sends(mpi_comm *m, clp_error *err) {
+    if (m->n_sends < m->cap_sends)
+        return CLP_OK;
+    const size_t cap = m->cap_sends ? 2 * m->cap_sends : 16;
+    pending *grown = realloc(m->sends, cap * sizeof *grown);
+    if (!grown)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    m->sends = grown;
+    m->cap_sends = cap;
+    return CLP_OK;
+}
+
+/* Starts sending `bytes` at `data`, or a copy of them unless `borrowed`, piece by piece. */
 static clp_status start_send(mpi_comm *m, int to, int tag, const void *data, size_t bytes,
                              bool borrowed, clp_error *err) {
     clp_status st = CLP_OK;
     void *copy = NULL;
-    CLP_REQUIRE(bytes <= INT_MAX, err, CLP_COMM,
-                "rank %d, sending %zu bytes to rank %d: more than the %d bytes of one MPI message",
-                m->base.rank, bytes, to, INT_MAX);
-    if (m->n_sends == m->cap_sends) {
-        size_t cap = m->cap_sends ? 2 * m->cap_sends : 16;
-        pending *grown = realloc(m->sends, cap * sizeof *grown);
-        CLP_REQUIRE_ALLOC(grown, err);
-        m->sends = grown;
-        m->cap_sends = cap;
-    }
+    size_t sent = 0;
     if (bytes && !borrowed) {
         copy = malloc(bytes);
         CLP_REQUIRE_ALLOC(copy, err);
         memcpy(copy, data, bytes);
     }
-    pending *p = &m->sends[m->n_sends];
-    char buf[64];
-    MPI_CHECK(
-        MPI_Isend(borrowed ? data : copy, (int)bytes, MPI_BYTE, to, tag, m->comm, &p->request), err,
-        m->base.rank, "sending %zu bytes to rank %d with tag %s", bytes, to,
-        clp__comm_tag_str(&m->base, tag, buf));
-    p->copy = copy;
-    m->n_sends++;
+    const char *from = borrowed ? data : copy;
+    for (bool last = false; !last;) {
+        const size_t piece = bytes - sent < m->piece ? bytes - sent : m->piece;
+        last = piece < m->piece;
+        CLP_TRY(grow_sends(m, err));
+        pending *p = &m->sends[m->n_sends];
+        char buf[64];
+        MPI_CHECK(MPI_Isend(from + sent, (int)piece, MPI_BYTE, to, tag, m->comm, &p->request), err,
+                  m->base.rank, "sending %zu bytes to rank %d with tag %s", bytes, to,
+                  clp__comm_tag_str(&m->base, tag, buf));
+        p->copy = last ? copy : NULL;
+        m->n_sends++;
+        sent += piece;
+    }
     return CLP_OK;
 fail:
-    free(copy);
+    if (sent == 0)
+        free(copy); /* else pieces went out from it: it stays with MPI, as at the end */
     return st;
 }
 
@@ -225,22 +251,40 @@ fail:
 
 /* Takes the next message from `from` with `tag` into `into` when it holds exactly `room`
  * bytes (straight into the caller's memory: halos of megabytes are not copied twice), else
- * into *fresh, new (NULL for an empty message); *count gets its bytes. */
+ * into *fresh, new (NULL for an empty message); *count gets its bytes. A message of several
+ * pieces grows in *fresh as they come, and is copied into `into` when it fits exactly. */
 static clp_status take(mpi_comm *m, int from, int tag, void *into, size_t room, void **fresh,
                        size_t *count, clp_error *err) {
     clp_status st = CLP_OK;
     MPI_Message message;
     int bytes = 0;
     *fresh = NULL;
+    *count = 0;
     CLP_TRY(probe(m, from, tag, &message, &bytes, err));
-    *count = (size_t)bytes;
-    if (!into || *count != room) {
-        into = *fresh = bytes > 0 ? malloc((size_t)bytes) : NULL;
-        CLP_REQUIRE(into || bytes == 0, err, CLP_NOMEM,
-                    "rank %d: out of host memory receiving %d bytes from rank %d", m->base.rank,
-                    bytes, from);
+    if ((size_t)bytes < m->piece && into && (size_t)bytes == room) {
+        *count = (size_t)bytes;
+        return receive(m, from, tag, &message, into, bytes, err);
     }
-    CLP_TRY(receive(m, from, tag, &message, into, bytes, err));
+    for (bool more = true; more;) {
+        more = (size_t)bytes == m->piece;
+        if (bytes > 0) {
+            unsigned char *grown = realloc(*fresh, *count + (size_t)bytes);
+            CLP_REQUIRE(grown, err, CLP_NOMEM,
+                        "rank %d: out of host memory receiving %zu bytes from rank %d",
+                        m->base.rank, *count + (size_t)bytes, from);
+            *fresh = grown;
+        }
+        CLP_TRY(receive(m, from, tag, &message, bytes ? (unsigned char *)*fresh + *count : NULL,
+                        bytes, err));
+        *count += (size_t)bytes;
+        if (more)
+            CLP_TRY(probe(m, from, tag, &message, &bytes, err));
+    }
+    if (into && *count == room && room) {
+        memcpy(into, *fresh, room);
+        free(*fresh);
+        *fresh = NULL;
+    }
     return CLP_OK;
 fail:
     free(*fresh);
@@ -367,6 +411,7 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
     mpi_comm *m = calloc(1, sizeof *m);
     CLP_REQUIRE_ALLOC(m, err);
     m->comm = MPI_COMM_NULL;
+    m->piece = DEFAULT_PIECE;
     MPI_CHECK(MPI_Initialized(&initialised), err, -1, "starting MPI");
     MPI_CHECK(MPI_Finalized(&finalised), err, -1, "starting MPI");
     CLP_REQUIRE(!finalised, err, CLP_COMM, "MPI was finalised already: it cannot start again");
@@ -398,6 +443,10 @@ fail:
         free(m);
     }
     return st;
+}
+
+void clp__comm_mpi_set_piece(clp__comm *c, size_t bytes) {
+    ((mpi_comm *)c)->piece = bytes;
 }
 
 #endif

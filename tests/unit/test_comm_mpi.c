@@ -1,6 +1,9 @@
 /* The comm over MPI: run as 3 processes by mpirun (tests/meson.build), each running the shared
- * checks (comm_checks.h) with its own rank, the abort last; first, a flush that times out;
- * then, on a second comm, the end of one aborted with a send that no rank takes in. */
+ * checks (comm_checks.h) with its own rank, the abort last; first, a flush that times out, and
+ * the checks that move messages again with pieces of a few KiB, so that messages of many
+ * pieces (as those over 1 GiB go), of whole pieces and an empty one, and of one go through;
+ * then, on a
+ * second comm, the end of one aborted with a send that no rank takes in. */
 #include "internal.h"
 #include "comm_checks.h"
 
@@ -69,6 +72,17 @@ int main(void) {
         CLP_ASSERT_OK(clp__comm_recv_into(comm, 0, TAG_B, big, 4u << 20, &err), &err);
     CLP_ASSERT_OK(clp__comm_flush(comm, &err), &err);
     free(big);
+    /* pieces of 4096 bytes divide 1 and 4 MiB (whole pieces, then an empty one); of 3000 they
+       leave a shorter rest */
+    clp__comm_set_tag_names(comm, comm_tag_names, TAG_COUNT);
+    for (size_t piece = 4096; piece >= 3000; piece -= 1096) {
+        clp__comm_mpi_set_piece(comm, piece);
+        check_ring(comm);  /* 0 bytes, 1 and 1 MiB; then a message of the wrong size */
+        check_flush(comm); /* 4 MiB lent, taken into memory of its size */
+        check_fifo(comm);
+        check_broadcast(comm);
+    }
+    clp__comm_mpi_set_piece(comm, (size_t)1 << 30);
     comm_checks_run(comm);
     check_abandoned_send();
     clp__comm_destroy(comm);
