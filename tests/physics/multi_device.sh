@@ -178,8 +178,8 @@ PY
 case=$work/big3d.json
 export POCL_MEMORY_LIMIT=1
 run fit-one one --steps 2
-fit_runs=(fit-two "threads 2")
-[ "$with_mpi" = mpi ] && fit_runs+=(fit-ranks "mpi 2")
+fit_runs=(fit-split "threads 2")
+[ "$with_mpi" = mpi ] && fit_runs=(fit-split "mpi 2") # the same rank code
 for ((k = 0; k < ${#fit_runs[@]}; k += 2)); do
     run "${fit_runs[k]}" "${fit_runs[k + 1]}" --steps 2
     grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running without one (neighbors.mode=jit on every rank)" \

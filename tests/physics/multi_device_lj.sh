@@ -7,7 +7,7 @@
 # atoms migrate between ranks, across an inner slab boundary and across the periodic wrap;
 # par_part_loop and a sub-box strategy run split; and what a split run refuses
 # (lj.strategy=auto, more ranks than slabs of 2 cell layers, the PSO and repulsive models)
-# ends with one message.
+# ends with one message; a list that does not fit the device (lj.fit_device).
 set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
@@ -103,6 +103,32 @@ run loop-two "threads 2" -s lj.strategy=par_part_loop
 agree one loop-two
 run pencil-two "threads 2" -s neighbors.mode=jit -s lj.strategy=x_pencil
 agree one pencil-two
+
+# lj.fit_device: on devices of 1 GiB that allow 256 MiB in one buffer (PoCL's memory limit),
+# the list of a liquid of 1M atoms (64 FCC cells) fits neither one device nor either of two
+# ranks: they run with the cell search, say so, and end as the run with its list on a device
+# without the limit does; with the option off the run is refused.
+case=$work/big.json
+python3 - "$CLPART_DATA_DIR/cases/lj_liquid_small.json" "$case" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["lj"]["fcc_cells"], c["steps"], c["output_every"] = 64, 4, 2
+json.dump(c, open(sys.argv[2], "w"))
+PY
+run big-list one
+fit_runs=(big-one one big-split "threads 2")
+[ "$with_mpi" = mpi ] && fit_runs=(big-one one big-split "mpi 2") # the same rank code
+for ((k = 0; k < ${#fit_runs[@]}; k += 2)); do
+    POCL_MEMORY_LIMIT=1 run "${fit_runs[k]}" "${fit_runs[k + 1]}"
+    grep -qE "(device rank 1: )?[0-9]+ atoms with a stored neighbour list .* running with the cell search \(neighbors.mode=jit" \
+        "$work/${fit_runs[k]}.log" || fail "${fit_runs[k]} kept its list: $(grep -m1 . "$work/${fit_runs[k]}.log")"
+    agree big-list "${fit_runs[k]}"
+done
+out=$(POCL_MEMORY_LIMIT=1 POCL_DEVICES=pthread timeout 300 "$clpart" run "$case" \
+    -s lj.fit_device=false --out "$work/big-refused" 2>&1)
+[ $? -eq 1 ] && grep -q "the neighbour list of [0-9]* particles with room for [0-9]* neighbours each needs" <<<"$out" ||
+    fail "lj.fit_device=false was not refused: $out"
+case=$work/liquid.json
 
 # What a split run refuses: one message, a non-zero exit, no hang.
 expect_error() {

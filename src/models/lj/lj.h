@@ -4,6 +4,7 @@
 #ifndef CLPART_LJ_H
 #define CLPART_LJ_H
 
+#include "dist/comm.h"
 #include "internal.h"
 
 /* The particles of a cubic periodic box of side `box`: positions in [0, box)^3, n x 3. */
@@ -82,6 +83,8 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
                                unsigned max_per_cell, clp__lj_strategy strategy, unsigned lanes,
                                clp__lj_layout *out, clp_error *err);
 
+/* Atoms per unit volume of the state. */
+double clp__lj_density(const clp__lj_state *s);
 /* The grid of the state's box for these options (3D; periodic, or walled for an open box). */
 clp_status clp__lj_geometry(const clp_options *opts, const clp__lj_state *s,
                             const clp__lj_params *p, clp_grid_geometry *geo, clp_error *err);
@@ -104,6 +107,13 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
                            clp_grid_geometry *geo, const clp__lj_state *s, const clp__lj_params *p,
                            double dt, clp__lj_strategy strategy, clp__lj_layout *layout,
                            char **source, clp_error *err);
+/* lj.fit_device: where the stored list of `n` atoms at `density` (atoms per unit volume)
+ * would not fit the worker's device, in all or in its largest buffer, sets neighbors.mode=jit
+ * in `opts` and says so; on a rank of `comm` (NULL: none), the ranks agree, and all of them
+ * take the cell search where one must (src/models/lj/lj_fit.c). */
+clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
+                              const clp_grid_geometry *geo, size_t n, double density,
+                              clp_error *err);
 /* lj.strategy=auto: the fastest strategy and neighbour mode for this case on the worker's
  * device, from the cache's record of an earlier probe or from a new one, set in `resolved`
  * (src/models/lj/lj_probe.c). */

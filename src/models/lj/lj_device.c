@@ -162,6 +162,10 @@ fail:
     return st;
 }
 
+double clp__lj_density(const clp__lj_state *s) {
+    return (double)s->n / (s->box * s->box * s->box);
+}
+
 clp_status clp__lj_geometry(const clp_options *opts, const clp__lj_state *s,
                             const clp__lj_params *p, clp_grid_geometry *geo, clp_error *err) {
     const clp_grid_desc desc = {{0, 0, 0}, {s->box, s->box, s->box}, p->rc};
@@ -186,6 +190,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
         clp__lj_strategy_from_name(clp_options_enum(sys->opts, "lj.strategy"), &strategy);
         CLP_TRY(clp__lj_geometry(sys->opts, s, p, &geo, err)); /* the mode chosen with it */
     }
+    CLP_TRY(clp__lj_fit_device(w, NULL, sys->opts, &geo, s->n, clp__lj_density(s), err));
     CLP_TRY(clp__lj_program(sys->opts, clp_worker_device(w), &geo, s, p, dt, strategy, &sys->layout,
                             &source, err));
     CLP_TRY(clp_worker_build_for(w, source, sys->opts, cache, NULL, err));

@@ -138,6 +138,7 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
                                   &r->opts, err));
     r->geo = cut.local;
     r->slots = cut.slots;
+    CLP_TRY(clp__lj_fit_device(w, comm, r->opts, &r->geo, r->slots, clp__lj_density(s), err));
     CLP_TRY(build(r, cache, &cut, p, dt, err));
     CLP_TRY(clp_grid_create(w, r->opts, &r->geo, r->slots, &r->grid, err));
     CLP_TRY(upload_state(r, s, &cut, err));

@@ -82,7 +82,8 @@ static clp_status run_steps(void *sys, clp_error *err) {
 }
 
 /* Opens the system with the candidate's options and times its steps; CLP_CASE when the
- * candidate cannot run for this case on this device. */
+ * candidate cannot run for this case on this device, CLP_DEVICE_MEMORY when its buffers do not
+ * fit it. */
 static clp_status time_candidate(clp_worker *w, const clp_options *opts, clp_cache *cache,
                                  const clp__lj_state *s, const clp__lj_params *p, double dt,
                                  clp__lj_strategy strategy, int mode, double *seconds,
@@ -92,6 +93,8 @@ static clp_status time_candidate(clp_worker *w, const clp_options *opts, clp_cac
     clp__lj_system *sys = NULL;
     CLP_TRY(clp_options_dup(opts, &fixed, err));
     CLP_TRY(apply_choice(fixed, strategy, mode, err));
+    /* a list the device cannot hold is left out, not run as the cell search */
+    CLP_TRY(clp_options_apply_assignment(fixed, "lj.fit_device=false", err));
     CLP_TRY(clp__lj_system_open(w, fixed, cache, s, p, dt, &sys, err));
     double per_run;
     CLP_TRY(clp__time_launches(w, run_steps, sys, PROBE_RUNS, PROBE_ROUNDS, &per_run, err));
@@ -122,7 +125,7 @@ static clp_status probe_all(clp_worker *w, const clp_options *opts, clp_cache *c
             double seconds;
             clp_status tried = time_candidate(w, opts, cache, s, p, dt, (clp__lj_strategy)k, m,
                                               &seconds, &refusal);
-            if (tried == CLP_CASE) {
+            if (tried == CLP_CASE || tried == CLP_DEVICE_MEMORY) {
                 CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto: %s left out: %s", choice, refusal.message);
                 continue;
             }

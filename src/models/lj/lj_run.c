@@ -246,7 +246,7 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     CLP_TRY(initial_state(&c, &s, err));
     if (writer)
         CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s.n, s.box,
-                 (double)s.n / (s.box * s.box * s.box));
+                 clp__lj_density(&s));
     const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
     if (comm) {
         CLP_TRY(clp__lj_rank_open(worker, comm, opts, config->cache, &s, &params, c.dt, weights,
@@ -310,8 +310,7 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
         CLP_TRY(write_summary(out_dir, s.n, row, stopped, seconds, err));
     /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
     const double search = c.rc * (1.0 + clp_options_float(opts, "neighbors.skin"));
-    const double listed =
-        4.0 / 3.0 * M_PI * search * search * search * (double)s.n / (s.box * s.box * s.box);
+    const double listed = 4.0 / 3.0 * M_PI * search * search * search * clp__lj_density(&s);
     double bytes;
     CLP_TRY(traffic(&r, listed, &bytes, err));
     if (writer) {
