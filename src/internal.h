@@ -139,6 +139,11 @@ bool clp__source_names_file(const char *source, const char *file);
 
 /* ---- Buffers (buffer_table.c): index of a single CLP_BUF_* bit, or -1 for anything else. */
 int clp__buffer_index(clp_buffer_set bit);
+/* (buffer.c) Two needs together, such as a grid's and a model's: their totals added, the
+ * larger of their largest buffers. */
+clp_memory_need clp__memory_need_add(clp_memory_need a, clp_memory_need b);
+/* Whether a need fits the device: in all, and its largest buffer in one allocation. */
+bool clp__memory_need_fits(const clp_memory_need *need, const clp_device_info *d);
 
 /* ---- Run timing (grid.c): one rebuild's phases added to a run's, and the rebuild counted. */
 void clp__run_timing_add_rebuild(clp_run_timing *t, const clp_grid_timing *g);

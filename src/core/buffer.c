@@ -144,6 +144,16 @@ clp_memory_need clp_buffers_need(clp_buffer_set wanted, const clp_options *opts,
     return need;
 }
 
+clp_memory_need clp__memory_need_add(clp_memory_need a, clp_memory_need b) {
+    clp_memory_need sum = a.largest >= b.largest ? a : b;
+    sum.total = a.total + b.total;
+    return sum;
+}
+
+bool clp__memory_need_fits(const clp_memory_need *need, const clp_device_info *d) {
+    return need->total <= d->global_mem_size && need->largest <= d->max_mem_alloc_size;
+}
+
 clp_status clp_worker_alloc(clp_worker *w, clp_buffer_set wanted, const clp_options *opts,
                             const clp_buffer_counts *counts, clp_error *err) {
     clp_status st = CLP_OK;

@@ -40,6 +40,13 @@ int clp__comm_rank(const clp__comm *c) {
     return c->rank;
 }
 
+void clp__comm_rank_label(const clp__comm *c, char *out, size_t size) {
+    if (c)
+        snprintf(out, size, "device rank %d: ", c->rank);
+    else if (size)
+        out[0] = '\0';
+}
+
 int clp__comm_size(const clp__comm *c) {
     return c->size;
 }

@@ -50,6 +50,8 @@ void clp__comm_destroy(clp__comm *c);
 /* ---- Who is who. */
 int clp__comm_rank(const clp__comm *c);
 int clp__comm_size(const clp__comm *c);
+/* "device rank R: ", the start of a rank's own message, or "" without a comm (NULL). */
+void clp__comm_rank_label(const clp__comm *c, char *out, size_t size);
 /* This rank's place among the ranks on its host (the threads of this process, or the MPI
  * processes that share its memory), to pick its device: local rank 0 .. local size - 1. */
 void clp__comm_local(const clp__comm *c, int *local_rank, int *local_size);

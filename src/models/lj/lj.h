@@ -83,6 +83,9 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
                                unsigned max_per_cell, clp__lj_strategy strategy, unsigned lanes,
                                clp__lj_layout *out, clp_error *err);
 
+/* The model's buffers beside the grid's: velocities, forces with energies, virials. */
+#define CLP__LJ_BUFFERS (CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL)
+
 /* Atoms per unit volume of the state. */
 double clp__lj_density(const clp__lj_state *s);
 /* The grid of the state's box for these options (3D; periodic, or walled for an open box). */

@@ -199,8 +199,7 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
     const clp_buffer_counts counts = {.particles = s->n};
-    CLP_TRY(clp_worker_alloc(w, CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL, sys->opts,
-                             &counts, err));
+    CLP_TRY(clp_worker_alloc(w, CLP__LJ_BUFFERS, sys->opts, &counts, err));
     CLP_TRY(upload_velocities(sys, s, err));
     CLP_TRY(clp_grid_update(sys->grid, err));
     CLP_TRY(compute_forces(sys, err));

@@ -110,8 +110,7 @@ static clp_status upload_state(clp__lj_rank *r, const clp__lj_state *s, const cl
     CLP_TRY(clp_grid_set_particles(r->grid, cut->xyz, types, err));
     CLP_TRY(clp_worker_write(r->worker, CLP_BUF_ID, cut->ids, err));
     const clp_buffer_counts counts = {.particles = cut->slots};
-    CLP_TRY(clp_worker_alloc(r->worker, CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL, r->opts,
-                             &counts, err));
+    CLP_TRY(clp_worker_alloc(r->worker, CLP__LJ_BUFFERS, r->opts, &counts, err));
     CLP_TRY(clp_worker_write(r->worker, CLP_BUF_VEL, v, err));
 fail:
     free(types);

@@ -9,19 +9,10 @@
 
 /* What the grid and the model take on the device for `n` atoms, with a list as `sized` sizes it
  * in list mode. */
-static double bytes_needed(const clp_options *opts, const clp_grid_geometry *sized, size_t n,
-                           unsigned long long *largest) {
+static clp_memory_need need_of(const clp_options *opts, const clp_grid_geometry *sized, size_t n) {
     const clp_buffer_counts counts = {.particles = n};
-    const clp_memory_need grid = clp_grid_memory_need(sized, opts, n);
-    const clp_memory_need model =
-        clp_buffers_need(CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL, opts, &counts);
-    *largest = grid.largest > model.largest ? grid.largest : model.largest;
-    return (double)grid.total + (double)model.total;
-}
-
-/* Whether the buffers fit the device, in all and one by one. */
-static bool fits(double total, unsigned long long largest, const clp_device_info *dev) {
-    return total <= (double)dev->global_mem_size && largest <= dev->max_mem_alloc_size;
+    return clp__memory_need_add(clp_grid_memory_need(sized, opts, n),
+                                clp_buffers_need(CLP__LJ_BUFFERS, opts, &counts));
 }
 
 clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
@@ -37,32 +28,30 @@ clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
     clp_grid_geometry sized = *geo;
     sized.max_neighbors =
         clp_grid_list_room((uint32_t)ceil(density * 4.0 / 3.0 * M_PI * r * r * r));
-    unsigned long long largest, largest_without;
-    const double total = bytes_needed(opts, &sized, n, &largest);
-    double refused = !fits(total, largest, dev);
+    const clp_memory_need with_list = need_of(opts, &sized, n);
+    double refused = !clp__memory_need_fits(&with_list, dev);
     if (comm) /* the ranks run alike: without a list on all where one has no room for it */
         CLP_TRY(clp__comm_allreduce(comm, &refused, 1, CLP_COMM_MAX, err));
     if (!refused)
         return CLP_OK;
     CLP_TRY(clp_options_dup(opts, &cell_search, err));
     CLP_TRY(clp_options_apply_assignment(cell_search, "neighbors.mode=jit", err));
-    const double without = bytes_needed(cell_search, geo, n, &largest_without);
-    if (!fits(without, largest_without, dev))
+    const clp_memory_need without = need_of(cell_search, geo, n);
+    if (!clp__memory_need_fits(&without, dev))
         goto fail; /* refused as it is, with the list's figures */
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    char rank[32] = "";
-    if (comm)
-        snprintf(rank, sizeof rank, "device rank %d: ", clp__comm_rank(comm));
-    if (!fits(total, largest, dev))
+    char rank[32];
+    clp__comm_rank_label(comm, rank, sizeof rank);
+    if (!clp__memory_need_fits(&with_list, dev))
         CLP_WARN(CLP_LOG_BUFFER,
                  "%s%zu atoms with a stored neighbour list (room for %u neighbours an atom) "
                  "would take %.2f GiB, %.2f GiB in its largest buffer, where device '%s' has "
                  "%.2f GiB and allows %.2f GiB in one buffer: running with the cell search "
                  "(neighbors.mode=jit%s) in %.2f GiB; -s lj.fit_device=false refuses the case "
                  "instead",
-                 rank, n, sized.max_neighbors, total / gib, (double)largest / gib, dev->name,
-                 dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
-                 comm ? " on every rank" : "", without / gib);
+                 rank, n, sized.max_neighbors, with_list.total / gib, with_list.largest / gib,
+                 dev->name, dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
+                 comm ? " on every rank" : "", without.total / gib);
     CLP_TRY(clp_options_apply_assignment(opts, "neighbors.mode=jit", err));
 fail:
     clp_options_destroy(cell_search);

@@ -203,8 +203,8 @@ static const clp_memory_need *largest_of(const memory_use *m) {
 }
 
 static bool fits(const memory_use *m, const clp_device_info *d) {
-    return m->grid.total + m->model.total <= (double)d->global_mem_size &&
-           largest_of(m)->largest <= d->max_mem_alloc_size;
+    const clp_memory_need all = clp__memory_need_add(m->grid, m->model);
+    return clp__memory_need_fits(&all, d);
 }
 
 /* Sets `opts` to the mode that stores no neighbour list: with x-pencils on one device, a
@@ -243,9 +243,8 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
     if (!fits(&need, dev))
         goto fail;
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    char rank[32] = "";
-    if (split)
-        snprintf(rank, sizeof rank, "device rank %d: ", clp__comm_rank(r->comm));
+    char rank[32];
+    clp__comm_rank_label(r->comm, rank, sizeof rank);
     if (!fits(&with_list, dev))
         CLP_WARN(CLP_LOG_BUFFER,
                  "%s%zu particles with a stored neighbour list would take %.2f GiB (the list "
