@@ -123,7 +123,7 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
             if (candidate == s->i)
                 continue;
             float4 d = particle_delta(s->pos_i, pos[candidate], s->step);
-            if (dot(d, d) <= radius2) {
+            if (dot(d.xyz, d.xyz) <= radius2) {
                 *j = candidate;
                 *r_ij = d;
                 return true;
@@ -266,7 +266,7 @@ bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
         int4 dc = (int4)(0);
 #endif
         float4 d = particle_delta(it->pos_i, pos[candidate], dc);
-        if (dot(d, d) <= CLP_RADIUS2) {
+        if (dot(d.xyz, d.xyz) <= CLP_RADIUS2) {
             *j = candidate;
             *r_ij = d;
             return true;

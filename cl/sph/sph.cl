@@ -6,12 +6,13 @@
  * pressure, never move; dynamic, or with mDBC in cl/sph/mdbc.cl), a time step chosen on the device
  * from the CFL, force and viscous conditions, and a symplectic Euler or predictor-corrector step
  * that takes out of the computation any fluid particle that leaves the domain, the speed limit or
- * the density range (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz, w unused), rho[i] float
- * (stored density), acc[i] float4 (m/s^2 in xyz; in w the divergence of position -sum_j V_j x_ij .
- * grad_i W_ij, about the dimension inside the fluid and lower at its free surface), drho[i] float
- * (stored density per second), xsph[i] float4 (m/s), shift[i] float4 (the concentration gradient
- * sum_j V_j grad_i W_ij, w unused), dt_partial[group] float2 (largest |a|, largest |v| of the
- * group's fluid), step[] the step record (SPH_STEP_* below). SI units throughout. */
+ * the density range (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz; w a copy of the
+ * stored density for the forces, sph_pack), rho[i] float (stored density), acc[i] float4 (m/s^2 in
+ * xyz; in w the divergence of position -sum_j V_j x_ij . grad_i W_ij, about the dimension inside
+ * the fluid and lower at its free surface), drho[i] float (stored density per second), xsph[i]
+ * float4 (m/s), shift[i] float4 (the concentration gradient sum_j V_j grad_i W_ij, w unused),
+ * dt_partial[group] float2 (largest |a|, largest |v| of the group's fluid), step[] the step record
+ * (SPH_STEP_* below). SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL          1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -223,10 +224,10 @@ float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 
 /* A particle's sums over its neighbours, one accumulator each (Oclgrind 21.10's
  * uninitialised-value check crashes on accumulators held in a struct, and on a float4 sum
- * built from parts): acceleration; the divergence of position -sum_j V_j x_ij . grad_i W_ij;
- * density rate; the XSPH blend sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij; the shifting
- * concentration sum_j V_j grad_i W_ij. The last two are left alone when their options are
- * off. */
+ * built from parts, such as the divergence in the acceleration's w lane): acceleration; the
+ * divergence of position -sum_j V_j x_ij . grad_i W_ij; density rate; the XSPH blend
+ * sum_j 2 m / (rho_i + rho_j) (v_j - v_i) W_ij; the shifting concentration
+ * sum_j V_j grad_i W_ij. The last two are left alone when their options are off. */
 #define SPH_SUMS acc4_t *a, acc_t *dr, acc_t *divergence, acc4_t *blend, acc4_t *concentration
 #define SPH_SUMS_DECLARE(a, dr, divergence, blend, concentration)                                  \
     acc4_t a = acc4_zero(), blend = acc4_zero(), concentration = acc4_zero();                      \
@@ -348,6 +349,24 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     } while (0)
 
 #if CLP_SPH_STRATEGY == CLP_SPH_STRATEGY_PAR_PART
+/* Copies what the forces read of a neighbour besides its position and velocity into the w
+ * components those leave unused: pos.w the bits of its type, vel.w its stored density. A
+ * neighbour then costs three gathers (list entry, position, velocity) instead of five
+ * (DualSPHysics and GPUSPH keep the density in vel.w for the same reason). Its pressure and
+ * inverse density computed here too, into a third array, saved the forces as much
+ * arithmetic as the extra gather cost them (H100, docs/benchmarks/sph.md), so they are not.
+ * It runs over the slots the forces read, after the last writes of type and density; every
+ * other kernel ignores both w components (particle_delta and particle_position zero them,
+ * speeds take xyz). */
+__kernel void sph_pack(__global float4 *restrict pos, __global const uint *restrict type,
+                       __global float4 *restrict vel, __global const float *restrict rho) {
+    const uint i = get_global_id(0);
+    if (i >= CLP_GRID_PARTICLES)
+        return;
+    pos[i].w = as_float(type[i]);
+    vel[i].w = rho[i];
+}
+
 /* The rate of change of velocity and density of every particle, its XSPH correction and its
  * shifting sums, a work-item per particle. Excluded neighbours, which stay in a list until the
  * next rebuild, are skipped. */
@@ -369,14 +388,15 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
            that crashes Oclgrind 21.10's uninitialised-value check) */
         if (!sph_has_sums(fluid_i))
             break;
-        const float r2 = dot(r_ij, r_ij);
+        const float r2 = dot(r_ij.xyz, r_ij.xyz);
         /* Skipped, not added as zeros: a restart's list, built from later positions, then
          * gives the same sums bit for bit even where compensation would see the zeros. */
-        const uint type_j = type[j];
+        const uint type_j = as_uint(pos[j].w); /* sph_pack's copies */
         if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
             continue;
-        const float s_j = rho[j], rho_j = SPH_RHO(s_j);
-        sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, vel[j],
+        const float4 v_j = vel[j];
+        const float s_j = v_j.w, rho_j = SPH_RHO(s_j);
+        sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, v_j,
                  type_j, s_j, rho_j, SPH_PRESSURE(s_j), 1.0f / rho_j CLP_CONSTANTS_ARG);
     }
     SPH_STORE_RATES(i, type[i]);
@@ -460,7 +480,7 @@ uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM
     const float ratio = SPH_RHO(stored_rho) / CLP_SPH_RHO0;
     const float limit = CLP_SPH_SPEED_LIMIT * CLP_SPH_C0;
     return (position_in_domain(x) ? 0u : SPH_OUT_DOMAIN) |
-           (dot(v, v) <= limit * limit ? 0u : SPH_OUT_SPEED) |
+           (dot(v.xyz, v.xyz) <= limit * limit ? 0u : SPH_OUT_SPEED) |
            (ratio >= CLP_SPH_DENSITY_MIN && ratio <= CLP_SPH_DENSITY_MAX ? 0u : SPH_OUT_DENSITY);
 }
 

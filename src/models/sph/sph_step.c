@@ -15,10 +15,11 @@ static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buff
     return st;
 }
 
-/* Runs a kernel of one work-item per particle over slots first .. first + count - 1. */
+/* Runs a kernel of one work-item per particle over slots first .. first + count - 1, in
+ * work-groups of `local` (0: the runtime's choice). */
 static clp_status run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
-                            size_t count, double *phase, clp_error *err) {
-    const clp_step s = {kernel, buffers, 0, 0};
+                            size_t count, size_t local, double *phase, clp_error *err) {
+    const clp_step s = {kernel, buffers, 0, local};
     double seconds = 0;
     clp_status st =
         clp_worker_run_step_range(r->w, &s, first, count, r->timed ? &seconds : NULL, err);
@@ -31,8 +32,8 @@ static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set b
                                 double *phase, clp_error *err) {
     if (!r->comm)
         return run_kernel(r, kernel, buffers, r->n, 0, phase, err);
-    return run_range(r, kernel, buffers, r->dist.owned_first, clp_dist_rank_owned(&r->dist), phase,
-                     err);
+    return run_range(r, kernel, buffers, r->dist.owned_first, clp_dist_rank_owned(&r->dist), 0,
+                     phase, err);
 }
 
 /* Begins a halo refresh that the next kernel over the particles ends (run_overlapped). */
@@ -65,20 +66,50 @@ fail:
     return st;
 }
 
-/* A kernel over the particles this device owns while the halo refresh the last step began
- * ends: first over the inner layers, which read no halo, then over the edges. */
-static clp_status run_overlapped(sph_run *r, const char *kernel, clp_buffer_set buffers,
-                                 double *phase, clp_error *err) {
+/* sph_pack over slots first .. first + count - 1: the copies of type and density that the
+ * forces read beside positions and velocities. */
+#define PACK_BUFFERS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
+static clp_status pack(sph_run *r, size_t first, size_t count, clp_error *err) {
+    return run_range(r, "sph_pack", PACK_BUFFERS, first, count, 0, &r->timing.forces, err);
+}
+
+/* The force kernel's work-group size: sph.group, within what the kernel and device allow. */
+static clp_status forces_group(sph_run *r, size_t *local, clp_error *err) {
     clp_status st = CLP_OK;
-    if (!r->comm || !r->dist.pending)
-        return run_particles(r, kernel, buffers, phase, err);
-    size_t first, count;
+    CLP_TRY(clp_launch_local_size(r->w, "sph_forces", local, err));
+    const size_t asked = (size_t)clp_options_int(r->opts, "sph.group");
+    if (asked && asked < *local)
+        *local = asked;
+fail:
+    return st;
+}
+
+/* The forces a work-item per particle, over the particles this device owns, while the halo
+ * refresh the last step began ends: first over the inner layers, which read no halo, then
+ * over the edges. Each part reads the packed copies of the slots it reads. */
+static clp_status run_forces(sph_run *r, clp_buffer_set buffers, clp_error *err) {
+    clp_status st = CLP_OK;
+    double *phase = &r->timing.forces;
+    size_t local, first, count;
+    CLP_TRY(forces_group(r, &local, err));
+    if (!r->comm) {
+        CLP_TRY(run_kernel(r, "sph_pack", PACK_BUFFERS, r->n, 0, phase, err));
+        return run_kernel(r, "sph_forces", buffers, r->n, local, phase, err);
+    }
+    if (!r->dist.pending) {
+        CLP_TRY(pack(r, 0, r->dist.halo_end, err));
+        return run_range(r, "sph_forces", buffers, r->dist.owned_first,
+                         clp_dist_rank_owned(&r->dist), local, phase, err);
+    }
+    CLP_TRY(pack(r, r->dist.owned_first, clp_dist_rank_owned(&r->dist), err));
     clp_dist_rank_inner(&r->dist, &first, &count);
-    CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
+    CLP_TRY(run_range(r, "sph_forces", buffers, first, count, local, phase, err));
     CLP_TRY(end_refresh(r, err));
+    CLP_TRY(pack(r, 0, r->dist.owned_first, err));
+    CLP_TRY(pack(r, r->dist.owned_end, r->dist.halo_end - r->dist.owned_end, err));
     for (int side = 0; side < 2; side++) {
         clp_dist_rank_edge(&r->dist, side, &first, &count);
-        CLP_TRY(run_range(r, kernel, buffers, first, count, phase, err));
+        CLP_TRY(run_range(r, "sph_forces", buffers, first, count, local, phase, err));
     }
 fail:
     return st;
@@ -109,7 +140,7 @@ static clp_status rates(sph_run *r, clp_error *err) {
         CLP_TRY(run_kernel(r, "sph_forces", forces, r->pencil.groups * r->pencil.group,
                            r->pencil.group, &r->timing.forces, err));
     else
-        CLP_TRY(run_overlapped(r, "sph_forces", forces, &r->timing.forces, err));
+        CLP_TRY(run_forces(r, forces, err));
 fail:
     return st;
 }
