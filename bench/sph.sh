@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Particle-steps per second of the SPH dam breaks at benchmark sizes on one device: the 2D
 # case with about 250k particles (dam2d), the 3D case with about 1M (dam3d) and 8M (dam3d8),
-# fluid and walls counted together, with the cases' neighbour-list settings (rebuilt every 8
-# steps, skin 0.1), each run for STEPS steps after its build, for each option variant.
+# fluid and walls counted together, with the cases' neighbour-list settings (skin 0.1, rebuilt
+# every 8 steps in 2D and 12 in 3D), each run for STEPS steps after its build, for each
+# option variant.
 # The rate is the median over REPEATS runs of the progress line's stepping rate (unprofiled;
 # the time spent writing the first and last snapshots is left out). Then one run with
 # --timing gives the device time per step of each phase (profiled: each kernel waits for the
@@ -37,8 +38,10 @@ rate() {
 import re, statistics, sys
 unit = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
 lines = sys.stdin.read().splitlines()
-v = [float(m.group(1)) * unit[m.group(2)] for m in
-     (re.search(r"([0-9.]+)([kMG]?) particle-steps/s", l) for l in lines) if m]
+# the closing "rate: 1.23e+09 particle-steps/s" line, else the last progress line ("1.23G")
+v = [float(m.group(1)) if m.group(1) else float(m.group(2)) * unit[m.group(3)] for m in
+     (re.search(r"rate: ([0-9.e+-]+) particle-steps/s|([0-9.]+)([kMG]?) particle-steps/s", l)
+      for l in lines) if m]
 errors = [l for l in lines if "error" in l]
 print(f"{statistics.median(v) / 1e6:.2f}M" if v and not errors else "failed: " + " ".join(errors))'
 }
