@@ -9,7 +9,7 @@ Both start from the same fcc lattice; their potential energies per atom there mu
 neighbours within rc), or the line says they do not.
 
 usage: bench/lj_peers.py BUILD DEVICE PLATFORM [--precision single] [--openmm-device I]
-         [--steps S] [--rounds R] [--states "0.8442:20,40,80 1.0:25,64"]
+         [--steps S] [--rounds R] [--states "0.8442:20,40,80 1.0:25,64"] [--set NAME=VALUE]...
 DEVICE is clpart's --device selector; PLATFORM OpenMM's (OpenCL, CUDA, CPU). The default
 states are the issue's: 32000, 256000 and 2048000 atoms at 0.8442, 62500 and 1048576 at 1.0."""
 import argparse
@@ -52,6 +52,8 @@ def main():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--states", default="0.8442:20,40,80 1.0:25,64")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="an option for clpart's runs (bench-lj -s), repeatable")
     a = p.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     shift = 4 * (RC ** -12 - RC ** -6)  # the potential at rc, which clpart subtracts
@@ -62,7 +64,8 @@ def main():
         for c in cells.split(","):
             mine = run([os.path.join(a.build, "bench", "bench-lj"), "liquid", "--device",
                         a.device, "--cells", c, "--density", density, "--steps",
-                        str(a.steps), "--rounds", str(a.rounds)])
+                        str(a.steps), "--rounds", str(a.rounds)] +
+                       [arg for option in a.set for arg in ("-s", option)])
             peer = [os.path.join(here, "peers", "openmm_lj.py"), c, "--density", density,
                     "--steps", str(a.steps), "--rounds", str(a.rounds), "--platform",
                     a.platform, "--precision", a.precision]

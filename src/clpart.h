@@ -704,6 +704,17 @@ CLP_API void clp_grid_set_displacement_check(clp_grid *grid, bool on);
 enum { CLP_GRID_EXCLUDED = 255 };
 /* Whether step `step` (0, 1, ...) rebuilds: every neighbors.every steps. */
 CLP_API bool clp_grid_rebuilds_at(const clp_grid *grid, uint64_t step);
+/* neighbors.check: whether a rebuild is also due once a particle has moved more than half the
+ * skin since the last one, which the model measures (clp_grid_moved) after each move. */
+CLP_API bool clp_grid_checks_moves(const clp_grid *grid);
+/* The largest distance a particle has moved since the last rebuild (0 when the list is built
+ * every step), measured on the device: a launch and a read that waits for it. */
+CLP_API clp_status clp_grid_moved(clp_grid *grid, double *moved, clp_error *err);
+/* Counts a step of the particles, which moved the largest distance `moved` since the last
+ * rebuild (0 without neighbors.check), and says whether the list must be rebuilt before
+ * the next forces: neighbors.every steps after the last rebuild, or with neighbors.check once
+ * `moved` passes half the skin (LAMMPS's neigh_modify check yes). */
+CLP_API bool clp_grid_step_done(clp_grid *grid, double moved);
 /* Positions in double (rebuilt from cell and offset with local positions) and original IDs,
  * in the current (sorted) order. Either may be NULL. */
 CLP_API clp_status clp_grid_read_particles(clp_grid *grid, double *xyz, uint32_t *ids,

@@ -62,7 +62,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     for (int a = 0; a < 3; a++)
         g->axis_order[a] = order[a] - 'x';
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
-    g->check_displacement = true;
+    g->check_moves = clp_options_bool(opts, "neighbors.check");
+    /* a rebuild that the moves call for comes after a move past half the skin */
+    g->check_displacement = !g->check_moves;
     g->buffers = clp_buffers_needed(CLP_GRID_BUFFERS, opts);
     /* a new particle set: the sort moves every re-sorted buffer the worker holds, so those an
        earlier run left (of another particle count) go, before the model allocates its own */
@@ -102,6 +104,15 @@ void clp_grid_set_displacement_check(clp_grid *g, bool on) {
 
 bool clp_grid_rebuilds_at(const clp_grid *g, uint64_t step) {
     return step % g->every == 0;
+}
+
+bool clp_grid_checks_moves(const clp_grid *g) {
+    return g->check_moves;
+}
+
+bool clp_grid_step_done(clp_grid *g, double moved) {
+    const double half_skin = 0.5 * (g->geo.search_radius - g->geo.radius);
+    return ++g->since >= g->every || (g->check_moves && moved > half_skin);
 }
 
 uint32_t clp_grid_max_neighbors_seen(const clp_grid *g) {
@@ -337,6 +348,26 @@ fail:
     return st;
 }
 
+clp_status clp_grid_moved(clp_grid *g, double *moved, clp_error *err) {
+    clp_status st = CLP_OK;
+    *moved = 0;
+    if (!(g->buffers & CLP_BUF_POS_REBUILT) || !g->has_reference)
+        return CLP_OK; /* rebuilt every step, or not yet: nothing moved since */
+    const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
+    cl_uint status[8];
+    cl_float largest;
+    const clp_step measure = {"grid_displacement",
+                              CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT, g->particles,
+                              0};
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
+    CLP_TRY(clp_worker_run_step(g->worker, &measure, NULL, err));
+    CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    memcpy(&largest, &status[4], sizeof largest);
+    *moved = largest;
+fail:
+    return st;
+}
+
 clp_status clp_grid_check_moved(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     if (!measures_displacement(g)) /* a fresh status has nothing else to say: no round trip */
@@ -351,6 +382,7 @@ clp_status clp_grid_update(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     double start = clp__now();
     g->timing = (clp_grid_timing){0};
+    g->since = 0;
     CLP_TRY(start_status(g, err));
     if (!g->radix)
         CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_COUNT, 0, err));

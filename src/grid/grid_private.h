@@ -72,6 +72,8 @@ struct clp_grid {
     bool morton;             /* grid.key=morton */
     int axis_order[3];       /* linear keys: axes from the fastest-varying one */
     uint64_t every;          /* neighbors.every */
+    bool check_moves;        /* neighbors.check: also rebuild once a move passes half the skin */
+    uint64_t since;          /* steps counted (clp_grid_step_done) since the last rebuild */
     bool has_reference;      /* pos_rebuilt holds the positions of the last rebuild */
     bool check_displacement; /* a rebuild fails after a move of more than half the skin */
     clp_buffer_set buffers;

@@ -130,6 +130,68 @@ static void test_nve(test_env *t, const char *summation, bool small) {
     clp__lj_state_free(&s);
 }
 
+/* neighbors.check: lists meant to live 40 steps, with a skin that the fastest atoms of the
+ * liquid cross in fewer. Without the check, the rebuild after those moves fails (pairs may
+ * have been missed); with it, the lists are rebuilt as the moves require, and the forces and
+ * energies at the end are the host's all-pairs reference's at the positions reached. */
+static void test_check_moves(test_env *t, bool small) {
+    clp_error err = CLP_ERROR_INIT;
+    clp__lj_state s;
+    const clp__lj_params p = {small ? 1.8 : 2.5, 0, false};
+    CLP_ASSERT_OK(clp__lj_fcc(small ? 4 : 6, 0.8442, &s, &err), &err);
+    CLP_ASSERT_OK(clp__lj_maxwell(&s, 1.44, 3, &err), &err);
+    for (int check = 0; check < 2; check++) {
+        const char *assignments[] = {"neighbors.skin=0.2",
+                                     "neighbors.every=40",
+                                     check ? "neighbors.check=true" : "neighbors.check=false",
+                                     "grid.periodic_x=true",
+                                     "grid.periodic_y=true",
+                                     "grid.periodic_z=true",
+                                     NULL};
+        clp_options *opts = test_options(t, assignments);
+        clp__lj_system *sys;
+        CLP_ASSERT_OK(clp__lj_system_open(t->worker, opts, NULL, &s, &p, 0.005, &sys, &err), &err);
+        if (!check) {
+            CLP_ASSERT(clp__lj_system_run(sys, 80, &err) == CLP_NEIGHBORS);
+            CLP_ASSERT_CONTAINS(err.message, "more than half the skin");
+            printf("ok without neighbors.check: %s\n", err.message);
+            err = (clp_error)CLP_ERROR_INIT;
+        } else {
+            CLP_ASSERT_OK(clp__lj_system_run(sys, 80, &err), &err);
+            clp__lj_state moved = {.n = s.n, .box = s.box, .xyz = malloc(3 * s.n * sizeof(double))};
+            double *f_ref = malloc(3 * s.n * sizeof(double)),
+                   *f_dev = malloc(3 * s.n * sizeof(double));
+            double *e_ref = malloc(s.n * sizeof(double)), *e_dev = malloc(s.n * sizeof(double));
+            double *v_dev = malloc(3 * s.n * sizeof(double)), w_ref, w_dev;
+            CLP_ASSERT_OK(clp__lj_system_positions(sys, moved.xyz, &err), &err);
+            CLP_ASSERT_OK(clp__lj_system_read(sys, f_dev, e_dev, v_dev, &w_dev, &err), &err);
+            clp__lj_reference(&moved, &p, f_ref, e_ref, &w_ref);
+            double largest = 0, worst = 0, largest_e = 0, worst_e = 0;
+            for (size_t i = 0; i < 3 * s.n; i++) {
+                largest = fmax(largest, fabs(f_ref[i]));
+                worst = fmax(worst, fabs(f_dev[i] - f_ref[i]));
+            }
+            for (size_t i = 0; i < s.n; i++) {
+                largest_e = fmax(largest_e, fabs(e_ref[i]));
+                worst_e = fmax(worst_e, fabs(e_dev[i] - e_ref[i]));
+            }
+            printf("ok with neighbors.check, 80 steps: force %.1e, energy %.1e of the largest\n",
+                   worst / largest, worst_e / largest_e);
+            CLP_ASSERT(largest > 0 && worst <= FORCE_BOUND * largest);
+            CLP_ASSERT(largest_e > 0 && worst_e <= ENERGY_BOUND * largest_e);
+            free(f_ref);
+            free(f_dev);
+            free(e_ref);
+            free(e_dev);
+            free(v_dev);
+            clp__lj_state_free(&moved);
+        }
+        clp__lj_system_close(sys);
+        clp_options_destroy(opts);
+    }
+    clp__lj_state_free(&s);
+}
+
 /* The sub-box layouts are sized from the device: a device with too little local memory, or
  * too few work-items a group, for the fullest cell is refused with the reason. */
 static void test_layout_refusals(test_env *t) {
@@ -321,6 +383,7 @@ int main(int argc, char **argv) {
         test_nve(&t, sums[su], small);
     if (small)
         test_nve(&t, sums[1], small);
+    test_check_moves(&t, small);
     /* A box periodic on two axes only is refused with the option to set. */
     const char *walled[] = {"grid.periodic_x=true", "grid.periodic_y=true", NULL};
     clp_options *opts = test_options(&t, walled);

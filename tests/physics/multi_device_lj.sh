@@ -5,7 +5,8 @@
 # run must end with the one-device run's atom count exactly, a total momentum as near zero, and
 # its total and potential energy and pressure within the tolerances given at `agree`. Also:
 # atoms migrate between ranks, across an inner slab boundary and across the periodic wrap;
-# par_part_loop and a sub-box strategy run split; and what a split run refuses
+# par_part_loop and a sub-box strategy run split; rebuilds on moves (neighbors.check) agree
+# among the ranks; and what a split run refuses
 # (lj.strategy=auto, more ranks than slabs of 2 cell layers, the PSO and repulsive models)
 # ends with one message; a list that does not fit the device (lj.fit_device).
 set -uo pipefail
@@ -103,6 +104,19 @@ run loop-two "threads 2" -s lj.strategy=par_part_loop
 agree one loop-two
 run pencil-two "threads 2" -s neighbors.mode=jit -s lj.strategy=x_pencil
 agree one pencil-two
+# neighbors.check: lists meant to live 40 steps, which the fastest atoms outrun, rebuilt as
+# their moves require. The ranks rebuild together on the largest move of any (one that
+# rebuilt alone would wait forever for its neighbours' halos), and every run ends as the
+# one-device run on the fixed schedule does.
+check=(-s neighbors.check=true -s neighbors.every=40)
+run check-one one "${check[@]}"
+agree one check-one
+run check-two "threads 2" "${check[@]}"
+agree one check-two
+if [ "$with_mpi" = mpi ]; then
+    run check-ranks "mpi 2" "${check[@]}"
+    agree one check-ranks
+fi
 
 # lj.fit_device: on devices of 1 GiB that allow 256 MiB in one buffer (PoCL's memory limit),
 # the list of a liquid of 1M atoms (64 FCC cells) fits neither one device nor either of two

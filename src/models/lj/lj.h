@@ -150,6 +150,9 @@ const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys);
  * the seed paper's 200 asynchronous calls; the median of `rounds` (at most 64) such. */
 clp_status clp__lj_system_time_forces(clp__lj_system *sys, int launches, int rounds, double *median,
                                       clp_error *err);
+/* The current positions (n x 3, as the drift left them, not wrapped into the box), in the
+ * state's order. */
+clp_status clp__lj_system_positions(clp__lj_system *sys, double *xyz, clp_error *err);
 /* The current force and velocity (n x 3), energy (n) and virial sum, in the state's order. */
 clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,
                                double *virial, clp_error *err);

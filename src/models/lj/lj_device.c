@@ -257,7 +257,11 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
         /* between two steps, one launch does the last one's second half kick and this one's
            first: two launches a step, not three */
         CLP_TRY(run_timed(sys, k ? &kicks_drift : &kick_drift, integration, err));
-        if (clp_grid_rebuilds_at(sys->grid, ++sys->step)) {
+        sys->step++;
+        double moved = 0;
+        if (clp_grid_checks_moves(sys->grid))
+            CLP_TRY(clp_grid_moved(sys->grid, &moved, err));
+        if (clp_grid_step_done(sys->grid, moved)) {
             CLP_TRY(clp_grid_update(sys->grid, err));
             sys->rebuilds++;
             if (sys->timing) {
@@ -293,6 +297,21 @@ double clp__lj_rebuild_bytes(const clp_options *opts, const clp_grid_geometry *g
 double clp__lj_system_bytes(const clp__lj_system *sys, double listed) {
     return clp__lj_step_bytes(sys->opts, listed) * (double)sys->n * (double)sys->step +
            clp__lj_rebuild_bytes(sys->opts, &sys->geo, sys->n, listed) * (double)sys->rebuilds;
+}
+
+clp_status clp__lj_system_positions(clp__lj_system *sys, double *xyz, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = sys->n;
+    double *sorted = malloc(3 * n * sizeof *sorted);
+    uint32_t *ids = malloc(n * sizeof *ids);
+    CLP_REQUIRE(sorted && ids, err, CLP_NOMEM, "out of host memory for %zu atoms", n);
+    CLP_TRY(clp_grid_read_particles(sys->grid, sorted, ids, err));
+    for (size_t i = 0; i < n; i++)
+        memcpy(&xyz[3 * ids[i]], &sorted[3 * i], 3 * sizeof *xyz);
+fail:
+    free(sorted);
+    free(ids);
+    return st;
 }
 
 clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,

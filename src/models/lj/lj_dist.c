@@ -189,7 +189,13 @@ clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
     const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, 0, 0};
     for (uint64_t k = 0; k < steps; k++) {
         CLP_TRY(run_owned(r, &kick_drift, err));
-        if (clp_grid_rebuilds_at(r->grid, ++r->step)) {
+        r->step++;
+        double moved = 0; /* the largest move on any rank: every rank rebuilds, or none */
+        if (clp_grid_checks_moves(r->grid)) {
+            CLP_TRY(clp_grid_moved(r->grid, &moved, err));
+            CLP_TRY(clp__comm_allreduce(r->comm, &moved, 1, CLP_COMM_MAX, err));
+        }
+        if (clp_grid_step_done(r->grid, moved)) {
             CLP_TRY(clp_dist_rank_rebuild(&r->dist, err)); /* the halo comes with it */
             r->rebuilds++;
         } else { /* ended by the forces */
