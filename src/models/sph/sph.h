@@ -10,9 +10,10 @@ typedef struct clp__sph_physics_values {
 } clp__sph_physics_values;
 
 /* Work-items per group of the device's time-step reduction, and the most groups: enough
- * work-items to fill a GPU (64 groups held a 2M-particle step to 0.47 ms on an H200), few
- * enough for the final one-group pass. */
-enum { CLP_SPH_DT_GROUP = 64, CLP_SPH_DT_MAX_GROUPS = 1024 };
+ * work-items to fill a GPU (64 groups held a 2M-particle step to 0.47 ms on an H200; 1024 of
+ * 64, a quarter of an H100's, took 0.033 ms at 1M, half the integration's rate), few enough
+ * for the final one-group pass to take 4 each. */
+enum { CLP_SPH_DT_GROUP = 256, CLP_SPH_DT_MAX_GROUPS = 1024 };
 size_t clp__sph_dt_groups(size_t particles);
 
 /* The step record the device fills each step (CLP_BUF_SPH_STEP, SPH_STEP_* in cl/sph/sph.cl). */
@@ -48,8 +49,8 @@ void clp__sph_phase_bytes(const clp_options *opts, const clp_grid_geometry *geom
  * wall into the fluid: through the closest point of the tank's inside for a tank particle,
  * across the nearest face with fluid space behind it for a wall box's. False when x has none. */
 bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]);
-/* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS, the x-pencil layout's included): the physical ones, computed in
- * double, may be kernel arguments (core.inline_constants). */
+/* The CLP_SPH_* constants (at most CLP_SPH_MAX_CONSTANTS, the x-pencil layout's included): the
+ * physical ones, computed in double, may be kernel arguments (core.inline_constants). */
 enum { CLP_SPH_MAX_CONSTANTS = 30 };
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
                           const clp__sph_physics_values *p, size_t particles, clp_constant *out);
