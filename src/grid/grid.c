@@ -353,13 +353,14 @@ clp_status clp_grid_moved(clp_grid *g, double *moved, clp_error *err) {
     *moved = 0;
     if (!(g->buffers & CLP_BUF_POS_REBUILT) || !g->has_reference)
         return CLP_OK; /* rebuilt every step, or not yet: nothing moved since */
-    const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
     cl_uint status[8];
     cl_float largest;
     const clp_step measure = {"grid_displacement",
                               CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT, g->particles,
                               0};
-    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
+    /* zeroed by a launch, not by a write from the host, which would wait for the device a
+       second time each step; a rebuild sets the whole status afresh */
+    CLP_TRY(clp__grid_fill(g, CLP_BUF_GRID_STATUS, 0, err));
     CLP_TRY(clp_worker_run_step(g->worker, &measure, NULL, err));
     CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
     memcpy(&largest, &status[4], sizeof largest);
