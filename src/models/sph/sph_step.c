@@ -36,7 +36,7 @@ static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set b
                      phase, err);
 }
 
-/* Begins a halo refresh that the next kernel over the particles ends (run_overlapped). */
+/* Begins a halo refresh that the next kernel over the particles ends (run_forces). */
 static clp_status begin_refresh(sph_run *r, clp_buffer_set fields, clp_error *err) {
     if (!r->comm)
         return CLP_OK;
