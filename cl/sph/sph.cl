@@ -10,7 +10,7 @@
  * stored density for the forces, sph_pack), rho[i] float (stored density), acc[i] float4 (m/s^2 in
  * xyz; in w the divergence of position -sum_j V_j x_ij . grad_i W_ij, about the dimension inside
  * the fluid and lower at its free surface), drho[i] float (stored density per second), xsph[i]
- * float4 (m/s), shift[i] float4 (the concentration gradient sum_j V_j grad_i W_ij, w unused),
+ * float4 (m/s, w 0), shift[i] float4 (the concentration gradient sum_j V_j grad_i W_ij, w 0),
  * dt_partial[group] float2 (largest |a|, largest |v| of the group's fluid), step[] the step record
  * (SPH_STEP_* below). SI units throughout. */
 
@@ -325,13 +325,14 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
  * as accumulators or as their values. */
 #if CLP_SPH_XSPH
 #define SPH_STORE_XSPH(i, fluid_i)                                                                 \
-    xsph[i] = (fluid_i) ? CLP_SPH_XSPH_EPSILON * acc4_result(blend) : (float4)(0.0f)
+    xsph[i] = (fluid_i) ? (float4)(CLP_SPH_XSPH_EPSILON * acc4_result(blend).xyz, 0.0f)        \
+                        : (float4)(0.0f)
 #else
 #define SPH_STORE_XSPH(i, fluid_i) (void)blend
 #endif
 #if CLP_SPH_SHIFTING
 #define SPH_STORE_SHIFT(i, fluid_i)                                                                \
-    shift[i] = (fluid_i) ? acc4_result(concentration) : (float4)(0.0f)
+    shift[i] = (fluid_i) ? (float4)(acc4_result(concentration).xyz, 0.0f) : (float4)(0.0f)
 #else
 #define SPH_STORE_SHIFT(i, fluid_i) (void)concentration
 #endif
