@@ -84,10 +84,9 @@ static clp_status run_steps(void *sys, clp_error *err) {
 /* Opens the system with the candidate's options and times its steps; CLP_CASE when the
  * candidate cannot run for this case on this device, CLP_DEVICE_MEMORY when its buffers do not
  * fit it. */
-static clp_status time_candidate(clp_worker *w, const clp_options *opts, clp_cache *cache,
-                                 const clp__lj_state *s, const clp__lj_params *p, double dt,
-                                 clp__lj_strategy strategy, int mode, double *seconds,
-                                 clp_error *err) {
+static clp_status time_candidate(clp_worker *w, const clp_options *opts, const clp__lj_state *s,
+                                 const clp__lj_params *p, double dt, clp__lj_strategy strategy,
+                                 int mode, double *seconds, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *fixed = NULL;
     clp__lj_system *sys = NULL;
@@ -95,7 +94,10 @@ static clp_status time_candidate(clp_worker *w, const clp_options *opts, clp_cac
     CLP_TRY(apply_choice(fixed, strategy, mode, err));
     /* a list the device cannot hold is left out, not run as the cell search */
     CLP_TRY(clp_options_apply_assignment(fixed, "lj.fit_device=false", err));
-    CLP_TRY(clp__lj_system_open(w, fixed, cache, s, p, dt, &sys, err));
+    /* Candidates are built, not stored: only the chosen one runs again, and it is stored when
+     * the run builds it. PoCL compiles every kernel of a program to hand out its binary, which
+     * made a first probe there four times longer. */
+    CLP_TRY(clp__lj_system_open(w, fixed, NULL, s, p, dt, &sys, err));
     double per_run;
     CLP_TRY(clp__time_launches(w, run_steps, sys, PROBE_RUNS, PROBE_ROUNDS, &per_run, err));
     *seconds = per_run / (double)clp__lj_system_every(sys);
@@ -123,8 +125,8 @@ static clp_status probe_all(clp_worker *w, const clp_options *opts, clp_cache *c
             choice_text((clp__lj_strategy)k, m, choice, sizeof choice);
             clp_error refusal = CLP_ERROR_INIT;
             double seconds;
-            clp_status tried = time_candidate(w, opts, cache, s, p, dt, (clp__lj_strategy)k, m,
-                                              &seconds, &refusal);
+            clp_status tried =
+                time_candidate(w, opts, s, p, dt, (clp__lj_strategy)k, m, &seconds, &refusal);
             if (tried == CLP_CASE || tried == CLP_DEVICE_MEMORY) {
                 CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto: %s left out: %s", choice, refusal.message);
                 continue;
