@@ -11,6 +11,7 @@
 #             warm-up and timed runs); part of every run, not of the sweep
 # Medians over each case's combinations.
 # usage: bench/sweep.sh BUILD_DIR [DEVICE_SELECTOR...]   (default: every device)
+#        REPEATS (3): timed runs of each combination after its warm-up
 set -euo pipefail
 build=$1
 shift
@@ -26,7 +27,7 @@ fi
 
 # sweeps PASS DEVICE [ENV...]: both sweeps, their records in $work/PASS-DEVICE-{sph,lj}/
 sweeps() {
-    local pass=$1 device=$2 common=(--devices "$2" --steps 5 --repeat 3 --cache-dir "$work/cache-$2")
+    local pass=$1 device=$2 common=(--devices "$2" --steps 5 --repeat "${REPEATS:-3}" --cache-dir "$work/cache-$2")
     shift 2
     env "$@" "$clpart" sweep "$root/cases/dam_break_3d.json" -s sph.kernel=wendland,cubic \
         -s sph.boundary=dynamic,mdbc "${common[@]}" --out "$work/$pass-$device-sph" \

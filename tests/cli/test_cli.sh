@@ -10,6 +10,7 @@ set -uo pipefail
 clpart=$1
 case_file=$CLPART_DATA_DIR/cases/selftest.json
 . "$(dirname "$0")/common.sh"
+unset CLPART_NO_CACHE # the binary cache is under test here
 
 # expect CODE PATTERN -- command...: exit code and a pattern in stdout+stderr
 expect() {

@@ -13,6 +13,7 @@ set -uo pipefail
 clpart=$1
 tiny=$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json
 . "$(dirname "$0")/common.sh"
+unset CLPART_NO_CACHE # records say whether each program came from the cache
 
 out=$("$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic -s sph.shifting_coefficient=2,-1 \
     --steps 5 --repeat 1 --out "$work/sweep" 2>&1)

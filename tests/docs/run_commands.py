@@ -14,7 +14,8 @@ Other blocks (text, json, c, plain) are not run.
 Each command runs with bash in a scratch folder holding links to the repository's cases/,
 data/, tools/, bench/, cl/ and options/, 'build' -> the meson build folder, and a copy of
 docs/ (so no command can write into the checkout's docs). The build's tools/ folder is first
-on PATH, CLPART_CACHE_DIR is in the scratch folder, and out/ lands there.
+on PATH, CLPART_CACHE_DIR is in the scratch folder (the cache is on for the commands that
+show it, see cache_env), and out/ lands there.
 
 Commands that cannot run as written are listed in commands.txt beside this script, one per
 line: the documented command, a tab, and the command run instead, with a '#' comment line
@@ -202,6 +203,15 @@ def output_matches(shown, actual_lines):
     return any(re.fullmatch(pattern, line) for line in actual_lines)
 
 
+def cache_env(c):
+    """The binary cache is on for the commands that show it (docs/cache.md, and those naming
+    the cache or a sweep, whose records say whether each build hit it), off for the others:
+    on PoCL, making a binary to store takes about four times the build itself, and nothing
+    else a command shows depends on it."""
+    shows_cache = c.doc.name == "cache.md" or re.search(r"cache|sweep", c.text)
+    return {} if shows_cache else {"CLPART_NO_CACHE": "1"}
+
+
 def has_gpu(clpart, env):
     try:
         out = subprocess.run([str(clpart), "devices", "--json"], env=env, capture_output=True,
@@ -254,6 +264,7 @@ def main(argv):
 
     scratch = scratch_folder(build)
     env = dict(os.environ)
+    env.pop("CLPART_NO_CACHE", None)
     env.update(PATH=f"{build / 'tools'}{os.pathsep}{env.get('PATH', '')}",
                CLPART_CACHE_DIR=str(scratch / "cache"), CLPART_DATA_DIR=str(ROOT),
                CLPART_SOURCE_ROOT=str(ROOT), DOCS_TEST_DIR=str(HERE), CLPART_LOG="")
@@ -280,7 +291,7 @@ def main(argv):
             t0 = time.monotonic()
             try:
                 proc = subprocess.run(["bash", "-c", run], cwd=scratch, env=dict(
-                    env, DOCUMENTED_COMMAND=c.text), stdin=subprocess.DEVNULL,
+                    env, DOCUMENTED_COMMAND=c.text, **cache_env(c)), stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=COMMAND_TIMEOUT)
                 output, code = proc.stdout.decode("utf-8", "replace"), proc.returncode
             except subprocess.TimeoutExpired as e:
