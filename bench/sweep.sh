@@ -11,7 +11,8 @@
 #             warm-up and timed runs); part of every run, not of the sweep
 # Medians over each case's combinations.
 # usage: bench/sweep.sh BUILD_DIR [DEVICE_SELECTOR...]   (default: every device)
-#        REPEATS (3): timed runs of each combination after its warm-up
+#        REPEATS (3): timed runs of each combination after its warm-up; CASES ("sph lj"): the
+#        sweeps to take
 set -euo pipefail
 build=$1
 shift
@@ -25,16 +26,28 @@ if [ $# -eq 0 ]; then
     set -- $(seq 0 $((count - 1)))
 fi
 
-# sweeps PASS DEVICE [ENV...]: both sweeps, their records in $work/PASS-DEVICE-{sph,lj}/
+# sweep_of CASE: the case file and options of that sweep, into $sweep
+sweep_of() {
+    case $1 in
+    sph) sweep=("$root/cases/dam_break_3d.json" -s sph.kernel=wendland,cubic -s sph.boundary=dynamic,mdbc) ;;
+    lj) sweep=("$root/cases/lj_liquid_small.json" -s lj.strategy=par_part,par_part_loop,x_pencil
+        -s neighbors.mode=list,jit) ;;
+    *) echo "sweep.sh: CASES takes sph and lj, not '$1'" >&2 && exit 1 ;;
+    esac
+}
+cases=${CASES:-sph lj}
+for case in $cases; do sweep_of "$case"; done
+
+# sweeps PASS DEVICE [ENV...]: the sweeps of $cases, their records in $work/PASS-DEVICE-CASE/
 sweeps() {
     local pass=$1 device=$2 common=(--devices "$2" --steps 5 --repeat "${REPEATS:-3}" --cache-dir "$work/cache-$2")
     shift 2
-    env "$@" "$clpart" sweep "$root/cases/dam_break_3d.json" -s sph.kernel=wendland,cubic \
-        -s sph.boundary=dynamic,mdbc "${common[@]}" --out "$work/$pass-$device-sph" \
-        >/dev/null 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
-    env "$@" "$clpart" sweep "$root/cases/lj_liquid_small.json" -s lj.strategy=par_part,par_part_loop,x_pencil \
-        -s neighbors.mode=list,jit "${common[@]}" --out "$work/$pass-$device-lj" \
-        >/dev/null 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
+    local case
+    for case in $cases; do
+        sweep_of "$case"
+        env "$@" "$clpart" sweep "${sweep[@]}" "${common[@]}" --out "$work/$pass-$device-$case" \
+            >/dev/null 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
+    done
 }
 
 echo "clpart $("$clpart" --version | cut -d' ' -f2-): the sweep's cost per combination, medians"
@@ -44,9 +57,9 @@ for device in "$@"; do
     sweeps cold "$device" CUDA_CACHE_DISABLE=1 POCL_KERNEL_CACHE=0
     sweeps primer "$device" # lets the driver caches see the binaries once, as a user's first hit does
     sweeps hit "$device"
-    python3 - "$work" "$device" <<'PY'
+    python3 - "$work" "$device" $cases <<'PY'
 import json, statistics, sys
-work, device = sys.argv[1:]
+work, device, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
 def records(p, case):
     return [json.loads(l) for l in open(f"{work}/{p}-{device}-{case}/results.jsonl")]
 def setup(r):
@@ -54,7 +67,7 @@ def setup(r):
     step_seconds = r["work"] / r["steps"] / r["warmup_throughput"] + sum(r["work"] / x for x in r["runs"])
     return (r["seconds"] - r["prepare_seconds"] - step_seconds) / (1 + len(r["runs"]))
 ms = lambda xs: f"{1e3 * statistics.median(xs):9.2f} ms"
-for case in ("sph", "lj"):
+for case in cases:
     hit, cold = ([r for r in records(p, case) if r["status"] == "ok"] for p in ("hit", "cold"))
     if not hit or not all(r["cache_hit"] for r in hit) or any(r["cache_hit"] for r in cold):
         sys.exit(f"device {device}, {case}: the second pass should hit the cache for every record, the first for none")
