@@ -242,8 +242,9 @@ static void test_layout_refusals(test_env *t) {
     clp_options_destroy(opts);
 }
 
-/* lj.strategy=auto probes once and keeps its choice in the cache: a second open of the same
- * case reads it back (one probe hit and one program hit, no more builds) and agrees. */
+/* lj.strategy=auto probes once and keeps its choice in the cache, beside the chosen program
+ * alone: a second open of the same case reads it back (one probe hit and one program hit, no
+ * more builds) and agrees. */
 static void test_auto(test_env *t, const clp__lj_state *s, const clp__lj_params *p) {
     clp_error err = CLP_ERROR_INIT;
     const char *assignments[] = {"lj.strategy=auto",     "neighbors.mode=jit",
@@ -257,12 +258,19 @@ static void test_auto(test_env *t, const clp__lj_state *s, const clp__lj_params 
     CLP_ASSERT_OK(clp__lj_system_open(t->worker, opts, cache, s, p, 0.005, &sys, &err), &err);
     const clp__lj_strategy first = clp__lj_system_layout(sys)->strategy;
     clp__lj_system_close(sys);
+    /* the choice and its program: the candidates it dropped are not stored */
+    clp_cache_entry *entries;
+    size_t stored;
+    CLP_ASSERT_OK(clp_cache_list(cache, &entries, &stored, &err), &err);
+    free(entries);
+    CLP_ASSERT(stored == 2);
     CLP_ASSERT_OK(clp_cache_stats_get(cache, &before, &err), &err);
     CLP_ASSERT_OK(clp__lj_system_open(t->worker, opts, cache, s, p, 0.005, &sys, &err), &err);
     CLP_ASSERT_OK(clp_cache_stats_get(cache, &after, &err), &err);
     CLP_ASSERT(clp__lj_system_layout(sys)->strategy == first);
     CLP_ASSERT(after.misses == before.misses && after.hits == before.hits + 2);
-    printf("ok auto chose %s, and the second open read the choice from the cache\n",
+    printf("ok auto chose %s, stored it with its program alone, and the second open read the "
+           "choice from the cache\n",
            clp__lj_strategy_name(first));
     clp__lj_system_close(sys);
     clp_cache_close(cache);
