@@ -93,13 +93,23 @@ __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict k
 }
 
 /* The largest distance a particle moved since the last rebuild, as the bits of a float
- * (non-negative floats order as their bits) in status[4]. Between rebuilds a particle keeps
- * its cell, so with local positions both offsets are from the same cell centre. */
-__kernel void grid_displacement(__global const float4 *restrict pos, __global uint *restrict status,
-                                __global const float4 *restrict pos_rebuilt) {
-    const uint i = get_global_id(0);
-    if (i < CLP_GRID_PARTICLES)
-        atomic_max(&status[4], as_uint(length((pos[i] - pos_rebuilt[i]).xyz)));
+ * (non-negative floats order as their bits, and a NaN's come above them all) in status[4].
+ * Between rebuilds a particle keeps its cell, so with local positions both offsets are from
+ * the same cell centre. A work-group takes its largest first: one atomic a group, not a
+ * particle, as a launch a step would otherwise queue every work-item on one address. */
+__kernel __attribute__((reqd_work_group_size(CLP_GRID_SCAN_GROUP, 1, 1))) void
+grid_displacement(__global const float4 *restrict pos, __global uint *restrict status,
+                  __global const float4 *restrict pos_rebuilt) {
+    __local uint largest[CLP_GRID_SCAN_GROUP];
+    const uint i = get_global_id(0), lid = get_local_id(0);
+    largest[lid] = i < CLP_GRID_PARTICLES ? as_uint(length((pos[i] - pos_rebuilt[i]).xyz)) : 0u;
+    for (uint span = CLP_GRID_SCAN_GROUP / 2; span > 0; span /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < span)
+            largest[lid] = max(largest[lid], largest[lid + span]);
+    }
+    if (lid == 0)
+        atomic_max(&status[4], largest[0]);
 }
 
 /* flag[i] = whether particle i has the outside key: their exclusive scan ranks the outside

@@ -332,18 +332,23 @@ static bool measures_displacement(const clp_grid *g) {
     return (g->buffers & CLP_BUF_POS_REBUILT) && g->has_reference && g->check_displacement;
 }
 
+/* Enqueues the measure of the largest move since the last rebuild into the status, in
+ * groups of the kernel's reduction. */
+static clp_status measure_moves(clp_grid *g, clp_error *err) {
+    const clp_step measure = {"grid_displacement",
+                              CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT, g->particles,
+                              CLP_GRID_SCAN_GROUP};
+    return clp_worker_run_step(g->worker, &measure, NULL, err);
+}
+
 /* Starts a rebuild's status, and enqueues the measure of the moves (checked by
  * check_status). */
 static clp_status start_status(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint initial_status[8] = {0, UINT32_MAX, 0, 0, 0, 0, 0, 0};
     CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, initial_status, err));
-    if (measures_displacement(g)) {
-        const clp_step moved = {"grid_displacement",
-                                CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT,
-                                g->particles, 0};
-        CLP_TRY(clp_worker_run_step(g->worker, &moved, NULL, err));
-    }
+    if (measures_displacement(g))
+        CLP_TRY(measure_moves(g, err));
 fail:
     return st;
 }
@@ -355,13 +360,10 @@ clp_status clp_grid_moved(clp_grid *g, double *moved, clp_error *err) {
         return CLP_OK; /* rebuilt every step, or not yet: nothing moved since */
     cl_uint status[8];
     cl_float largest;
-    const clp_step measure = {"grid_displacement",
-                              CLP_BUF_POS | CLP_BUF_GRID_STATUS | CLP_BUF_POS_REBUILT, g->particles,
-                              0};
     /* zeroed by a launch, not by a write from the host, which would wait for the device a
        second time each step; a rebuild sets the whole status afresh */
     CLP_TRY(clp__grid_fill(g, CLP_BUF_GRID_STATUS, 0, err));
-    CLP_TRY(clp_worker_run_step(g->worker, &measure, NULL, err));
+    CLP_TRY(measure_moves(g, err));
     CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
     memcpy(&largest, &status[4], sizeof largest);
     *moved = largest;
