@@ -19,6 +19,7 @@
 #define CLP_REP_Q 3       /* the potential's exponent */
 #define CLP_REP_DT 0.001f /* the time step */
 #define CLP_REP_TILE 64   /* points of a tile, and work-items of a tiled group */
+#define CLP_REP_PRIVATE_DIM 16 /* the most dimensions a tiled target keeps in registers */
 #define CLP_REP_GROUPS 4  /* groups of the kinetic-energy reduction */
 #endif
 #ifndef CLP_REP_DAMPING_TERMS
@@ -55,23 +56,33 @@ float inverse_power_q(float l2) {
 
 #if CLP_REP_IMPL == CLP_REP_IMPL_TILED
 
-/* Section 6.1: a group's targets and their sums stay in local memory while tiles of source
- * points stream through it; each work-item owns one target's slots. */
+/* Section 6.1: tiles of source points stream through a group's local memory, each work-item
+ * taking one target. Its coordinates and sums stay in registers up to CLP_REP_PRIVATE_DIM
+ * dimensions (unrolled, as a plain tiled kernel keeps them); beyond, in local memory as the
+ * seed has them, since registers would spill. */
 __kernel __attribute__((reqd_work_group_size(CLP_REP_TILE, 1, 1))) void
 rep_forces(__global const float *restrict rep_pos, __global float *restrict rep_acc,
            __global float *restrict rep_energy, __global float *restrict rep_stress) {
-    __local float targets[CLP_REP_TILE * REP_D], sources[CLP_REP_TILE * REP_D];
-    __local float sums[CLP_REP_TILE * REP_D];
+    __local float sources[CLP_REP_TILE * REP_D];
     const uint lid = get_local_id(0), i = get_global_id(0);
+#if REP_D <= CLP_REP_PRIVATE_DIM
+    float own[REP_D], acc[REP_D];
+    for (int v = 0; v < REP_D; v++) {
+        own[v] = i < REP_N ? rep_pos[i * REP_D + v] : 0.0f;
+        acc[v] = 0.0f;
+    }
+#else
+    __local float targets[CLP_REP_TILE * REP_D], sums[CLP_REP_TILE * REP_D];
     const uint first = get_group_id(0) * CLP_REP_TILE;
     for (uint k = lid; k < CLP_REP_TILE * REP_D; k += CLP_REP_TILE) {
         const uint at = first * REP_D + k;
         targets[k] = at < REP_N * REP_D ? rep_pos[at] : 0.0f;
         sums[k] = 0.0f;
     }
-    float energy = 0.0f, stress = 0.0f;
     __local const float *own = targets + lid * REP_D;
     __local float *acc = sums + lid * REP_D;
+#endif
+    float energy = 0.0f, stress = 0.0f;
     for (uint tile = 0; tile < REP_N; tile += CLP_REP_TILE) {
         barrier(CLK_LOCAL_MEM_FENCE); /* the last tile is used up; targets are loaded */
         for (uint k = lid; k < CLP_REP_TILE * REP_D; k += CLP_REP_TILE) {

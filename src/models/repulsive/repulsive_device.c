@@ -12,16 +12,20 @@
 static const char *const files[] = {"repulsive/repulsive.cl"};
 
 enum { MOST_TILE = 256, REDUCE_GROUP = 256, MOST_GROUPS = 256 };
+/* The most dimensions whose target coordinates and sums a tiled work-item keeps in registers
+ * (CLP_REP_PRIVATE_DIM): 2 x 16 floats beside the pair's temporaries; more would spill. */
+enum { PRIVATE_DIM = 16 };
 
 static bool tiled(const clp_options *opts) {
     return strcmp(clp_options_enum(opts, "repulsive.impl"), "tiled") == 0;
 }
 
-/* Section 7.1: a tiled group keeps (3 D) floats per work-item in local memory (its target's
- * coordinates and sums, and one source point of the tile); the tile is the largest power of
- * 2 up to 256 that the device's local memory holds. */
+/* Section 7.1: a tiled group keeps one source point of the tile per work-item in local
+ * memory, and beyond PRIVATE_DIM dimensions its target's coordinates and sums too (3 D
+ * floats); the tile is the largest power of 2 up to 256 that the device's local memory
+ * holds. */
 static clp_status tile_of(const clp_device_info *dev, int dim, size_t *tile, clp_error *err) {
-    const size_t per_point = 3 * (size_t)dim * sizeof(cl_float);
+    const size_t per_point = (dim <= PRIVATE_DIM ? 1 : 3) * (size_t)dim * sizeof(cl_float);
     size_t t = MOST_TILE;
     while (t > 1 && (t * per_point > dev->local_mem_size || t > dev->max_work_group_size))
         t /= 2;
@@ -64,6 +68,7 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
     c[nc++] = (clp_constant){"CLP_REP_Q", CLP_CONST_INT, 0, p->q, false};
     c[nc++] = (clp_constant){"CLP_REP_DT", CLP_CONST_FLOAT, p->dt, 0, false};
     c[nc++] = (clp_constant){"CLP_REP_TILE", CLP_CONST_INT, 0, (long long)(tile ? tile : 1), false};
+    c[nc++] = (clp_constant){"CLP_REP_PRIVATE_DIM", CLP_CONST_INT, 0, PRIVATE_DIM, false};
     c[nc++] =
         (clp_constant){"CLP_REP_PAIR_ROWS", CLP_CONST_INT, 0, (long long)pair_rows(n, p), false};
     c[nc++] = (clp_constant){"CLP_REP_GROUPS", CLP_CONST_INT, 0,
