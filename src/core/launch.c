@@ -129,11 +129,11 @@ fail:
 
 /* The global size rounded up to a multiple of local, or with `ranged`, exactly `global`
  * work-items from `first`: the whole groups, then the rest as one group on a GPU. A CPU
- * device takes the rest as groups of its binary digits, largest first: PoCL compiles a kernel
- * anew for every group size it meets, and a split run's ranges change at every rebuild, so
- * powers of two keep that to a few sizes per kernel. On a GPU each of those groups would be a
- * launch of one work-group, as long as the slowest of its work-items takes, one after the
- * other (some 30 us each for the SPH forces on an H100). */
+ * device takes the rest in groups of one work-item: PoCL compiles a kernel anew for every
+ * group size it meets, and a split run's ranges change at every rebuild, so a group of the
+ * rest's size (or of each of its binary digits, as before) made a cold split run compile
+ * each ranged kernel four to eight times, not twice. On a GPU groups of one would each take
+ * a whole warp, for the slowest work-item's time (some 30 us for the SPH forces on an H100). */
 static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, bool ranged,
                           size_t first, size_t global, size_t local, double *seconds,
                           clp_error *err) {
@@ -149,16 +149,10 @@ static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, boo
     const size_t whole = global / local * local;
     if (whole)
         CLP_TRY(enqueue_groups(w, name, kernel, first, whole, local, seconds, err));
-    size_t at = first + whole, rest = global - whole;
-    if (rest && !(w->device.type & CL_DEVICE_TYPE_CPU))
-        return enqueue_groups(w, name, kernel, at, rest, rest, seconds, err);
-    for (size_t size = (size_t)1 << (8 * sizeof(size_t) - 1); rest; size >>= 1) {
-        if (!(rest & size))
-            continue;
-        CLP_TRY(enqueue_groups(w, name, kernel, at, size, size, seconds, err));
-        at += size;
-        rest -= size;
-    }
+    const size_t rest = global - whole;
+    if (rest)
+        return enqueue_groups(w, name, kernel, first + whole, rest,
+                              w->device.type & CL_DEVICE_TYPE_CPU ? 1 : rest, seconds, err);
 fail:
     return st;
 }
