@@ -130,9 +130,9 @@ fail:
 /* The global size rounded up to a multiple of local, or with `ranged`, exactly `global`
  * work-items from `first`: the whole groups, then the rest as one group on a GPU. A CPU
  * device takes the rest in groups of one work-item: PoCL compiles a kernel anew for every
- * group size it meets, and a split run's ranges change at every rebuild, so a group of the
- * rest's size (or of each of its binary digits, as before) made a cold split run compile
- * each ranged kernel four to eight times, not twice. On a GPU groups of one would each take
+ * group size it meets, and a split run's ranges change at every rebuild: groups of the
+ * rest's size, or of each of its binary digits, would have a cold split run compile each
+ * ranged kernel four to eight times, not twice. On a GPU groups of one would each take
  * a whole warp, for the slowest work-item's time (some 30 us for the SPH forces on an H100). */
 static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, bool ranged,
                           size_t first, size_t global, size_t local, double *seconds,
