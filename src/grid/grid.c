@@ -268,6 +268,13 @@ fail:
     return st;
 }
 
+/* The largest displacement since the last rebuild, in status[4] as a float's bits. */
+static double status_moved(const cl_uint status[8]) {
+    cl_float moved;
+    memcpy(&moved, &status[4], sizeof moved);
+    return moved;
+}
+
 /* The status after a rebuild (outside count, smallest outside ID, largest neighbour count,
  * particles over capacity, largest displacement), with the list fitted to the counts. */
 static clp_status check_status(clp_grid *g, bool listed, clp_error *err) {
@@ -277,8 +284,7 @@ static clp_status check_status(clp_grid *g, bool listed, clp_error *err) {
     if (g->list && listed)
         CLP_TRY(clp__grid_fit_list(g, status, err));
     g->max_seen = status[2];
-    cl_float moved;
-    memcpy(&moved, &status[4], sizeof moved);
+    const double moved = status_moved(status);
     const double half_skin = 0.5 * (g->geo.search_radius - g->geo.radius);
     CLP_REQUIRE(moved <= half_skin, err, CLP_NEIGHBORS,
                 "a particle moved %g since the neighbour list was built %llu steps before, "
@@ -359,14 +365,12 @@ clp_status clp_grid_moved(clp_grid *g, double *moved, clp_error *err) {
     if (!(g->buffers & CLP_BUF_POS_REBUILT) || !g->has_reference)
         return CLP_OK; /* rebuilt every step, or not yet: nothing moved since */
     cl_uint status[8];
-    cl_float largest;
     /* zeroed by a launch, not by a write from the host, which would wait for the device a
        second time each step; a rebuild sets the whole status afresh */
     CLP_TRY(clp__grid_fill(g, CLP_BUF_GRID_STATUS, 0, err));
     CLP_TRY(measure_moves(g, err));
     CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
-    memcpy(&largest, &status[4], sizeof largest);
-    *moved = largest;
+    *moved = status_moved(status);
 fail:
     return st;
 }
