@@ -17,6 +17,13 @@
 #define CLP_NEIGHBORS_MODE_LIST 0
 #define CLP_NEIGHBORS_MODE_JIT 1
 #endif
+#ifndef CLP_NEIGHBORS_FORMAT
+#define CLP_NEIGHBORS_FORMAT 0 /* a stored list: 0 neighbour indices, 1 a bit per candidate */
+#define CLP_NEIGHBORS_FORMAT_INDEX 0
+#define CLP_NEIGHBORS_FORMAT_BITS 1
+#endif
+#define CLP_NEIGHBORS_BITS                                                                        \
+    (CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && CLP_NEIGHBORS_FORMAT == CLP_NEIGHBORS_FORMAT_BITS)
 #ifndef CLP_NEIGHBORS_SPLIT
 #define CLP_NEIGHBORS_SPLIT 0 /* 1: type-0 neighbours from the front, others from the back */
 #endif
@@ -29,7 +36,18 @@
 #define CLP_RADIUS2 (CLP_GRID_RADIUS * CLP_GRID_RADIUS)
 #define CLP_SEARCH_RADIUS2 (CLP_GRID_SEARCH_RADIUS * CLP_GRID_SEARCH_RADIUS)
 
-#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
+#if CLP_NEIGHBORS_BITS
+/* the bits say which of the cells' particles are neighbours: the cells' ranges go with them */
+#define CLP_GRID_PARAMS                                                                           \
+    __global float4 *restrict pos, __global uint *restrict key, __global uint *restrict type,   \
+        __global const uint *restrict cell_start, __global const uint *restrict cell_end,       \
+        __global const uint *restrict neib_list
+#define CLP_GRID_FN_PARAMS                                                                        \
+    __global float4 *pos, __global uint *key, __global uint *type,                              \
+        __global const uint *cell_start, __global const uint *cell_end,                         \
+        __global const uint *neib_list
+#define CLP_GRID_ARGS pos, key, type, cell_start, cell_end, neib_list
+#elif CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
 #define CLP_GRID_PARAMS                                                                           \
     __global float4 *restrict pos, __global uint *restrict key, __global uint *restrict type,   \
         __global const uint *restrict neib_list
@@ -114,10 +132,27 @@ bool next_step(int4 *step) {
     return CLP_CORE_DIM == 3 && ++step->z <= 1;
 }
 
+/* Moves the search on to the range of its next cell (empty outside a walled domain); false
+ * after the last cell. */
+bool cell_search_next_cell(cell_search *s, __global const uint *cell_start,
+                           __global const uint *cell_end) {
+    if (s->done || (s->started && !next_step(&s->step))) {
+        s->done = true;
+        return false;
+    }
+    s->started = true;
+    int4 c = wrap_cell(s->cell_i + s->step);
+    bool inside = cell_inside(c);
+    uint k = inside ? cell_key(c) : 0;
+    s->j = inside ? cell_start[k] : 0;
+    s->j_end = inside ? cell_end[k] : 0;
+    return true;
+}
+
 /* The next particle j != i within sqrt(radius2) of i, with r_ij; false when none is left. */
 bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, float4 *r_ij) {
     (void)key;
-    for (;;) {
+    do {
         while (s->j < s->j_end) {
             uint candidate = s->j++;
             if (candidate == s->i)
@@ -129,17 +164,8 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
                 return true;
             }
         }
-        if (s->done || (s->started && !next_step(&s->step))) {
-            s->done = true;
-            return false;
-        }
-        s->started = true;
-        int4 c = wrap_cell(s->cell_i + s->step);
-        bool inside = cell_inside(c);
-        uint k = inside ? cell_key(c) : 0;
-        s->j = inside ? cell_start[k] : 0;
-        s->j_end = inside ? cell_end[k] : 0;
-    }
+    } while (cell_search_next_cell(s, cell_start, cell_end));
+    return false;
 }
 
 /* Ends particle i's plain list at slot `front`, with an end marker for each lane. */
@@ -154,6 +180,7 @@ void list_end(__global uint *neib_list, uint i, uint front) {
  * always fit. The stores into the interleaved list cost more than the search itself (H200, 1M particles: 6.5 ms with them,
  * 1.3 ms without); staging each group's lists in local memory to write them row by row was
  * measured slower still (10.3 ms), so the plain stores stay. */
+#if !CLP_NEIGHBORS_BITS /* cl/grid/list_bits.cl builds those */
 __kernel void grid_build_list(__global const float4 *restrict pos,
                               __global const uint *restrict key,
                               __global const uint *restrict type,
@@ -197,10 +224,13 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
     if (found > capacity)
         atomic_inc(&status[3]);
 }
+#endif
 
 /* ---- The iteration API. want_type -1 means every neighbour. */
 
-#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
+#if CLP_NEIGHBORS_BITS
+/* in cl/grid/list_bits.cl */
+#elif CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
 
 typedef struct {
     uint i;
@@ -304,7 +334,7 @@ bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
          once_##j = 0)                                                                            \
         while (neib_next(&it_##j, CLP_GRID_ARGS, &(j), &(r_ij)))
 #define CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, -1, j, r_ij)
-#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && !CLP_NEIGHBORS_SPLIT
+#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && !CLP_NEIGHBORS_SPLIT && !CLP_NEIGHBORS_BITS
 /* Lane `lane`'s share of particle i's neighbours, in a plain list read by
  * CLP_GRID_LIST_LANES work-items together. */
 #define CLP_FOR_EACH_NEIGHBOR_LANE(i, lane, j, r_ij)                                              \

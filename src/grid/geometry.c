@@ -8,11 +8,17 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-static const char *const grid_files[] = {"grid/grid.cl",        "grid/scan.cl",
-                                         "grid/radix.cl",       "grid/sort.cl",
-                                         "grid/neighbors.cl",   "grid/sub_box.cl",
-                                         "grid/list_pencil.cl", "grid/simd.cl",
-                                         "grid/list_simd.cl",   NULL};
+static const char *const grid_files[] = {"grid/grid.cl",
+                                         "grid/scan.cl",
+                                         "grid/radix.cl",
+                                         "grid/sort.cl",
+                                         "grid/neighbors.cl",
+                                         "grid/list_bits.cl",
+                                         "grid/sub_box.cl",
+                                         "grid/list_pencil.cl",
+                                         "grid/simd.cl",
+                                         "grid/list_simd.cl",
+                                         NULL};
 
 _Static_assert(sizeof grid_files / sizeof grid_files[0] == CLP_GRID_CL_FILES + 1,
                "CLP_GRID_CL_FILES counts grid_files");
@@ -27,8 +33,12 @@ static bool is(const clp_options *opts, const char *name, const char *value) {
 
 clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts) {
     clp_buffer_set set = CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE;
-    return set | (is(opts, "neighbors.mode", "list") ? CLP_BUF_NEIB_LIST
-                                                     : CLP_BUF_CELL_START | CLP_BUF_CELL_END);
+    if (!is(opts, "neighbors.mode", "list"))
+        return set | CLP_BUF_CELL_START | CLP_BUF_CELL_END;
+    /* bits say which of the cells' particles are neighbours */
+    const clp_buffer_set cells =
+        is(opts, "neighbors.format", "bits") ? CLP_BUF_CELL_START | CLP_BUF_CELL_END : 0;
+    return set | cells | CLP_BUF_NEIB_LIST;
 }
 
 /* Bits per axis of a Morton key: enough for the longest axis. */
@@ -103,11 +113,18 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
                         "smaller domain",
                         keys);
     g.key_count = (uint32_t)keys;
-    g.max_neighbors =
-        is(opts, "neighbors.mode", "list") ? (uint32_t)clp_options_int(opts, "neighbors.max") : 0;
+    g.bits = is(opts, "neighbors.mode", "list") && is(opts, "neighbors.format", "bits");
+    g.max_neighbors = is(opts, "neighbors.mode", "list") && !g.bits
+                          ? (uint32_t)clp_options_int(opts, "neighbors.max")
+                          : 0;
     g.list_lanes = 1;
+    g.cell_words = 1;
     *out = g;
     return CLP_OK;
+}
+
+size_t clp_grid_bits_words(const clp_grid_geometry *g) {
+    return (size_t)(g->dim == 3 ? 27 : 9) * g->cell_words;
 }
 
 size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
@@ -135,6 +152,8 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
     all[n++] = (clp_constant){"CLP_GRID_LIST_GROUP", CLP_CONST_INT, 0, CLP_GRID_LIST_GROUP, false};
     all[n++] = (clp_constant){"CLP_GRID_LIST_LANES", CLP_CONST_INT, 0,
                               g->list_lanes > 1 ? g->list_lanes : 1, false};
+    if (g->bits)
+        all[n++] = (clp_constant){"CLP_GRID_CELL_WORDS", CLP_CONST_INT, 0, g->cell_words, false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

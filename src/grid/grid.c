@@ -10,12 +10,16 @@ static bool is(const clp_options *opts, const char *name, const char *value) {
     return strcmp(clp_options_enum(opts, name), value) == 0;
 }
 
-/* The list counts only when neighbors.max fixes its size, with its end marker; a list sized
- * from the counts is allocated at its first build (neighbors.c). */
+/* A list of indices counts only when neighbors.max fixes its size, with its end marker (a
+ * list sized from the counts is allocated at its first build, neighbors.c); a list of bits
+ * has its words for each neighbouring cell. */
 static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t particles) {
     clp_buffer_counts counts = {.particles = particles, .cells = (size_t)geometry->key_count + 1};
+    const size_t most = geometry->max_neighbors;
     counts.custom[clp__buffer_index(CLP_BUF_NEIB_LIST)] =
-        particles * (geometry->max_neighbors > 0 ? geometry->max_neighbors + 1 : 0);
+        particles * (geometry->bits ? clp_grid_bits_words(geometry)
+                     : most         ? most + 1
+                                    : 0);
     return counts;
 }
 
@@ -43,15 +47,15 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->local = is(opts, "grid.positions", "local");
     g->list = is(opts, "neighbors.mode", "list");
     g->split = clp_options_bool(opts, "neighbors.split");
-    CLP_REQUIRE(!g->split || geometry->list_lanes <= 1, err, CLP_USAGE,
-                "split neighbour lists are read by one work-item each, not %u",
+    CLP_REQUIRE((!g->split && !geometry->bits) || geometry->list_lanes <= 1, err, CLP_USAGE,
+                "split neighbour lists and lists of bits are read by one work-item each, not %u",
                 geometry->list_lanes);
     /* plain lists: by pencils where asked or by default on a GPU (the device's fit is
        checked at the first build), 8 candidates at a time where asked or by default on a CPU;
        split lists a particle at a time */
     const bool cpu = clp_worker_device(worker)->type & CL_DEVICE_TYPE_CPU;
     const bool automatic = is(opts, "neighbors.build", "auto");
-    g->build = !g->list || g->split ? CLP__BUILD_PARTICLE
+    g->build = !g->list || g->split || geometry->bits ? CLP__BUILD_PARTICLE
                : is(opts, "neighbors.build", "pencil") || (automatic && !cpu)
                    ? CLP__BUILD_PENCIL_UNCHECKED
                : is(opts, "neighbors.build", "simd") || automatic ? CLP__BUILD_SIMD
@@ -75,8 +79,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     clp__worker_release(worker, stale & ~CLP_GRID_BUFFERS);
     const clp_buffer_counts counts = grid_counts(geometry, particles);
     CLP_TRY(clp_worker_alloc(worker, CLP_GRID_BUFFERS & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
-    if (g->list) /* room for the end markers only until a build has counted */
-        CLP_TRY(clp__grid_allocate_list(g, geometry->max_neighbors, err));
+    if (g->list) /* indices: room for the end markers only until a build has counted */
+        CLP_TRY(clp__grid_allocate_list(
+            g, geometry->bits ? 32 * clp_grid_bits_words(geometry) : geometry->max_neighbors, err));
     if (g->radix)
         CLP_TRY(clp__radix_create(worker, particles, &g->sorter, err));
     else
@@ -298,6 +303,11 @@ static clp_status check_status(clp_grid *g, bool listed, clp_error *err) {
                 g->geo.origin[0] + g->geo.size[0], g->geo.origin[1],
                 g->geo.origin[1] + g->geo.size[1], g->geo.origin[2],
                 g->geo.origin[2] + g->geo.size[2]);
+    CLP_REQUIRE(status[3] == 0 || !g->geo.bits, err, CLP_NEIGHBORS,
+                "a cell holds %u particles, more than the %u that a list of bits has room for "
+                "(%u words a cell, sized for the fullest cell the run expected): set "
+                "neighbors.format=index",
+                status[5], 32 * g->geo.cell_words, g->geo.cell_words);
     CLP_REQUIRE(status[3] == 0, err, CLP_NEIGHBORS,
                 "neighbour list overflow: %u particle%s have more neighbours than the list "
                 "holds (largest count %u, capacity %u); raise neighbors.max, or set it to 0 to "

@@ -80,7 +80,7 @@ struct clp_grid {
     clp__scan scan;    /* counting sort: the scans of the cell counts and outside flags */
     clp__radix sorter; /* radix sort */
     uint32_t max_seen;
-    uint32_t capacity; /* list mode: neighbours the list holds per particle */
+    uint32_t capacity; /* list mode: neighbours (bits: candidates) the list holds per particle */
     bool fitted;       /* neighbors.max 0: the list has been sized from a build's counts */
     size_t list_first, list_count; /* the slots whose lists are built (count 0: all) */
     clp__list_build build;         /* how lists are built */

@@ -8,8 +8,11 @@
 #include <math.h>
 
 /* Slots per particle for a capacity: an end marker per lane that reads the list, or for a
- * split list the start of its back side and an end marker per side (cl/grid/neighbors.cl). */
+ * split list the start of its back side and an end marker per side (cl/grid/neighbors.cl);
+ * for bits, a word for every 32 candidates (cl/grid/list_bits.cl), which the build knows. */
 static size_t slots_for(const clp_grid *g, uint32_t capacity) {
+    if (g->geo.bits)
+        return ((size_t)capacity + 31) / 32;
     return (size_t)capacity + (g->split ? 3 : g->geo.list_lanes > 1 ? g->geo.list_lanes : 1);
 }
 
@@ -79,10 +82,12 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
                                 pencils * CLP_GRID_LIST_GROUP, CLP_GRID_LIST_GROUP, err);
     }
     const char *kernel = g->build == CLP__BUILD_SIMD ? "grid_build_list_simd" : "grid_build_list";
+    const size_t uints = g->geo.bits ? 0 : 1; /* the bits' slots are the build's own */
     if (g->list_count)
-        return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, 1, g->list_first,
-                                      g->list_count, err);
-    return clp__grid_launch(g->worker, kernel, buffers, N_BITS, &slots, 1, g->particles, 0, err);
+        return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, uints,
+                                      g->list_first, g->list_count, err);
+    return clp__grid_launch(g->worker, kernel, buffers, N_BITS, &slots, uints, g->particles, 0,
+                            err);
 fail:
     return st;
 }
@@ -101,11 +106,11 @@ clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *er
                                       clp_worker_buffer_bytes(g->worker, CLP_BUF_NEIB_LIST);
     CLP_REQUIRE(bytes <= d->max_mem_alloc_size && others + bytes <= d->global_mem_size, err,
                 CLP_DEVICE_MEMORY,
-                "the neighbour list of %zu particles with room for %u neighbours each needs "
+                "the neighbour list of %zu particles with room for %u %s each needs "
                 "%.2f GiB; device '%s' allows %.2f GiB in one allocation and has %.2f GiB left "
                 "beside the other buffers",
-                g->particles, capacity, bytes / gib, d->name, d->max_mem_alloc_size / gib,
-                (d->global_mem_size - (double)others) / gib);
+                g->particles, capacity, g->geo.bits ? "candidates" : "neighbours", bytes / gib,
+                d->name, d->max_mem_alloc_size / gib, (d->global_mem_size - (double)others) / gib);
     CLP_TRY(clp__worker_realloc(g->worker, CLP_BUF_NEIB_LIST, bytes, err));
     g->capacity = capacity;
 fail:
@@ -115,8 +120,9 @@ fail:
 clp_status clp__grid_fit_list(clp_grid *g, cl_uint status[8], clp_error *err) {
     clp_status st = CLP_OK;
     const bool over = status[2] > g->capacity;
-    /* a fixed capacity is the user's: more neighbours is an error, reported by the caller */
-    if (g->geo.max_neighbors > 0 || (g->fitted && !over))
+    /* a fixed capacity is the user's: more neighbours is an error, reported by the caller, as
+       is a cell too full for a list of bits, whose size the cells fix */
+    if (g->geo.max_neighbors > 0 || g->geo.bits || (g->fitted && !over))
         return CLP_OK;
     /* the first build sizes the list either way; later ones only grow it */
     const uint32_t capacity = clp_grid_list_room(status[2]);

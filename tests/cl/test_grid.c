@@ -275,13 +275,16 @@ static void check_run(test_env *t, const scene *s, const char *const *assignment
 
 /* A second update after every particle moved a little (global positions, written back in
  * the current order): the sort stays stable against the previous slots, and a list with
- * skin built before the move still finds every neighbour after it. */
+ * skin built before the move still finds every neighbour after it. `mode` is "jit", "list"
+ * or "bits" (a list of bits). */
 static void check_move(test_env *t, const scene *s0, const char *mode) {
     clp_error err = CLP_ERROR_INIT;
     scene s = *s0;
+    const bool bits = strcmp(mode, "bits") == 0, listed = bits || strcmp(mode, "list") == 0;
     char mode_opt[64];
-    snprintf(mode_opt, sizeof mode_opt, "neighbors.mode=%s", mode);
-    const char *opts[] = {mode_opt, "neighbors.skin=0.2", "neighbors.every=5", NULL};
+    snprintf(mode_opt, sizeof mode_opt, "neighbors.mode=%s", listed ? "list" : mode);
+    const char *opts[] = {mode_opt, "neighbors.skin=0.2", "neighbors.every=5",
+                          bits ? "neighbors.format=bits" : NULL, NULL};
     run r = open_run(t, &s, opts);
     CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
     CLP_ASSERT(clp_grid_rebuilds_at(r.grid, 0) && clp_grid_rebuilds_at(r.grid, 5));
@@ -308,7 +311,7 @@ static void check_move(test_env *t, const scene *s0, const char *mode) {
     float *r2 = malloc(s.n * COLLECT_MAX * 4);
     char label[96];
     snprintf(label, sizeof label, "%s: moved, no rebuild", mode);
-    if (strcmp(mode, "list") == 0) {
+    if (listed) {
         collect(t, &r, &s, "grid_collect", ids, r2, count);
         compare(&s, ids, r2, count, false, label);
     }
@@ -700,6 +703,15 @@ int main(int argc, char **argv) {
                               : "");
             check_run(&t, &full, opts, label);
         }
+    /* lists of bits, with each sort and position mode */
+    for (int so = 0; so < (small ? 1 : 2); so++) {
+        const char *opts[] = {"neighbors.mode=list", "neighbors.format=bits", sorts[so],
+                              positions[1 - so], NULL};
+        char label[160];
+        snprintf(label, sizeof label, "3D periodic random: %s %s bits", sorts[so] + 10,
+                 positions[1 - so] + 15);
+        check_run(&t, &full, opts, label);
+    }
     free_scene(&full);
     /* Every scene with a rotating choice of options. */
     int rotate = 0;
@@ -729,6 +741,7 @@ int main(int argc, char **argv) {
             }
     scene moving = make_scene(3, small ? 300 : 1000, RANDOM, true, neighbours);
     check_move(&t, &moving, "list");
+    check_move(&t, &moving, "bits");
     check_move(&t, &moving, "jit");
     check_list_sizing(&t, &moving, false);
     check_list_sizing(&t, &moving, true);

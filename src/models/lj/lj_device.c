@@ -18,6 +18,11 @@ static clp_status check_options(const clp_options *opts, const clp__lj_params *p
             return CLP_FAIL(err, CLP_CASE, "a %s Lennard-Jones box needs %s=%s",
                             p->open_box ? "walled" : "periodic", periodic[a],
                             p->open_box ? "false" : "true");
+    if (strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0 &&
+        strcmp(clp_options_enum(opts, "neighbors.format"), "bits") == 0)
+        return CLP_FAIL(err, CLP_CASE,
+                        "Lennard-Jones lists hold indices: neighbors.format=bits is for SPH and "
+                        "the neighbour search (set neighbors.format=index)");
     const char *strategy = clp_options_enum(opts, "lj.strategy");
     clp__lj_strategy s;
     if (clp__lj_strategy_from_name(strategy, &s) && clp__lj_strategy_searches_cells(s) &&

@@ -104,6 +104,13 @@ uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius) {
     return count - 1;
 }
 
+uint32_t clp__sph_cell_words(const clp_sph_case *c, const clp_grid_geometry *geo) {
+    double most = 1;
+    for (int a = 0; a < c->dim; a++) /* lattice points along a cell, at most */
+        most *= floor(geo->cell_size[a] / c->dp) + 1;
+    return (uint32_t)ceil(1.1 * most / 32);
+}
+
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
                               clp_error *err) {
     *xyz = malloc(3 * n * sizeof(double));

@@ -27,6 +27,7 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     memcpy(desc.origin, r->c.origin, sizeof desc.origin);
     memcpy(desc.size, r->c.size, sizeof desc.size);
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
+    r->geo.cell_words = clp__sph_cell_words(&r->c, &r->geo);
     r->global = r->geo;
     r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
     r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
@@ -198,6 +199,13 @@ static memory_use memory_of(const sph_run *r) {
     return m;
 }
 
+/* The bytes of the list that memory_of sized. */
+static double list_bytes(const memory_use *m, size_t particles) {
+    const double words =
+        m->sized.bits ? (double)clp_grid_bits_words(&m->sized) : m->sized.max_neighbors + 1.0;
+    return 4.0 * words * (double)particles;
+}
+
 static const clp_memory_need *largest_of(const memory_use *m) {
     return m->grid.largest >= m->model.largest ? &m->grid : &m->model;
 }
@@ -252,8 +260,8 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
                  "one buffer: running without one (neighbors.mode=jit%s) in %.2f GiB, at about "
                  "half the rate; -s sph.fit_device=false refuses the case instead",
                  rank, r->n, (with_list.grid.total + with_list.model.total) / gib,
-                 4.0 * (with_list.sized.max_neighbors + 1.0) * (double)r->n / gib, dev->name,
-                 dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
+                 list_bytes(&with_list, r->n) / gib, dev->name, dev->global_mem_size / gib,
+                 dev->max_mem_alloc_size / gib,
                  split ? " on every rank" : ", sph.strategy=x_pencil",
                  (need.grid.total + need.model.total) / gib);
     if (split) { /* the rank's own options, made at its cut */
@@ -283,7 +291,7 @@ static clp_status check_device_memory(const sph_run *r, clp_error *err) {
         CLP_WARN(CLP_LOG_BUFFER,
                  "the neighbour list would take %.2f GiB; -s neighbors.mode=jit -s "
                  "sph.strategy=x_pencil needs none",
-                 4.0 * (m.sized.max_neighbors + 1.0) * (double)r->n / gib);
+                 list_bytes(&m, r->n) / gib);
     CLP_REQUIRE(total <= d->global_mem_size / gib, err, CLP_DEVICE_MEMORY,
                 "the case needs %.2f GiB of device memory for %zu particles (neighbour search "
                 "%.2f GiB, SPH %.2f GiB), more than the %.2f GiB of device '%s'",
@@ -395,10 +403,14 @@ fail:
 }
 
 /* Neighbours a particle lists in list mode, for the traffic counts: those of the initial
- * lattice within the search radius; 0 without a list. */
+ * lattice within the search radius; 0 without a list. The counts take 4 bytes a neighbour and
+ * one more for the end marker, so a list of bits counts as its words less one. */
 static double listed_neighbours(const sph_run *r) {
-    const bool list = strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0;
-    return list ? clp__sph_lattice_neighbours(&r->c, r->geo.search_radius) : 0.0;
+    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") != 0)
+        return 0.0;
+    if (r->geo.bits)
+        return (double)clp_grid_bits_words(&r->geo) - 1;
+    return clp__sph_lattice_neighbours(&r->c, r->geo.search_radius);
 }
 
 /* How often a particle forced an early rebuild: a run where most rebuilds come early would
