@@ -166,9 +166,10 @@ grep -q "device rank 2: cell layers .*, 0 particles" "$work/wide-three.log" ||
 agree wide-one wide-three
 
 # sph.fit_device split: on devices of 1 GiB that allow 256 MiB in one buffer (PoCL's memory
-# limit), a rank's stored list of the 3D dam break at about 1M particles would not fit, so
-# every rank runs without one, and ends as one device does (which leaves its list out too);
-# with the option off the split run is refused.
+# limit), a rank's stored list of indices of the 3D dam break at about 1M particles would not
+# fit, so every rank runs with a list of bits, and ends as one device does (which takes bits
+# too); with the list's size fixed (neighbors.max) every rank runs without a list, and ends
+# there too; with the option off the split run is refused.
 python3 - "$CLPART_DATA_DIR/cases/dam_break_3d.json" "$work/big3d.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -178,14 +179,20 @@ PY
 case=$work/big3d.json
 export POCL_MEMORY_LIMIT=1
 run fit-one one --steps 2
+grep -q "running with a list of bits (neighbors.format=bits)" "$work/fit-one.log" ||
+    fail "fit-one did not take a list of bits: $(grep -m1 warning "$work/fit-one.log")"
 fit_runs=(fit-split "threads 2")
 [ "$with_mpi" = mpi ] && fit_runs=(fit-split "mpi 2") # the same rank code
 for ((k = 0; k < ${#fit_runs[@]}; k += 2)); do
     run "${fit_runs[k]}" "${fit_runs[k + 1]}" --steps 2
-    grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running without one (neighbors.mode=jit on every rank)" \
+    grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running with a list of bits (neighbors.format=bits)" \
         "$work/${fit_runs[k]}.log" || fail "${fit_runs[k]} kept its list: $(grep -m1 warning "$work/${fit_runs[k]}.log")"
     agree fit-one "${fit_runs[k]}"
 done
+run fit-split-jit "threads 2" --steps 2 -s neighbors.max=150
+grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running without one (neighbors.mode=jit on every rank)" \
+    "$work/fit-split-jit.log" || fail "fit-split-jit kept its list: $(grep -m1 warning "$work/fit-split-jit.log")"
+agree fit-one fit-split-jit
 unset POCL_MEMORY_LIMIT
 
 # What a split run refuses, and a rank out of room: one message, a non-zero exit, no hang.

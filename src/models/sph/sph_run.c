@@ -215,18 +215,36 @@ static bool fits(const memory_use *m, const clp_device_info *d) {
     return clp__memory_need_fits(&all, d);
 }
 
-/* Sets `opts` to the mode that stores no neighbour list: with x-pencils on one device, a
- * work-item per particle split (x-pencils run on one device only). */
-static clp_status without_list(clp_options *opts, bool split, clp_error *err) {
+/* The modes sph.fit_device falls back to, in order: a list of bits, about a quarter of a
+ * list of indices at 0.9 of the rate in the 3D dam break on an H200, then no list at all, at
+ * half the rate (docs/benchmarks/sph.md). */
+typedef enum fallback { FALLBACK_BITS, FALLBACK_NO_LIST, FALLBACKS } fallback;
+
+/* Sets `opts` to a fallback's mode: without a list, x-pencils on one device and a work-item
+ * per particle split (x-pencils run on one device only). */
+static clp_status fall_back(clp_options *opts, fallback f, bool split, clp_error *err) {
+    if (f == FALLBACK_BITS)
+        return clp_options_apply_assignment(opts, "neighbors.format=bits", err);
     clp_status st = clp_options_apply_assignment(opts, "neighbors.mode=jit", err);
     return st == CLP_OK && !split ? clp_options_apply_assignment(opts, "sph.strategy=x_pencil", err)
                                   : st;
 }
 
-/* sph.fit_device: where the stored list would not fit the device and the list-free mode
- * would, the run takes that mode and says so; where neither fits, the refusal comes with the
- * list's figures (check_device_memory). A split run decides after its cut, from each rank's
- * slots, and its ranks agree: where one rank's list does not fit, all run without one, so
+/* r in a fallback's mode, its options in `opts`. */
+static sph_run with_fallback(const sph_run *r, clp_options *opts, fallback f) {
+    sph_run fitted = *r;
+    fitted.opts = opts;
+    fitted.geo.bits = f == FALLBACK_BITS;
+    fitted.pencils = f == FALLBACK_NO_LIST && !r->comm;
+    fitted.geo.max_neighbors = 0;
+    return fitted;
+}
+
+/* sph.fit_device: where the stored list of indices would not fit the device and a list of
+ * bits (unless neighbors.max fixes the list's size), or else no list, would, the run takes
+ * that mode and says so; where none fits, the
+ * refusal comes with the list's figures (check_device_memory). A split run decides after its
+ * cut, from each rank's slots, and its ranks agree on the first mode that fits them all, so
  * that they step alike. */
 static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *err) {
     clp_status st = CLP_OK;
@@ -240,39 +258,53 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
         CLP_TRY(clp__comm_allreduce(r->comm, &refused, 1, CLP_COMM_MAX, err));
     if (!refused)
         return CLP_OK;
-    CLP_TRY(clp_options_dup(r->opts, &fitted, err));
     const bool split = r->comm != NULL;
-    CLP_TRY(without_list(fitted, split, err));
-    sph_run without = *r;
-    without.opts = fitted;
-    without.pencils = !split;
-    without.geo.max_neighbors = 0;
-    const memory_use need = memory_of(&without);
-    if (!fits(&need, dev))
-        goto fail;
-    const double gib = 1024.0 * 1024.0 * 1024.0;
-    char rank[32];
-    clp__comm_rank_label(r->comm, rank, sizeof rank);
-    if (!fits(&with_list, dev))
-        CLP_WARN(CLP_LOG_BUFFER,
-                 "%s%zu particles with a stored neighbour list would take %.2f GiB (the list "
-                 "%.2f GiB in one buffer) where device '%s' has %.2f GiB and allows %.2f GiB in "
-                 "one buffer: running without one (neighbors.mode=jit%s) in %.2f GiB, at about "
-                 "half the rate; -s sph.fit_device=false refuses the case instead",
-                 rank, r->n, (with_list.grid.total + with_list.model.total) / gib,
-                 list_bytes(&with_list, r->n) / gib, dev->name, dev->global_mem_size / gib,
-                 dev->max_mem_alloc_size / gib,
-                 split ? " on every rank" : ", sph.strategy=x_pencil",
-                 (need.grid.total + need.model.total) / gib);
-    if (split) { /* the rank's own options, made at its cut */
-        CLP_TRY(without_list(r->rank_opts, true, err));
-    } else {
-        clp_options_destroy(r->fitted_opts);
-        r->opts = r->fitted_opts = fitted;
+    static const char *const modes[FALLBACKS] = {"with a list of bits (neighbors.format=bits)",
+                                                 "without one (neighbors.mode=jit%s)"};
+    static const char *const rates[FALLBACKS] = {"0.9 times", "half"};
+    /* a list of indices of a fixed size (neighbors.max) is the user's: no bits for it */
+    const bool indices_asked = r->geo.max_neighbors > 0;
+    for (fallback f = r->geo.bits || indices_asked ? FALLBACK_NO_LIST : FALLBACK_BITS;
+         f < FALLBACKS; f++) {
+        clp_options_destroy(fitted);
         fitted = NULL;
+        CLP_TRY(clp_options_dup(r->opts, &fitted, err));
+        CLP_TRY(fall_back(fitted, f, split, err));
+        const sph_run candidate = with_fallback(r, fitted, f);
+        const memory_use need = memory_of(&candidate);
+        double refused_too = !fits(&need, dev);
+        if (r->comm)
+            CLP_TRY(clp__comm_allreduce(r->comm, &refused_too, 1, CLP_COMM_MAX, err));
+        if (refused_too)
+            continue;
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        char rank[32], mode[96];
+        clp__comm_rank_label(r->comm, rank, sizeof rank);
+        snprintf(mode, sizeof mode, modes[f], split ? " on every rank" : ", sph.strategy=x_pencil");
+        if (!fits(&with_list, dev))
+            CLP_WARN(CLP_LOG_BUFFER,
+                     "%s%zu particles with a stored neighbour list would take %.2f GiB (the "
+                     "list %.2f GiB in one buffer) where device '%s' has %.2f GiB and allows "
+                     "%.2f GiB in one buffer: running %s in %.2f GiB, at about %s the "
+                     "rate; -s sph.fit_device=false refuses the case instead",
+                     rank, r->n, (with_list.grid.total + with_list.model.total) / gib,
+                     list_bytes(&with_list, r->n) / gib, dev->name, dev->global_mem_size / gib,
+                     dev->max_mem_alloc_size / gib, mode,
+                     (need.grid.total + need.model.total) / gib, rates[f]);
+        if (split) { /* the rank's own options, made at its cut */
+            CLP_TRY(fall_back(r->rank_opts, f, true, err));
+        } else {
+            clp_options_destroy(r->fitted_opts);
+            r->fitted_opts = fitted;
+            fitted = NULL;
+        }
+        const sph_run done = with_fallback(r, r->comm ? r->rank_opts : r->fitted_opts, f);
+        r->opts = done.opts;
+        r->pencils = done.pencils;
+        r->geo.bits = r->global.bits = done.geo.bits;
+        r->geo.max_neighbors = r->global.max_neighbors = 0;
+        break;
     }
-    r->pencils = !split;
-    r->geo.max_neighbors = r->global.max_neighbors = 0;
 fail:
     clp_options_destroy(fitted);
     return st;
