@@ -73,7 +73,8 @@ echo
 echo "| case | options | rate | particles | sort | list | density | forces | time step | integration | device-time rate |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 variants=("" "-s core.summation=naive" "-s core.summation=kbn" "-s grid.positions=local"
-    "-s neighbors.mode=jit" "-s core.inline_constants=false" "-s sph.integrator=predictor_corrector")
+    "-s neighbors.mode=jit" "-s neighbors.format=bits" "-s neighbors.mode=jit -s sph.strategy=x_pencil"
+    "-s core.inline_constants=false" "-s sph.integrator=predictor_corrector")
 [ -z "${DEFAULTS_ONLY:-}" ] || variants=("")
 for name in "${cases[@]}"; do
     for opts in "${variants[@]}"; do
