@@ -623,7 +623,7 @@ typedef struct clp_grid_geometry {
     uint32_t key_count;     /* cell keys 0..key_count-1; key_count marks "outside" */
     uint32_t max_neighbors; /* neighbors.max in list mode: 0 sizes the list as it runs */
     bool bits;              /* neighbors.format=bits: a bit per candidate (cl/grid/list_bits.cl) */
-    uint32_t cell_words;    /* bits: 32-bit words a cell takes, for the fullest cell expected */
+    uint32_t cell_words;    /* bits: 32-bit words a cell takes at first, for the fullest expected */
     /* Work-items that read one particle's list together, each every list_lanes-th entry
      * (1 unless the model sets more): a plain list ends in that many end markers, so each
      * reader meets one. */
@@ -632,7 +632,8 @@ typedef struct clp_grid_geometry {
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
                                           clp_grid_geometry *out, clp_error *err);
-/* The words of a particle's list of bits: cell_words for each of the 3^d cells around it. */
+/* The words of a particle's list of bits: which cells have a neighbour, and cell_words for
+ * each of the 3^d cells around it. */
 CLP_API size_t clp_grid_bits_words(const clp_grid_geometry *g);
 /* The inlined constants the grid's cl/ files need (CLP_GRID_*), for source assembly, with
  * the particle count. Writes at most `max`; returns how many there are. */

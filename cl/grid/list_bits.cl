@@ -1,42 +1,45 @@
 /* Neighbour lists as bits (neighbors.format=bits). A particle's candidates are the particles
  * of the 3^d cells around its own, in the cell search's order (the cells counted like an
- * odometer, each its range of the sorted particles), and its list has CLP_GRID_CELL_WORDS
- * words for each of those cells: bit b of a cell's words says whether its particle b lay
- * within the search radius at the build. Word w of particle i is at neib_list[w*N + i],
- * N = CLP_GRID_PARTICLES. Cell ranges change only at a rebuild, so the bits keep their
- * meaning until the next one. The host sizes the words of a cell from the fullest cell it
- * expects; a fuller one fails the build. In a 3D SPH case (cells of 2.2h, h = 1.3 dp) a cell
- * holds some 23 particles and one word each does: 27 words take 108 bytes a particle where
- * its 100 neighbours as indices take 400. The forces then read a word for each cell, and
- * the cell's start where the word has a bit set: a warp's work-items move from cell to cell
- * at different neighbours, and taking the cells' bits in any finer pieces (a stream of
- * candidates across cells) made the forces of that case twice as slow as with indices
- * (H200), where a word a cell makes them 1.3 times as slow. */
-#ifndef CLP_GRID_CELL_WORDS
-#define CLP_GRID_CELL_WORDS 1 /* 32-bit words a cell takes in a list of bits */
-#endif
-#define CLP_NEIGHBOR_WORDS (CLP_NEIGHBOR_CELLS * CLP_GRID_CELL_WORDS)
+ * odometer, each its range of the sorted particles). Its list holds, after a first word,
+ * `cell_words` words for each of those cells: bit b of a cell's words says whether its
+ * particle b lay within the search radius at the build. The first word has a bit for each
+ * cell with a bit set, from its lowest up, and cell_words above bit 26. Word w of particle
+ * i is at neib_list[w*N + i], N = CLP_GRID_PARTICLES. Cell ranges change only at a rebuild,
+ * so the bits keep their meaning until the next one. The host sizes cell_words for the
+ * fullest cell it expects, and grows it when a build meets a fuller one. In a 3D SPH case
+ * (cells of 2.2h, h = 1.3 dp) a cell holds some 23 particles and one word each does: 28
+ * words take 112 bytes a particle where its 100 neighbours as indices take 400.
+ * The iteration reads the first word, then for each cell it names that cell's words and its
+ * first particle, and hands out the set bits lowest first. A warp's work-items move from cell
+ * to cell at different neighbours, so every load before a pair term costs the whole warp:
+ * the bits taken as one stream of candidates across cells made the forces of that case twice
+ * as slow as with indices (H200), a word a cell 1.3 times, and with the first word, which
+ * spares the loads of empty cells, 1.15 times; the build's saving makes up for it at 1M
+ * particles (docs/benchmarks/sph.md). */
 #if CLP_NEIGHBORS_BITS
 
-/* Builds the bits, CLP_NEIGHBOR_WORDS words a particle: records the largest number of
- * neighbours in status[2] and the most particles in a cell searched in status[5], and counts
- * the particles that met a cell too full for its words in status[3]. */
+#define CLP_BITS_CELLS_MASK ((1u << 27) - 1) /* the first word's cells; cell_words above */
+
+/* Builds the bits, `cell_words` words a cell: records the largest number of neighbours in
+ * status[2] and the most particles in a cell searched in status[5], and counts the particles
+ * that met a cell too full for its words in status[3]. */
 __kernel void grid_build_list(__global const float4 *restrict pos,
                               __global const uint *restrict key,
                               __global const uint *restrict type,
                               __global const uint *restrict cell_start,
                               __global const uint *restrict cell_end,
-                              __global uint *restrict neib_list, __global uint *restrict status) {
+                              __global uint *restrict neib_list, __global uint *restrict status,
+                              const uint cell_words) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
     (void)type;
     cell_search s;
     cell_search_begin(&s, i, pos, key);
-    uint w = 0, found = 0, fullest = 0;
+    uint w = 1, cell = 0, cells = 0, found = 0, fullest = 0;
     while (cell_search_next_cell(&s, cell_start, cell_end)) {
         fullest = max(fullest, s.j_end - s.j);
-        for (uint part = 0; part < CLP_GRID_CELL_WORDS; part++, w++) {
+        for (uint part = 0; part < cell_words; part++, w++) {
             const uint from = s.j + 32 * part, to = min(s.j_end, from + 32);
             uint word = 0;
             for (uint j = from; j < to; j++) {
@@ -46,11 +49,14 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
                 found += near;
             }
             neib_list[w * CLP_GRID_PARTICLES + i] = word;
+            cells |= (uint)(word != 0) << cell;
         }
+        cell++;
     }
+    neib_list[i] = cells | cell_words << 27;
     atomic_max(&status[2], found);
     atomic_max(&status[5], fullest);
-    if (fullest > 32 * CLP_GRID_CELL_WORDS)
+    if (fullest > 32 * cell_words)
         atomic_inc(&status[3]);
 }
 
@@ -62,47 +68,52 @@ typedef struct {
     float4 pos_i;
     int4 cell_i;
     int4 step;  /* to the cell of the current word */
-    uint word;  /* the word after the current one */
+    uint cells; /* the cells not yet visited that have a bit set, a bit each */
+    uint cell_words;
+    uint word;  /* the next word of the current cell */
+    uint left;  /* the current cell's words not yet loaded */
     uint bits;  /* the current word's bits not yet taken */
     uint first; /* the particle of its lowest bit */
     int want_type;
 } neib_iter;
 
 neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
-    (void)type, (void)cell_start, (void)cell_end, (void)neib_list;
+    (void)type, (void)cell_start, (void)cell_end;
     it->i = i;
     it->pos_i = pos[i];
     it->cell_i = key_cell(key[i]);
     it->step = (int4)(0);
     /* an outside particle has no list */
-    it->word = key[i] == CLP_GRID_OUTSIDE ? CLP_NEIGHBOR_WORDS : 0;
-    it->bits = 0;
-    it->first = 0;
+    const uint head = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[i];
+    it->cells = head & CLP_BITS_CELLS_MASK;
+    it->cell_words = head >> 27;
+    it->word = it->left = it->bits = it->first = 0;
     it->want_type = want_type;
     return it;
 }
 
-/* The next candidate whose bit is set, or CLP_NEIB_END after the last word. A word of 0
- * costs its load only. */
+/* The next candidate whose bit is set, or CLP_NEIB_END after the last. Cells whose bits are
+ * all clear cost nothing: the first word says which have some. */
 uint neib_bits_next(neib_iter *it, __global const uint *cell_start,
                     __global const uint *neib_list) {
-    if (it->bits == 0) {
-        uint w = it->word, bits = 0;
-        while (bits == 0 && w < CLP_NEIGHBOR_WORDS)
-            bits = neib_list[w++ * CLP_GRID_PARTICLES + it->i];
-        if (bits == 0) {
-            it->word = CLP_NEIGHBOR_WORDS;
-            return CLP_NEIB_END;
+    while (it->bits == 0) {
+        if (it->left == 0) { /* on to the next cell with a bit set */
+            if (it->cells == 0)
+                return CLP_NEIB_END;
+            const uint lowest = it->cells & (0u - it->cells);
+            it->cells ^= lowest;
+            /* its step: its number in base 3, from (-1, -1, -1); the remainders written out
+               (a % beside a / makes LLVM emit a freeze, which Oclgrind 21.10 cannot check) */
+            const int cell = 31 - (int)clz(lowest), q = cell / 3, r = q / 3;
+            it->step = (int4)(cell - 3 * q - 1, q - 3 * r - 1, CLP_CORE_DIM == 3 ? r - 1 : 0, 0);
+            it->first = cell_start[cell_key(wrap_cell(it->cell_i + it->step))];
+            it->word = 1 + (uint)cell * it->cell_words;
+            it->left = it->cell_words;
+        } else {
+            it->first += 32;
         }
-        /* the step to the word's cell: the cell's number in base 3, from (-1, -1, -1); the
-           remainders written out (a % beside a / makes LLVM emit a freeze, which Oclgrind
-           21.10 cannot check) */
-        const int cell = (int)(w - 1) / CLP_GRID_CELL_WORDS, q = cell / 3, r = q / 3;
-        const uint part = (w - 1) - (uint)cell * CLP_GRID_CELL_WORDS;
-        it->step = (int4)(cell - 3 * q - 1, q - 3 * r - 1, CLP_CORE_DIM == 3 ? r - 1 : 0, 0);
-        it->first = cell_start[cell_key(wrap_cell(it->cell_i + it->step))] + 32 * part;
-        it->word = w;
-        it->bits = bits;
+        it->bits = neib_list[it->word++ * CLP_GRID_PARTICLES + it->i];
+        it->left--;
     }
     const uint lowest = it->bits & (0u - it->bits);
     it->bits ^= lowest;

@@ -124,7 +124,7 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
 }
 
 size_t clp_grid_bits_words(const clp_grid_geometry *g) {
-    return (size_t)(g->dim == 3 ? 27 : 9) * g->cell_words;
+    return 1 + (size_t)(g->dim == 3 ? 27 : 9) * g->cell_words;
 }
 
 size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
@@ -152,8 +152,6 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
     all[n++] = (clp_constant){"CLP_GRID_LIST_GROUP", CLP_CONST_INT, 0, CLP_GRID_LIST_GROUP, false};
     all[n++] = (clp_constant){"CLP_GRID_LIST_LANES", CLP_CONST_INT, 0,
                               g->list_lanes > 1 ? g->list_lanes : 1, false};
-    if (g->bits)
-        all[n++] = (clp_constant){"CLP_GRID_CELL_WORDS", CLP_CONST_INT, 0, g->cell_words, false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

@@ -47,6 +47,8 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->local = is(opts, "grid.positions", "local");
     g->list = is(opts, "neighbors.mode", "list");
     g->split = clp_options_bool(opts, "neighbors.split");
+    CLP_REQUIRE(!g->split || !geometry->bits, err, CLP_USAGE,
+                "neighbors.split splits a list of indices: set neighbors.format=index");
     CLP_REQUIRE((!g->split && !geometry->bits) || geometry->list_lanes <= 1, err, CLP_USAGE,
                 "split neighbour lists and lists of bits are read by one work-item each, not %u",
                 geometry->list_lanes);
@@ -81,7 +83,7 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     CLP_TRY(clp_worker_alloc(worker, CLP_GRID_BUFFERS & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
     if (g->list) /* indices: room for the end markers only until a build has counted */
         CLP_TRY(clp__grid_allocate_list(
-            g, geometry->bits ? 32 * clp_grid_bits_words(geometry) : geometry->max_neighbors, err));
+            g, geometry->bits ? geometry->cell_words : geometry->max_neighbors, err));
     if (g->radix)
         CLP_TRY(clp__radix_create(worker, particles, &g->sorter, err));
     else
@@ -303,11 +305,6 @@ static clp_status check_status(clp_grid *g, bool listed, clp_error *err) {
                 g->geo.origin[0] + g->geo.size[0], g->geo.origin[1],
                 g->geo.origin[1] + g->geo.size[1], g->geo.origin[2],
                 g->geo.origin[2] + g->geo.size[2]);
-    CLP_REQUIRE(status[3] == 0 || !g->geo.bits, err, CLP_NEIGHBORS,
-                "a cell holds %u particles, more than the %u that a list of bits has room for "
-                "(%u words a cell, sized for the fullest cell the run expected): set "
-                "neighbors.format=index",
-                status[5], 32 * g->geo.cell_words, g->geo.cell_words);
     CLP_REQUIRE(status[3] == 0, err, CLP_NEIGHBORS,
                 "neighbour list overflow: %u particle%s have more neighbours than the list "
                 "holds (largest count %u, capacity %u); raise neighbors.max, or set it to 0 to "

@@ -8,11 +8,11 @@
 #include <math.h>
 
 /* Slots per particle for a capacity: an end marker per lane that reads the list, or for a
- * split list the start of its back side and an end marker per side (cl/grid/neighbors.cl);
- * for bits, a word for every 32 candidates (cl/grid/list_bits.cl), which the build knows. */
+ * split list the start of its back side and an end marker per side (cl/grid/neighbors.cl).
+ * A list of bits has a capacity of words a cell, and a first word (cl/grid/list_bits.cl). */
 static size_t slots_for(const clp_grid *g, uint32_t capacity) {
     if (g->geo.bits)
-        return ((size_t)capacity + 31) / 32;
+        return 1 + (size_t)(g->geo.dim == 3 ? 27 : 9) * capacity;
     return (size_t)capacity + (g->split ? 3 : g->geo.list_lanes > 1 ? g->geo.list_lanes : 1);
 }
 
@@ -65,7 +65,8 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
     cl_mem buffers[N_BITS];
     for (size_t i = 0; i < N_BITS; i++)
         buffers[i] = clp_worker_buffer(g->worker, bits[i]);
-    const cl_uint slots = (cl_uint)slots_for(g, g->capacity);
+    /* the build of bits takes its words a cell, of indices its slots */
+    const cl_uint slots = g->geo.bits ? g->capacity : (cl_uint)slots_for(g, g->capacity);
     if (g->build == CLP__BUILD_PENCIL_UNCHECKED) {
         bool fit;
         CLP_TRY(pencils_fit(g, &fit, err));
@@ -82,12 +83,10 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
                                 pencils * CLP_GRID_LIST_GROUP, CLP_GRID_LIST_GROUP, err);
     }
     const char *kernel = g->build == CLP__BUILD_SIMD ? "grid_build_list_simd" : "grid_build_list";
-    const size_t uints = g->geo.bits ? 0 : 1; /* the bits' slots are the build's own */
     if (g->list_count)
-        return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, uints,
-                                      g->list_first, g->list_count, err);
-    return clp__grid_launch(g->worker, kernel, buffers, N_BITS, &slots, uints, g->particles, 0,
-                            err);
+        return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, 1, g->list_first,
+                                      g->list_count, err);
+    return clp__grid_launch(g->worker, kernel, buffers, N_BITS, &slots, 1, g->particles, 0, err);
 fail:
     return st;
 }
@@ -109,20 +108,42 @@ clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *er
                 "the neighbour list of %zu particles with room for %u %s each needs "
                 "%.2f GiB; device '%s' allows %.2f GiB in one allocation and has %.2f GiB left "
                 "beside the other buffers",
-                g->particles, capacity, g->geo.bits ? "candidates" : "neighbours", bytes / gib,
-                d->name, d->max_mem_alloc_size / gib, (d->global_mem_size - (double)others) / gib);
+                g->particles, g->geo.bits ? 32 * capacity : capacity,
+                g->geo.bits ? "particles a cell" : "neighbours", bytes / gib, d->name,
+                d->max_mem_alloc_size / gib, (d->global_mem_size - (double)others) / gib);
     CLP_TRY(clp__worker_realloc(g->worker, CLP_BUF_NEIB_LIST, bytes, err));
     g->capacity = capacity;
 fail:
     return st;
 }
 
+/* A list of bits grows its words a cell when a build met a cell fuller than they hold, to a
+ * quarter more than that cell, and builds again. */
+static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
+    clp_status st = CLP_OK;
+    if (status[5] <= 32 * g->capacity)
+        return CLP_OK;
+    const uint32_t words = (clp_grid_list_room(status[5]) + 31) / 32;
+    CLP_INFO(CLP_LOG_RUN,
+             "neighbour list of bits grown from %u to %u words a cell (a cell holds %u "
+             "particles)",
+             g->capacity, words, status[5]);
+    CLP_TRY(clp__grid_allocate_list(g, words, err));
+    status[2] = status[3] = status[5] = 0;
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    CLP_TRY(clp__grid_build_list(g, err));
+    CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+fail:
+    return st;
+}
+
 clp_status clp__grid_fit_list(clp_grid *g, cl_uint status[8], clp_error *err) {
     clp_status st = CLP_OK;
+    if (g->geo.bits)
+        return fit_bits(g, status, err);
     const bool over = status[2] > g->capacity;
-    /* a fixed capacity is the user's: more neighbours is an error, reported by the caller, as
-       is a cell too full for a list of bits, whose size the cells fix */
-    if (g->geo.max_neighbors > 0 || g->geo.bits || (g->fitted && !over))
+    /* a fixed capacity is the user's: more neighbours is an error, reported by the caller */
+    if (g->geo.max_neighbors > 0 || (g->fitted && !over))
         return CLP_OK;
     /* the first build sizes the list either way; later ones only grow it */
     const uint32_t capacity = clp_grid_list_room(status[2]);

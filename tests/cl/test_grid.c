@@ -764,6 +764,13 @@ int main(int argc, char **argv) {
                                        local ? "grid.positions=local" : "grid.positions=global",
                                        build, label);
                 }
+            /* cells of far more than 32 particles: a list of bits grows its words a cell */
+            if (!small || dim + periodic == 3) {
+                const char *bits[] = {"neighbors.mode=list", "neighbors.format=bits", NULL};
+                snprintf(label, sizeof label, "%dD %s clustered: bits", dim,
+                         periodic ? "periodic" : "walled");
+                check_run(&t, &s, bits, label);
+            }
             free_scene(&s);
         }
     scene sparse = make_scene(3, small ? 1500 : 6000, RANDOM, true, neighbours);
