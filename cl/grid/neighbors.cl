@@ -18,9 +18,10 @@
 #define CLP_NEIGHBORS_MODE_JIT 1
 #endif
 #ifndef CLP_NEIGHBORS_FORMAT
-#define CLP_NEIGHBORS_FORMAT 0 /* a stored list: 0 neighbour indices, 1 a bit per candidate */
-#define CLP_NEIGHBORS_FORMAT_INDEX 0
-#define CLP_NEIGHBORS_FORMAT_BITS 1
+#define CLP_NEIGHBORS_FORMAT 1 /* a stored list: 1 neighbour indices, 2 bits; 0 (auto) is 1 */
+#define CLP_NEIGHBORS_FORMAT_AUTO 0
+#define CLP_NEIGHBORS_FORMAT_INDEX 1
+#define CLP_NEIGHBORS_FORMAT_BITS 2
 #endif
 #define CLP_NEIGHBORS_BITS                                                                        \
     (CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && CLP_NEIGHBORS_FORMAT == CLP_NEIGHBORS_FORMAT_BITS)

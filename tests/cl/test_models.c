@@ -80,10 +80,10 @@ static void check_run(test_env *t, const clp_model *m, const model_case *c, bool
     clp_options_destroy(opts);
 }
 
-/* sph.fit_device: on a device that holds the case but not its neighbour list of indices in
- * one buffer, the program is the one with a list of bits; with room for neither, the
- * list-free one; and the registry says that the source needs the device. With room for the
- * list, or with the option off, it is the list's. */
+/* sph.fit_device: the default list is of bits; on a device that holds the case but not a
+ * list of indices in one buffer, a run asked for indices takes bits; with room for neither,
+ * the list-free program; and the registry says that the source needs the device. With room
+ * for the list, or with the option off, it is the list asked for. */
 static void check_fit_device(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     const clp_model *m;
@@ -97,23 +97,27 @@ static void check_fit_device(test_env *t) {
     const char *count = strstr(with_room, "#define CLP_GRID_PARTICLES ");
     CLP_ASSERT(count != NULL);
     const size_t n = strtoull(count + strlen("#define CLP_GRID_PARTICLES "), NULL, 10);
-    /* 64 bytes a particle: four float4 arrays, or 9 words of bits (the case is 2D, a word a
-       cell), not a list of 15 neighbours and its end; 32 bytes: not the bits either */
+    /* 64 bytes a particle: four float4 arrays, or 10 words of bits (the case is 2D: a first
+       word and a word a cell), not a list of 15 indices and its end; 32 bytes: not the bits
+       either */
     clp_device_info small = *t->device, smaller = *t->device;
     small.max_mem_alloc_size = 64 * n;
     smaller.max_mem_alloc_size = 32 * n;
+    CLP_ASSERT_OK(clp_options_apply_assignment(opts, "neighbors.format=index", &err), &err);
     CLP_ASSERT_OK(m->source(opts, &small, path, &cramped, &err), &err);
     CLP_ASSERT_OK(m->source(opts, &smaller, path, &tighter, &err), &err);
     CLP_ASSERT_OK(clp_options_apply_assignment(opts, "sph.fit_device=false", &err), &err);
     CLP_ASSERT_OK(m->source(opts, &small, path, &refused, &err), &err);
     CLP_ASSERT(strstr(with_room, "#define CLP_NEIGHBORS_MODE 0") != NULL);
+    CLP_ASSERT(strstr(with_room, "#define CLP_NEIGHBORS_FORMAT 2") != NULL);
     CLP_ASSERT(strstr(cramped, "#define CLP_NEIGHBORS_MODE 0") != NULL);
-    CLP_ASSERT(strstr(cramped, "#define CLP_NEIGHBORS_FORMAT 1") != NULL);
+    CLP_ASSERT(strstr(cramped, "#define CLP_NEIGHBORS_FORMAT 2") != NULL);
     CLP_ASSERT(strstr(tighter, "#define CLP_NEIGHBORS_MODE 1") != NULL);
     CLP_ASSERT(strstr(tighter, "#define CLP_SPH_STRATEGY 1") != NULL);
     CLP_ASSERT(strstr(refused, "#define CLP_NEIGHBORS_MODE 0") != NULL);
+    CLP_ASSERT(strstr(refused, "#define CLP_NEIGHBORS_FORMAT 1") != NULL);
     printf("ok sph.fit_device: %zu particles in buffers of at most %llu bytes take a list of "
-           "bits, in buffers of %llu bytes the list-free program\n",
+           "bits for indices, in buffers of %llu bytes the list-free program\n",
            n, (unsigned long long)small.max_mem_alloc_size,
            (unsigned long long)smaller.max_mem_alloc_size);
     free(tighter);

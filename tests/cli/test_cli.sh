@@ -215,7 +215,7 @@ PY
     over_alloc 3570 4 "$work/wide_kernel.json"
     expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
         "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache \
-        -s sph.fit_device=false
+        -s sph.fit_device=false -s neighbors.format=index
 }
 [ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
 

@@ -169,7 +169,7 @@ agree wide-one wide-three
 # limit), a rank's stored list of indices of the 3D dam break at about 1M particles would not
 # fit, so every rank runs with a list of bits, and ends as one device does (which takes bits
 # too); with the list's size fixed (neighbors.max) every rank runs without a list, and ends
-# there too; with the option off the split run is refused.
+# there too; with the option off the split run with indices is refused.
 python3 - "$CLPART_DATA_DIR/cases/dam_break_3d.json" "$work/big3d.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -178,13 +178,13 @@ json.dump(c, open(sys.argv[2], "w"))
 PY
 case=$work/big3d.json
 export POCL_MEMORY_LIMIT=1
-run fit-one one --steps 2
+run fit-one one --steps 2 -s neighbors.format=index
 grep -q "running with a list of bits (neighbors.format=bits)" "$work/fit-one.log" ||
     fail "fit-one did not take a list of bits: $(grep -m1 warning "$work/fit-one.log")"
 fit_runs=(fit-split "threads 2")
 [ "$with_mpi" = mpi ] && fit_runs=(fit-split "mpi 2") # the same rank code
 for ((k = 0; k < ${#fit_runs[@]}; k += 2)); do
-    run "${fit_runs[k]}" "${fit_runs[k + 1]}" --steps 2
+    run "${fit_runs[k]}" "${fit_runs[k + 1]}" --steps 2 -s neighbors.format=index
     grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running with a list of bits (neighbors.format=bits)" \
         "$work/${fit_runs[k]}.log" || fail "${fit_runs[k]} kept its list: $(grep -m1 warning "$work/${fit_runs[k]}.log")"
     agree fit-one "${fit_runs[k]}"
@@ -208,7 +208,7 @@ expect_error() {
     grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
 }
 POCL_MEMORY_LIMIT=1 expect_error 'the case.s buffer "neib_list" needs .* GiB for [0-9]+ particles, more than the largest allocation' \
-    "$work/big3d.json" -s sph.fit_device=false --steps 2
+    "$work/big3d.json" -s sph.fit_device=false -s neighbors.format=index --steps 2
 expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
 expect_error "model 'pso' runs on one device only" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"

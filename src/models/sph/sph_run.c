@@ -215,9 +215,9 @@ static bool fits(const memory_use *m, const clp_device_info *d) {
     return clp__memory_need_fits(&all, d);
 }
 
-/* The modes sph.fit_device falls back to, in order: a list of bits, about a quarter of a
- * list of indices at 0.9 of the rate in the 3D dam break on an H200, then no list at all, at
- * half the rate (docs/benchmarks/sph.md). */
+/* The modes sph.fit_device falls back to from a list of indices, in order: a list of bits, a
+ * quarter of its size and faster in the 3D dam break on an H200, then no list at all, at half
+ * the rate (docs/benchmarks/sph.md). */
 typedef enum fallback { FALLBACK_BITS, FALLBACK_NO_LIST, FALLBACKS } fallback;
 
 /* Sets `opts` to a fallback's mode: without a list, x-pencils on one device and a work-item
@@ -261,7 +261,7 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
     const bool split = r->comm != NULL;
     static const char *const modes[FALLBACKS] = {"with a list of bits (neighbors.format=bits)",
                                                  "without one (neighbors.mode=jit%s)"};
-    static const char *const rates[FALLBACKS] = {"0.9 times", "half"};
+    static const char *const rates[FALLBACKS] = {"the same", "half"};
     /* a list of indices of a fixed size (neighbors.max) is the user's: no bits for it */
     const bool indices_asked = r->geo.max_neighbors > 0;
     for (fallback f = r->geo.bits || indices_asked ? FALLBACK_NO_LIST : FALLBACK_BITS;
@@ -340,16 +340,37 @@ fail:
     return st;
 }
 
+/* neighbors.format=auto: SPH takes lists of bits, which ran the 3D dam break faster than
+ * indices in a quarter of the memory (docs/benchmarks/sph.md), unless neighbors.split or a
+ * fixed neighbors.max asks for indices. `out` is a copy of `opts` with the format set. */
+static clp_status resolve_format(const clp_options *opts, clp_options **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp_options_dup(opts, out, err));
+    if (strcmp(clp_options_enum(opts, "neighbors.mode"), "list") != 0 ||
+        strcmp(clp_options_enum(opts, "neighbors.format"), "auto") != 0)
+        return CLP_OK;
+    const bool indices =
+        clp_options_bool(opts, "neighbors.split") || clp_options_int(opts, "neighbors.max") > 0;
+    CLP_TRY(clp_options_apply_assignment(
+        *out, indices ? "neighbors.format=index" : "neighbors.format=bits", err));
+fail:
+    return st;
+}
+
 clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
                           const char *case_path, char **out, clp_error *err) {
-    sph_run r = {.opts = opts};
+    clp_options *resolved = NULL;
+    sph_run r = {0};
     clp_status st = CLP_OK;
+    CLP_TRY(resolve_format(opts, &resolved, err));
+    r.opts = resolved;
     CLP_TRY(load(&r, case_path, err));
     CLP_TRY(fit_device(&r, dev, err));
     CLP_TRY(lay_out(&r, dev, err));
     CLP_TRY(assemble(&r, out, err));
 fail:
     clp_options_destroy(r.fitted_opts);
+    clp_options_destroy(resolved);
     return st;
 }
 
@@ -686,11 +707,16 @@ fail:
 
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
                        const clp_run_config *config, clp_error *err) {
-    return run(w, NULL, NULL, opts, case_path, config, err);
+    return clp__sph_run_rank(w, NULL, NULL, opts, case_path, config, err);
 }
 
 clp_status clp__sph_run_rank(clp_worker *w, clp__comm *comm, const double *weights,
                              const clp_options *opts, const char *case_path,
                              const clp_run_config *config, clp_error *err) {
-    return run(w, comm, weights, opts, case_path, config, err);
+    clp_options *resolved = NULL;
+    clp_status st = resolve_format(opts, &resolved, err);
+    if (st == CLP_OK)
+        st = run(w, comm, weights, resolved, case_path, config, err);
+    clp_options_destroy(resolved);
+    return st;
 }
