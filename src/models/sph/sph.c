@@ -108,7 +108,8 @@ uint32_t clp__sph_cell_words(const clp_sph_case *c, const clp_grid_geometry *geo
     double most = 1;
     for (int a = 0; a < c->dim; a++) /* lattice points along a cell, at most */
         most *= floor(geo->cell_size[a] / c->dp) + 1;
-    return (uint32_t)ceil(1.1 * most / 32);
+    /* more than a list of bits holds fails at the first build, with the count */
+    return (uint32_t)fmin(ceil(1.1 * most / 32), CLP_GRID_BITS_MOST_CELL_WORDS);
 }
 
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,

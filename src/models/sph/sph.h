@@ -35,7 +35,8 @@ void clp__sph_wall_ids(const clp_sph_case *c, size_t first[], size_t end[]);
  * counted): the neighbour count a list must hold at the start, before any list is built. */
 uint32_t clp__sph_lattice_neighbours(const clp_sph_case *c, double radius);
 /* The words a cell takes in a list of bits (cl/grid/list_bits.cl): room for the most points
- * of the start lattice in a cell, and a tenth more for particles crowding together. */
+ * of the start lattice in a cell, and a tenth more for particles crowding together, up to
+ * the most a list of bits takes. */
 uint32_t clp__sph_cell_words(const clp_sph_case *c, const clp_grid_geometry *geo);
 clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uint32_t **types,
                               clp_error *err);
