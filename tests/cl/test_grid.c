@@ -703,8 +703,8 @@ int main(int argc, char **argv) {
                               : "");
             check_run(&t, &full, opts, label);
         }
-    /* lists of bits, with each sort and position mode */
-    for (int so = 0; so < (small ? 1 : 2); so++) {
+    /* lists of bits, with each sort and position mode (--small: the clustered scenes below) */
+    for (int so = 0; so < (small ? 0 : 2); so++) {
         const char *opts[] = {"neighbors.mode=list", "neighbors.format=bits", sorts[so],
                               positions[1 - so], NULL};
         char label[160];
