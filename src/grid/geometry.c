@@ -123,8 +123,12 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
     return CLP_OK;
 }
 
+size_t clp__grid_bits_words(int dim, uint32_t cell_words) {
+    return 1 + (size_t)(dim == 3 ? 27 : 9) * cell_words;
+}
+
 size_t clp_grid_bits_words(const clp_grid_geometry *g) {
-    return 1 + (size_t)(g->dim == 3 ? 27 : 9) * g->cell_words;
+    return clp__grid_bits_words(g->dim, g->cell_words);
 }
 
 size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,

@@ -91,6 +91,8 @@ struct clp_grid {
 clp_status clp__grid_sort(clp_grid *g, clp_error *err);
 clp_status clp__grid_reorder(clp_grid *g, clp_error *err);
 clp_status clp__grid_build_list(clp_grid *g, clp_error *err);
+/* (geometry.c) The words of a list of bits in `dim` dimensions with `cell_words` a cell. */
+size_t clp__grid_bits_words(int dim, uint32_t cell_words);
 /* (neighbors.c) Allocates the list for `capacity` neighbours a particle, refused with the
  * figures when the device cannot hold it beside the other buffers. */
 clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *err);

@@ -12,7 +12,7 @@
  * A list of bits has a capacity of words a cell, and a first word (cl/grid/list_bits.cl). */
 static size_t slots_for(const clp_grid *g, uint32_t capacity) {
     if (g->geo.bits)
-        return 1 + (size_t)(g->geo.dim == 3 ? 27 : 9) * capacity;
+        return clp__grid_bits_words(g->geo.dim, capacity);
     return (size_t)capacity + (g->split ? 3 : g->geo.list_lanes > 1 ? g->geo.list_lanes : 1);
 }
 
@@ -121,6 +121,18 @@ fail:
     return st;
 }
 
+/* Allocates the list for `capacity` and builds it again, its counts in `status` afresh. */
+static clp_status build_again(clp_grid *g, uint32_t capacity, cl_uint status[8], clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__grid_allocate_list(g, capacity, err));
+    status[2] = status[3] = status[5] = 0;
+    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    CLP_TRY(clp__grid_build_list(g, err));
+    CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+fail:
+    return st;
+}
+
 /* A list of bits grows its words a cell when a build met a cell fuller than they hold, to a
  * quarter more than that cell, and builds again. */
 static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
@@ -137,11 +149,7 @@ static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
              "neighbour list of bits grown from %u to %u words a cell (a cell holds %u "
              "particles)",
              g->capacity, words, status[5]);
-    CLP_TRY(clp__grid_allocate_list(g, words, err));
-    status[2] = status[3] = status[5] = 0;
-    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, status, err));
-    CLP_TRY(clp__grid_build_list(g, err));
-    CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    CLP_TRY(build_again(g, words, status, err));
 fail:
     return st;
 }
@@ -169,11 +177,7 @@ clp_status clp__grid_fit_list(clp_grid *g, cl_uint status[8], clp_error *err) {
     g->fitted = true;
     if (capacity == g->capacity)
         return CLP_OK;
-    CLP_TRY(clp__grid_allocate_list(g, capacity, err));
-    status[2] = status[3] = 0;
-    CLP_TRY(clp_worker_write(g->worker, CLP_BUF_GRID_STATUS, status, err));
-    CLP_TRY(clp__grid_build_list(g, err));
-    CLP_TRY(clp_worker_read(g->worker, CLP_BUF_GRID_STATUS, status, err));
+    CLP_TRY(build_again(g, capacity, status, err));
 fail:
     return st;
 }
