@@ -515,7 +515,10 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_PROBE_A CLP_BUF_BIT(54)
 #define CLP_BUF_PROBE_B CLP_BUF_BIT(55)
 #define CLP_BUF_PROBE_C CLP_BUF_BIT(56)
-enum { CLP_BUF_COUNT = 57 };
+/* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
+ * buffer before copying it back (one scratch for all of them, not a second copy of each) */
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(57)
+enum { CLP_BUF_COUNT = 58 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -524,7 +527,6 @@ typedef struct clp_buffer_traits {
     size_t element_size;      /* bytes of one component */
     unsigned components;      /* components per element */
     clp_buffer_kind kind;
-    bool double_buffered;     /* a second copy to write into, swapped after the step */
     bool resorted;            /* follows the particle permutation of a sort */
     const char *needs_option; /* allocated only when this option...        (NULL: always) */
     const char *needs_value;  /* ...has this value (enum name, "true"/"false") */
@@ -541,7 +543,7 @@ typedef struct clp_buffer_counts {
 CLP_API const clp_buffer_traits *clp_buffer_traits_of(clp_buffer_set bit);
 /* Which buffers of `wanted` the options need. */
 CLP_API clp_buffer_set clp_buffers_needed(clp_buffer_set wanted, const clp_options *opts);
-/* The device memory a set of buffers needs: in all (both copies counted), and its largest
+/* The device memory a set of buffers needs: in all, and its largest
  * single allocation, which must fit CL_DEVICE_MAX_MEM_ALLOC_SIZE. */
 typedef struct clp_memory_need {
     unsigned long long total, largest;
@@ -558,7 +560,7 @@ CLP_API clp_status clp_worker_alloc(clp_worker *worker, clp_buffer_set wanted,
                                     clp_error *err);
 /* The allocated buffers. */
 CLP_API clp_buffer_set clp_worker_buffers(const clp_worker *worker);
-/* The device buffer (the current copy of a double-buffered one), or NULL. Borrowed. */
+/* The device buffer, or NULL. Borrowed. */
 CLP_API cl_mem clp_worker_buffer(const clp_worker *worker, clp_buffer_set bit);
 CLP_API size_t clp_worker_buffer_bytes(const clp_worker *worker, clp_buffer_set bit);
 /* Blocking copies between host memory and a whole buffer. */
@@ -653,7 +655,7 @@ CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);
 #define CLP_GRID_BUFFERS                                                                           \
     (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_PERM | CLP_BUF_CELL_START |   \
      CLP_BUF_CELL_END | CLP_BUF_CELL_COUNT | CLP_BUF_NEIB_LIST | CLP_BUF_GRID_STATUS |             \
-     CLP_BUF_POS_REBUILT)
+     CLP_BUF_POS_REBUILT | CLP_BUF_SORT_SCRATCH)
 
 typedef struct clp_grid clp_grid;
 

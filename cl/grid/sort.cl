@@ -1,7 +1,7 @@
 /* The sort by cell key (seed particle-systems-gpusph-design.txt 4.3, pysph-gpu-nnps.txt 5):
  * keys (recentring local offsets, wrapping periodic positions), the counting sort's count,
  * scatter and per-cell ordering that makes it stable, the cell ranges after a radix sort,
- * and the gathers that move every re-sorted buffer into its second copy.
+ * and the gathers that move every re-sorted buffer into the sort's scratch.
  * Layouts: perm[s] = the previous index of the particle now at slot s; cell_start[k] and
  * cell_end[k] bound the particles of key k; status[0] counts particles outside a walled
  * domain, status[1] the smallest ID among them. */

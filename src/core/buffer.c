@@ -53,10 +53,8 @@ static size_t element_count(const clp_buffer_traits *t, int index,
 }
 
 static void release_buffer(clp_worker *w, int i) {
-    for (int copy = 0; copy < 2; copy++) {
-        clp__buffer_release(w->buffers[i][copy]);
-        w->buffers[i][copy] = NULL;
-    }
+    clp__buffer_release(w->buffers[i]);
+    w->buffers[i] = NULL;
     w->buffer_bytes[i] = 0;
 }
 
@@ -116,8 +114,7 @@ void clp__buffer_release(cl_mem mem) {
 static clp_status alloc_one(clp_worker *w, const clp_buffer_traits *t, int i, size_t bytes,
                             clp_error *err) {
     clp_status st = CLP_OK;
-    for (int copy = 0; copy < (t->double_buffered ? 2 : 1); copy++)
-        CLP_TRY(clp__buffer_create(w, t->name, bytes, &w->buffers[i][copy], err));
+    CLP_TRY(clp__buffer_create(w, t->name, bytes, &w->buffers[i], err));
     w->buffer_bytes[i] = bytes;
     return CLP_OK;
 fail:
@@ -135,7 +132,7 @@ clp_memory_need clp_buffers_need(clp_buffer_set wanted, const clp_options *opts,
             continue;
         const unsigned long long bytes =
             (unsigned long long)element_count(t, i, counts) * t->element_size * t->components;
-        need.total += bytes * (t->double_buffered ? 2 : 1);
+        need.total += bytes;
         if (bytes > need.largest) {
             need.largest = bytes;
             need.largest_name = t->name;
@@ -185,33 +182,21 @@ clp_status clp__worker_realloc(clp_worker *w, clp_buffer_set bit, size_t bytes, 
 unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
     unsigned long long total = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
-        total += (unsigned long long)w->buffer_bytes[i] * (w->buffers[i][1] ? 2 : 1);
+        total += w->buffer_bytes[i];
     return total;
 }
 
 clp_buffer_set clp_worker_buffers(const clp_worker *w) {
     clp_buffer_set set = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
-        if (w->buffers[i][0])
+        if (w->buffers[i])
             set |= 1ull << i;
     return set;
 }
 
 cl_mem clp_worker_buffer(const clp_worker *w, clp_buffer_set bit) {
     int i = clp__buffer_index(bit);
-    return i < 0 ? NULL : w->buffers[i][0];
-}
-
-cl_mem clp__worker_buffer_copy(const clp_worker *w, clp_buffer_set bit, int copy) {
-    int i = clp__buffer_index(bit);
-    return i < 0 ? NULL : w->buffers[i][copy];
-}
-
-void clp__worker_swap(clp_worker *w, clp_buffer_set bit) {
-    int i = clp__buffer_index(bit);
-    cl_mem current = w->buffers[i][0];
-    w->buffers[i][0] = w->buffers[i][1];
-    w->buffers[i][1] = current;
+    return i < 0 ? NULL : w->buffers[i];
 }
 
 size_t clp_worker_buffer_bytes(const clp_worker *w, clp_buffer_set bit) {

@@ -7,12 +7,11 @@
         .bit = (bit_), .name = (name_), .element_type = (type_), .element_size = (size_),          \
         .components = (components_), .kind = (kind_)                                               \
     }
-/* A per-particle buffer that follows the sort: double-buffered, the gather writes the copy. */
+/* A per-particle buffer that follows the sort (gathered through the sort's scratch). */
 #define SORTED(bit_, name_, type_, size_, components_)                                             \
     {                                                                                              \
         .bit = (bit_), .name = (name_), .element_type = (type_), .element_size = (size_),          \
-        .components = (components_), .kind = CLP_PER_PARTICLE, .double_buffered = true,            \
-        .resorted = true                                                                           \
+        .components = (components_), .kind = CLP_PER_PARTICLE, .resorted = true                    \
     }
 #define NEEDS(option_, value_) .needs_option = (option_), .needs_value = (value_)
 #define PREDICTOR(bit_, name_, components_)                                                        \
@@ -134,7 +133,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .element_size = sizeof(cl_float),
      .components = 4,
      .kind = CLP_PER_PARTICLE,
-     .double_buffered = true,
      .resorted = true,
      NEEDS("sph.boundary", "mdbc")},
     /* Gauges: allocated only for a case that declares them. */
@@ -144,6 +142,7 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_PROBE_A, "probe.a", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PROBE_B, "probe.b", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PROBE_C, "probe.c", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_SORT_SCRATCH, "sort_scratch", "uint", sizeof(cl_uint), 4, CLP_PER_PARTICLE),
 };
 
 int clp__buffer_index(clp_buffer_set bit) {

@@ -181,9 +181,9 @@ fail:
 static clp_status set_buffer_arg(clp_worker *w, const clp_step *step, cl_kernel kernel, int i,
                                  cl_uint *arg, clp_error *err) {
     clp_status st = CLP_OK;
-    if (!(step->buffers & (1ull << i)) || !w->buffers[i][0])
+    if (!(step->buffers & (1ull << i)) || !w->buffers[i])
         return CLP_OK;
-    CLP_CL_CHECK(clSetKernelArg(kernel, *arg, sizeof(cl_mem), &w->buffers[i][0]), err,
+    CLP_CL_CHECK(clSetKernelArg(kernel, *arg, sizeof(cl_mem), &w->buffers[i]), err,
                  "kernel '%s' argument %u (buffer \"%s\"): clSetKernelArg", step->kernel, *arg,
                  clp_buffer_traits_of(1ull << i)->name);
     ++*arg;

@@ -387,7 +387,7 @@ static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) 
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     const unsigned sides = (r->neighbor[0] >= 0 ? 1u : 0u) | (r->neighbor[1] >= 0 ? 2u : 0u);
     const size_t owned = r->owned_end - r->owned_first;
-    cl_mem kind = clp__worker_buffer_copy(r->worker, CLP_BUF_KEY, 1); /* the sort's scratch */
+    cl_mem kind = clp_worker_buffer(r->worker, CLP_BUF_SORT_SCRATCH);
     unsigned char *classes = malloc(owned + 1);
     CLP_REQUIRE_ALLOC(classes, err);
     size_t far;
@@ -429,48 +429,62 @@ fail:
     return st;
 }
 
-/* Reads the `fields` of the selection's class k, gathered at the start of each field's second
- * copy, into `out` field after field. */
-static clp_status pack_class(clp_dist_rank *r, const selection *sel, int k, unsigned char *out,
-                             clp_error *err) {
+/* The classes a side sends: what leaves for that neighbour, and the edge it copies. */
+static const int leaves_class[2] = {CLP_DIST_LEAVES_LO, CLP_DIST_LEAVES_HI};
+static const int edge_class[2] = {CLP_DIST_EDGE_LO, CLP_DIST_EDGE_HI};
+
+/* Gathers travelling field `bit` of the `total` selected slots into the start of the sort's
+ * scratch (which the sort overwrites anyway). */
+static clp_status gather_selected(clp_dist_rank *r, clp_buffer_set bit, size_t total,
+                                  clp_error *err) {
     clp_status st = CLP_OK;
-    for (int i = 0; i < CLP_BUF_COUNT; i++) {
-        const clp_buffer_set bit = 1ull << i;
-        if (!(r->travels & bit))
-            continue;
-        const size_t elem = element_bytes(r, bit), bytes = sel->count[k] * elem;
-        if (bytes)
-            CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(r->worker),
-                                             clp__worker_buffer_copy(r->worker, bit, 1), CL_FALSE,
-                                             sel->first[k] * elem, bytes, out, 0, NULL, NULL),
-                         err, "rebuild: reading %zu particles' \"%s\" to send", sel->count[k],
-                         clp_buffer_traits_of(bit)->name);
-        out += bytes;
-    }
+    const size_t elem = element_bytes(r, bit);
+    CLP_REQUIRE(clp_buffer_traits_of(bit)->resorted && (elem == 4 || elem == 16), err, CLP_USAGE,
+                "buffer \"%s\" cannot travel between devices: it is not sorted "
+                "with the particles in 4- or 16-byte elements",
+                clp_buffer_traits_of(bit)->name);
+    const cl_mem args[] = {clp_worker_buffer(r->worker, bit),
+                           clp_worker_buffer(r->worker, CLP_BUF_SORT_SCRATCH),
+                           clp_worker_buffer(r->worker, CLP_BUF_PERM)};
+    const cl_uint n = (cl_uint)total;
+    CLP_TRY(clp__grid_launch(r->worker, elem == 16 ? "grid_gather_uint4" : "grid_gather_uint", args,
+                             3, &n, 1, total, 0, err));
 fail:
     return st;
 }
 
-/* Gathers every travelling field of the selected slots into the start of its second copy
- * (which the sort overwrites anyway). */
-static clp_status gather_selected(clp_dist_rank *r, size_t total, clp_error *err) {
+/* Enqueues the reads of every travelling field of the selection's classes into the packs of
+ * the sides with a neighbour: a class's pack holds its particles' fields one after the other.
+ * A field at a time, gathered into the one scratch that the queue's order keeps until read. */
+static clp_status pack_selected(clp_dist_rank *r, const selection *sel, size_t total, size_t each,
+                                clp_error *err) {
     clp_status st = CLP_OK;
+    size_t before = 0; /* bytes of the fields before this one, a particle */
     for (int i = 0; i < CLP_BUF_COUNT && total; i++) {
         const clp_buffer_set bit = 1ull << i;
         if (!(r->travels & bit))
             continue;
         const size_t elem = element_bytes(r, bit);
-        CLP_REQUIRE(clp_buffer_traits_of(bit)->resorted && (elem == 4 || elem == 16), err,
-                    CLP_USAGE,
-                    "buffer \"%s\" cannot travel between devices: it is not sorted "
-                    "with the particles in 4- or 16-byte elements",
-                    clp_buffer_traits_of(bit)->name);
-        const cl_mem args[] = {clp_worker_buffer(r->worker, bit),
-                               clp__worker_buffer_copy(r->worker, bit, 1),
-                               clp_worker_buffer(r->worker, CLP_BUF_PERM)};
-        const cl_uint n = (cl_uint)total;
-        CLP_TRY(clp__grid_launch(r->worker, elem == 16 ? "grid_gather_uint4" : "grid_gather_uint",
-                                 args, 3, &n, 1, total, 0, err));
+        CLP_TRY(gather_selected(r, bit, total, err));
+        for (int side = 0; side < 2; side++) {
+            if (r->neighbor[side] < 0)
+                continue;
+            unsigned char *out = r->pack[side].host;
+            for (int c = 0; c < 2; c++) {
+                const int k = c == 0 ? leaves_class[side] : edge_class[side];
+                const size_t bytes = sel->count[k] * elem;
+                if (bytes)
+                    CLP_CL_CHECK(
+                        clEnqueueReadBuffer(clp_worker_queue(r->worker),
+                                            clp_worker_buffer(r->worker, CLP_BUF_SORT_SCRATCH),
+                                            CL_FALSE, sel->first[k] * elem, bytes,
+                                            out + sel->count[k] * before, 0, NULL, NULL),
+                        err, "rebuild: reading %zu particles' \"%s\" to send", sel->count[k],
+                        clp_buffer_traits_of(bit)->name);
+                out += sel->count[k] * each;
+            }
+        }
+        before += elem;
     }
 fail:
     return st;
@@ -553,10 +567,6 @@ fail:
     return st;
 }
 
-/* The classes a side sends: what leaves for that neighbour, and the edge it copies. */
-static const int leaves_class[2] = {CLP_DIST_LEAVES_LO, CLP_DIST_LEAVES_HI};
-static const int edge_class[2] = {CLP_DIST_EDGE_LO, CLP_DIST_EDGE_HI};
-
 clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
@@ -574,11 +584,15 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     CLP_TRY(fill_padding(r, r->owned_end, r->halo_end - r->owned_end, err));
     CLP_TRY(select_sent(r, &sel, err));
     const size_t sent = sel.first[CLP_DIST_LEAVES_HI] + sel.count[CLP_DIST_LEAVES_HI];
-    CLP_TRY(gather_selected(r, sent, err));
     for (int side = 0; side < 2; side++) {
         x[side].leaving = sel.count[leaves_class[side]];
         x[side].edge = sel.count[edge_class[side]];
+        if (r->neighbor[side] >= 0)
+            CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
+                                             (x[side].leaving + x[side].edge) * each, err));
     }
+    CLP_TRY(pack_selected(r, &sel, sent, each, err));
+    CLP_TRY(finish(r, err));
     /* each phase logged, so that a rank that stops answering shows where */
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: classed; edges of %zu and %zu particles",
               r->rank, x[0].edge, x[1].edge);
@@ -586,12 +600,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         if (r->neighbor[side] < 0)
             continue;
         side_exchange *s = &x[side];
-        CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
-                                         (s->leaving + s->edge) * each, err));
         unsigned char *leaving = r->pack[side].host, *edge = leaving + s->leaving * each;
-        CLP_TRY(pack_class(r, &sel, leaves_class[side], leaving, err));
-        CLP_TRY(pack_class(r, &sel, edge_class[side], edge, err));
-        CLP_TRY(finish(r, err));
         const uint64_t sizes[2] = {s->leaving, s->edge};
         CLP_TRY(clp__comm_send(r->comm, r->neighbor[side], tag(SIZES, 1 - side), sizes,
                                sizeof sizes, err));

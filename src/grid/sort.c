@@ -1,9 +1,11 @@
 /* The sort phase of a grid update: a counting sort (count, scan, scatter, then ordering
  * inside each cell so equal keys keep their previous order) or a radix sort of the keys,
- * and the reorder that gathers every re-sorted buffer into its second copy and swaps. */
+ * and the reorder that gathers every re-sorted buffer into the sort's scratch and copies it
+ * back: one scratch of 16 bytes a particle instead of a second copy of each buffer, for a
+ * copy a rebuild that costs little next to the steps between rebuilds. */
 #include "grid/grid_private.h"
 
-/* The outside particles' ranks among them, in index order, into the second KEY buffer (which
+/* The outside particles' ranks among them, in index order, into the sort's scratch (which
  * the reorder overwrites anyway) for grid_scatter. */
 static clp_status rank_outside(clp_grid *g, cl_mem ranks, clp_error *err) {
     clp_status st = CLP_OK;
@@ -21,7 +23,7 @@ static clp_status counting_sort(clp_grid *g, clp_error *err) {
     size_t cells = (size_t)g->geo.key_count + 1; /* the last key holds outside particles */
     cl_mem start = clp_worker_buffer(w, CLP_BUF_CELL_START);
     cl_mem end = clp_worker_buffer(w, CLP_BUF_CELL_END);
-    cl_mem outside_rank = clp__worker_buffer_copy(w, CLP_BUF_KEY, 1);
+    cl_mem outside_rank = clp_worker_buffer(w, CLP_BUF_SORT_SCRATCH);
     CLP_TRY(
         clp__scan_exclusive(&g->scan, clp_worker_buffer(w, CLP_BUF_CELL_COUNT), start, cells, err));
     CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), start, end, 0, 0, cells * sizeof(cl_uint),
@@ -47,13 +49,13 @@ static unsigned key_bits(uint32_t key_count) {
     return bits;
 }
 
-/* Sorts a copy of the keys (the second KEY buffer, which the reorder overwrites anyway) with
+/* Sorts a copy of the keys (in the sort's scratch, which the reorder overwrites anyway) with
  * the previous indices as values. */
 static clp_status radix_sort(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     clp_worker *w = g->worker;
-    cl_mem keys = clp__worker_buffer_copy(w, CLP_BUF_KEY, 0);
-    cl_mem sorted = clp__worker_buffer_copy(w, CLP_BUF_KEY, 1);
+    cl_mem keys = clp_worker_buffer(w, CLP_BUF_KEY);
+    cl_mem sorted = clp_worker_buffer(w, CLP_BUF_SORT_SCRATCH);
     cl_mem perm = clp_worker_buffer(w, CLP_BUF_PERM);
     cl_uint n = (cl_uint)g->particles;
     CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), keys, sorted, 0, 0, n * sizeof(cl_uint),
@@ -69,7 +71,7 @@ clp_status clp__grid_sort(clp_grid *g, clp_error *err) {
     return g->radix ? radix_sort(g, err) : counting_sort(g, err);
 }
 
-/* dst = src[perm] into the second copy of one buffer, then the copies swap. */
+/* buffer = buffer[perm], through the sort's scratch. */
 static clp_status gather(clp_grid *g, const clp_buffer_traits *t, clp_error *err) {
     clp_status st = CLP_OK;
     clp_worker *w = g->worker;
@@ -81,12 +83,14 @@ static clp_status gather(clp_grid *g, const clp_buffer_traits *t, clp_error *err
                 "buffer \"%s\" holds %zu bytes, and the reorder of %zu particles moves %zu: a "
                 "re-sorted buffer must have one element per particle of the grid",
                 t->name, clp_worker_buffer_bytes(w, t->bit), g->particles, bytes * g->particles);
-    const cl_mem args[] = {clp__worker_buffer_copy(w, t->bit, 0),
-                           clp__worker_buffer_copy(w, t->bit, 1),
+    const cl_mem args[] = {clp_worker_buffer(w, t->bit), clp_worker_buffer(w, CLP_BUF_SORT_SCRATCH),
                            clp_worker_buffer(w, CLP_BUF_PERM)};
     const cl_uint n = (cl_uint)g->particles;
     CLP_TRY(clp__grid_launch(w, name, args, 3, &n, 1, g->particles, 0, err));
-    clp__worker_swap(w, t->bit);
+    CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), args[1], args[0], 0, 0,
+                                     bytes * g->particles, 0, NULL, NULL),
+                 err, "buffer \"%s\" (%zu bytes): clEnqueueCopyBuffer from the sort's scratch",
+                 t->name, bytes * g->particles);
 fail:
     return st;
 }

@@ -22,16 +22,12 @@ struct clp_worker {
     clp_worker_kernel_slot kernels[CLP_WORKER_MAX_KERNELS];
     size_t n_kernels;
     bool profiling;
-    cl_mem buffers[CLP_BUF_COUNT][2]; /* [bit index][copy]; copy 1 only when double-buffered */
+    cl_mem buffers[CLP_BUF_COUNT]; /* by bit index */
     size_t buffer_bytes[CLP_BUF_COUNT];
 };
 
 /* Releases every kernel (on a new program, or at destroy). */
 void clp__worker_release_kernels(clp_worker *worker);
-/* One copy (0 current, 1 the other) of a double-buffered buffer; NULL where there is none. */
-cl_mem clp__worker_buffer_copy(const clp_worker *worker, clp_buffer_set bit, int copy);
-/* Makes the other copy current: after a kernel wrote it, nothing is copied back. */
-void clp__worker_swap(clp_worker *worker, clp_buffer_set bit);
 /* A device buffer outside the named set (scratch of scans and sorts), checked against the
  * device's limits and zeroed; errors name it and its bytes. NULL-safe release. */
 clp_status clp__buffer_create(clp_worker *worker, const char *name, size_t bytes, cl_mem *out,
@@ -45,7 +41,7 @@ void clp__worker_release(clp_worker *worker, clp_buffer_set set);
  * for it before or not: for a buffer whose size the run decides, as the neighbour list's. */
 clp_status clp__worker_realloc(clp_worker *worker, clp_buffer_set bit, size_t bytes,
                                clp_error *err);
-/* The bytes of every named buffer allocated, both copies counted. */
+/* The bytes of every named buffer allocated. */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
 
 #endif
