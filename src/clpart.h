@@ -630,6 +630,10 @@ typedef struct clp_grid_geometry {
      * (1 unless the model sets more): a plain list ends in that many end markers, so each
      * reader meets one. */
     uint32_t list_lanes;
+    /* The model bounds how far particles move between rebuilds itself and rebuilds before the
+     * bound passes half the skin (SPH): the grid keeps no positions of the last rebuild to
+     * measure the moves, and a rebuild checks none. */
+    bool moves_bounded;
 } clp_grid_geometry;
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
@@ -705,10 +709,6 @@ CLP_API clp_status clp_grid_check_moved(clp_grid *grid, clp_error *err);
  * keys and cell ranges, without a sort, so the neighbours come in the order of the run that
  * wrote the checkpoint. */
 CLP_API clp_status clp_grid_relist(clp_grid *grid, clp_error *err);
-/* Whether a rebuild fails when a particle moved more than half the skin since the last one,
- * as pairs may then have been missed (on by default). A model that measures the displacement
- * every step and rebuilds as soon as it passes half the skin, as SPH does, turns it off. */
-CLP_API void clp_grid_set_displacement_check(clp_grid *grid, bool on);
 /* The particle type a model gives a particle it takes out of the computation: the next sort
  * moves it outside the grid, where no search finds it (CLP_GRID_EXCLUDED in cl/grid/grid.cl). */
 enum { CLP_GRID_EXCLUDED = 255 };

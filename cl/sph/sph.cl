@@ -485,12 +485,12 @@ uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM
            (ratio >= CLP_SPH_DENSITY_MIN && ratio <= CLP_SPH_DENSITY_MAX ? 0u : SPH_OUT_DENSITY);
 }
 
-/* After fluid particle i's step: takes it out of the computation when it is an outlier, and
- * records the distance it has moved since the last rebuild (pos_rebuilt, when lists last
- * more than a step). */
+/* After fluid particle i's step by `move`: takes it out of the computation when it is an
+ * outlier, and records the largest move of the step (when lists last more than a step),
+ * whose sum over the steps since the last rebuild bounds every particle's displacement. */
 void step_end(uint i, __global const float4 *pos, __global const uint *key, __global uint *type,
               __global const uint *id, __global float4 *vel, __global const float *rho,
-              __global uint *step, __global const float4 *pos_rebuilt CLP_CONSTANTS_FN_PARAM) {
+              __global uint *step, float4 move CLP_CONSTANTS_FN_PARAM) {
     const uint why =
         outlier_reasons(particle_position(pos[i], key[i]), vel[i], rho[i] CLP_CONSTANTS_ARG);
     if (why) {
@@ -500,17 +500,10 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key, __gl
         atomic_or(&step[SPH_STEP_REASONS], why);
         atomic_min(&step[SPH_STEP_FIRST_ID], id[i]);
     }
-    if (pos_rebuilt)
-        atomic_max(&step[SPH_STEP_MOVED], as_uint(length((pos[i] - pos_rebuilt[i]).xyz)));
+    if (CLP_NEIGHBORS_EVERY > 1)
+        atomic_max(&step[SPH_STEP_MOVED], as_uint(length(move.xyz)));
 }
 
-#if CLP_NEIGHBORS_EVERY > 1
-#define SPH_REBUILT_PARAM , __global const float4 *restrict pos_rebuilt
-#define SPH_REBUILT       pos_rebuilt
-#else
-#define SPH_REBUILT_PARAM
-#define SPH_REBUILT 0
-#endif
 #if CLP_SPH_SHIFTING
 #define SPH_SHIFT_OF(i, v, dt) shifting(shift[i], acc[i].w, (v), (dt)CLP_CONSTANTS_ARG)
 #else
@@ -529,7 +522,7 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key, __gl
         __global float4 *restrict vel, __global float *restrict rho,                               \
         __global const float4 *restrict acc, __global const float *restrict drho,                  \
         __global uint *restrict step SPH_XSPH_PARAM
-#define SPH_END_PARAMS SPH_REBUILT_PARAM SPH_SHIFT_PARAM(const)
+#define SPH_END_PARAMS SPH_SHIFT_PARAM(const)
 
 /* A fluid particle's new stored density r, with divergence of position div: at the free
  * surface, where the pressure is zero, not below the rest density when sph.surface_floor is
@@ -567,10 +560,11 @@ __kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM)
     const float dt = as_float(step[SPH_STEP_DT]);
     const uint t = type[i];
     const float4 v = vel[i] + dt * acc[i];
+    const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
     advance(pos, vel, rho, i, t, dt, pos[i], vel[i], rho[i], acc[i], drho[i],
-            dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt) CLP_CONSTANTS_ARG);
+            move CLP_CONSTANTS_ARG);
     if (t == 0)
-        step_end(i, pos, key, type, id, vel, rho, step, SPH_REBUILT CLP_CONSTANTS_ARG);
+        step_end(i, pos, key, type, id, vel, rho, step, move CLP_CONSTANTS_ARG);
 }
 
 #else
@@ -605,10 +599,11 @@ __kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS CLP_CO
     const float dt = as_float(step[SPH_STEP_DT]);
     const uint t = type[i];
     const float4 v0 = vel_old[i], a = acc[i], v = v0 + 0.5f * dt * a;
+    const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
     advance(pos, vel, rho, i, t, dt, pos_old[i], v0, rho_old[i], a, drho[i],
-            dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt) CLP_CONSTANTS_ARG);
+            move CLP_CONSTANTS_ARG);
     if (t == 0)
-        step_end(i, pos, key, type, id, vel, rho, step, SPH_REBUILT CLP_CONSTANTS_ARG);
+        step_end(i, pos, key, type, id, vel, rho, step, move CLP_CONSTANTS_ARG);
 }
 
 #endif

@@ -23,11 +23,18 @@ static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t p
     return counts;
 }
 
+/* The buffers the options and the geometry call for: no positions of the last rebuild where
+ * the model bounds the moves itself. */
+static clp_buffer_set grid_buffers(const clp_grid_geometry *geometry, const clp_options *opts) {
+    return clp_buffers_needed(CLP_GRID_BUFFERS, opts) &
+           ~(geometry->moves_bounded ? CLP_BUF_POS_REBUILT : 0);
+}
+
 /* The scan's partial sums, 1/256 of its input per level, are left out. */
 clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry, const clp_options *opts,
                                      size_t particles) {
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    clp_memory_need need = clp_buffers_need(CLP_GRID_BUFFERS, opts, &counts);
+    clp_memory_need need = clp_buffers_need(grid_buffers(geometry, opts), opts, &counts);
     if (is(opts, "grid.sort", "radix")) /* its flags, keys and values scratch */
         need.total += 3ull * particles * sizeof(cl_uint);
     return need;
@@ -71,16 +78,16 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->check_moves = clp_options_bool(opts, "neighbors.check");
     /* a rebuild that the moves call for comes after a move past half the skin */
     g->check_displacement = !g->check_moves;
-    g->buffers = clp_buffers_needed(CLP_GRID_BUFFERS, opts);
+    g->buffers = grid_buffers(geometry, opts);
     /* a new particle set: the sort moves every re-sorted buffer the worker holds, so those an
        earlier run left (of another particle count) go, before the model allocates its own */
     clp_buffer_set stale = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (clp_buffer_traits_of(1ull << i)->resorted)
             stale |= 1ull << i;
-    clp__worker_release(worker, stale & ~CLP_GRID_BUFFERS);
+    clp__worker_release(worker, (stale & ~CLP_GRID_BUFFERS) | (CLP_GRID_BUFFERS & ~g->buffers));
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    CLP_TRY(clp_worker_alloc(worker, CLP_GRID_BUFFERS & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
+    CLP_TRY(clp_worker_alloc(worker, g->buffers & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
     if (g->list) /* indices: room for the end markers only until a build has counted */
         CLP_TRY(clp__grid_allocate_list(
             g, geometry->bits ? geometry->cell_words : geometry->max_neighbors, err));
@@ -103,10 +110,6 @@ void clp_grid_destroy(clp_grid *g) {
     clp__scan_destroy(&g->scan);
     clp__radix_destroy(&g->sorter);
     free(g);
-}
-
-void clp_grid_set_displacement_check(clp_grid *g, bool on) {
-    g->check_displacement = on;
 }
 
 bool clp_grid_rebuilds_at(const clp_grid *g, uint64_t step) {

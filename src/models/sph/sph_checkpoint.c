@@ -11,22 +11,16 @@
 #include <string.h>
 
 /* The buffers a step needs from the one before; the rest are recomputed. The cell ranges
- * of the last rebuild let a restart rebuild the neighbour list without a sort, and the
- * positions at that rebuild (when lists last more than a step) tell when the next one is
- * forced; the ghost nodes follow the particles' order. A buffer the options leave out is left out
- * here too. */
+ * of the last rebuild let a restart rebuild the neighbour list without a sort (the clock's
+ * bound on the moves since then tells when the next one is forced); the ghost nodes follow the
+ * particles' order. A buffer the options leave out is left out here too. */
 static const struct {
     clp_buffer_set bit;
     const char *name;
-} state[] = {{CLP_BUF_POS, "pos"},
-             {CLP_BUF_KEY, "key"},
-             {CLP_BUF_TYPE, "type"},
-             {CLP_BUF_CELL_START, "cell_start"},
-             {CLP_BUF_CELL_END, "cell_end"},
-             {CLP_BUF_ID, "id"},
-             {CLP_BUF_VEL, "vel"},
-             {CLP_BUF_RHO, "rho"},
-             {CLP_BUF_POS_REBUILT, "pos_rebuilt"},
+} state[] = {{CLP_BUF_POS, "pos"},           {CLP_BUF_KEY, "key"},
+             {CLP_BUF_TYPE, "type"},         {CLP_BUF_CELL_START, "cell_start"},
+             {CLP_BUF_CELL_END, "cell_end"}, {CLP_BUF_ID, "id"},
+             {CLP_BUF_VEL, "vel"},           {CLP_BUF_RHO, "rho"},
              {CLP_BUF_GHOST, "ghost"}};
 enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
@@ -97,6 +91,7 @@ clp_status clp__sph_clock_add(clp__checkpoint *cp, const clp__sph_clock *clock, 
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_output", clock->next_output, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_checkpoint", clock->next_checkpoint, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "next_gauge", clock->next_gauge, err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "moved", clock->moved, err));
     CLP_TRY(clp__checkpoint_add_scalar(cp, "rebuild_due", clock->rebuild_due, err));
 fail:
     return st;
@@ -110,6 +105,7 @@ clp_status clp__sph_clock_get(const clp__checkpoint *cp, clp__sph_clock *clock, 
     CLP_TRY(clp__checkpoint_scalar(cp, "next_output", &clock->next_output, err));
     CLP_TRY(clp__checkpoint_scalar(cp, "next_checkpoint", &clock->next_checkpoint, err));
     CLP_TRY(clp__checkpoint_scalar(cp, "next_gauge", &clock->next_gauge, err));
+    CLP_TRY(clp__checkpoint_scalar(cp, "moved", &clock->moved, err));
     double rebuild_due;
     CLP_TRY(clp__checkpoint_scalar(cp, "rebuild_due", &rebuild_due, err));
     clock->rebuild_due = rebuild_due != 0;

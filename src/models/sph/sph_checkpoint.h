@@ -19,7 +19,10 @@ typedef struct clp__sph_clock {
     uint64_t step;
     double time, dt;
     double next_output, next_checkpoint, next_gauge; /* simulated times */
-    bool rebuild_due; /* a particle moved more than half the skin: rebuild before the next step */
+    /* The sum over the steps since the last rebuild of each step's largest move, which bounds
+     * every particle's displacement since then; past half the skin, the next step rebuilds. */
+    double moved;
+    bool rebuild_due;
 } clp__sph_clock;
 
 /* The clock's scalars into a checkpoint being built; the clock from a checkpoint read. */

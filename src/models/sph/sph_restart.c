@@ -280,6 +280,7 @@ clp_status clp__sph_restart_apply(sph_run *r, const clp__sph_restart *rs, const 
         break;
     case CLP__SPH_RESTART_RECUT: /* the setup placed the particles and rebuilt the grid */
         CLP_TRY(clp__sph_clock_get(rs->cp, clock, err));
+        clock->moved = 0;
         r->excluded = r->comm ? rs->moved.excluded : 0;
         return CLP_OK;
     }

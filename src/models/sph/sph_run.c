@@ -28,6 +28,7 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     memcpy(desc.size, r->c.size, sizeof desc.size);
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
     r->geo.cell_words = clp__sph_cell_words(&r->c, &r->geo);
+    r->geo.moves_bounded = true; /* by the integration's largest move a step (step_end) */
     r->global = r->geo;
     r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
     r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
@@ -397,7 +398,6 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
     CLP_TRY(build(r, cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
-    clp_grid_set_displacement_check(r->grid, false); /* each step checks it (step_end) */
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     if (ids)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_ID, ids, err));
@@ -473,9 +473,9 @@ static void report_rebuilds(const sph_run *r) {
     if (t->forced_rebuilds == 0)
         return;
     CLP_LOG(2 * t->forced_rebuilds > t->rebuilds ? CLP_LOG_WARN : CLP_LOG_INFO, CLP_LOG_RUN,
-            "%llu of the %llu neighbour-list rebuilds came early, when a particle had moved more "
-            "than half the skin (%g m) since the last; a wider neighbors.skin or a smaller "
-            "neighbors.every rebuilds on schedule",
+            "%llu of the %llu neighbour-list rebuilds came early, when the largest moves of "
+            "the steps since the last added up to more than half the skin (%g m); a wider "
+            "neighbors.skin or a smaller neighbors.every rebuilds on schedule",
             (unsigned long long)t->forced_rebuilds, (unsigned long long)t->rebuilds, r->half_skin);
 }
 
@@ -556,7 +556,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         goto fail;
     clp_worker_set_profiling(w, r.timed);
     const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
-    clp__sph_clock clock = {0, 0.0, r.phys.dt, 0.0, interval, 0.0, false};
+    clp__sph_clock clock = {.dt = r.phys.dt, .next_checkpoint = interval};
     CLP_TRY(clp__sph_restart_apply(&r, &restart, identity, &clock, err));
     clp__sph_restart_close(&restart);
     const uint64_t first = clock.step;

@@ -34,7 +34,7 @@ typedef struct sph_run {
     clp_worker *w;
     const clp_options *opts;
     clp_options *fitted_opts; /* sph.fit_device: the caller's with the list-free mode, owned */
-    clp_options *rank_opts; /* a rank's copy of the options, its slab axis slowest in the key */
+    clp_options *rank_opts;   /* a rank's copy of the options, its slab axis slowest in the key */
     clp_sph_case c;
     clp__sph_physics_values phys;
     clp_grid_geometry geo; /* a rank's: its slab and halo layers */

@@ -166,11 +166,11 @@ fail:
     (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
      CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_CONSTANTS)
 #define OLD_BUFFERS (CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD)
-#define END_BUFFERS (CLP_BUF_POS_REBUILT | CLP_BUF_SHIFT)
+#define END_BUFFERS CLP_BUF_SHIFT
 
 /* What the step record says beyond the step: particles the integration excluded (an error
- * with sph.outliers=stop, else a warning), and a particle that moved so far since the last
- * rebuild that the list must be rebuilt before the next force evaluation. */
+ * with sph.outliers=stop, else a warning), and the step's largest move, added to the bound
+ * that calls for a rebuild before the next force evaluation once past half the skin. */
 static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
     clp__sph_step_record rec;
@@ -180,7 +180,8 @@ static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error 
         CLP_TRY(clp__sph_dist_reduce_record(r, &rec, err));
     r->excluded += rec.excluded;
     clock->dt = rec.dt;
-    clock->rebuild_due = rec.moved > r->half_skin;
+    clock->moved += rec.moved;
+    clock->rebuild_due = clock->moved > r->half_skin;
     if (rec.excluded == 0)
         return CLP_OK;
     char why[160];
@@ -204,16 +205,19 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     clp_status st = CLP_OK;
     const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
     const bool scheduled = clp_grid_rebuilds_at(r->grid, clock->step);
-    if ((scheduled || clock->rebuild_due) && !r->listed) {
-        if (r->comm) {
-            const double start = clp__now();
-            CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
-            r->rebuild_seconds += clp__now() - start;
-        } else
-            CLP_TRY(clp_grid_update(r->grid, err));
-        const clp_grid_timing g = r->comm ? r->dist.timing : clp_grid_last_timing(r->grid);
-        clp__run_timing_add_rebuild(&r->timing, &g);
-        r->timing.forced_rebuilds += !scheduled;
+    if (scheduled || clock->rebuild_due) {
+        if (!r->listed) {
+            if (r->comm) {
+                const double start = clp__now();
+                CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+                r->rebuild_seconds += clp__now() - start;
+            } else
+                CLP_TRY(clp_grid_update(r->grid, err));
+            const clp_grid_timing g = r->comm ? r->dist.timing : clp_grid_last_timing(r->grid);
+            clp__run_timing_add_rebuild(&r->timing, &g);
+            r->timing.forced_rebuilds += !scheduled;
+        }
+        clock->moved = 0; /* from this rebuild, or the setup's that stood for it */
     }
     r->listed = false;
     CLP_TRY(rates(r, err));
