@@ -634,6 +634,9 @@ typedef struct clp_grid_geometry {
      * bound passes half the skin (SPH): the grid keeps no positions of the last rebuild to
      * measure the moves, and a rebuild checks none. */
     bool moves_bounded;
+    /* The model lends the sort its scratch and permutation (clp_grid_lend_sort): the grid
+     * allocates neither. */
+    bool sort_borrowed;
 } clp_grid_geometry;
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
@@ -697,6 +700,12 @@ CLP_API void clp_grid_update_phase_bytes(const clp_options *opts, const clp_grid
  * half the skin since the last rebuild (with neighbors.every above 1), since pairs may then have
  * been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
+/* With geometry.sort_borrowed: the sort's scratch (16 bytes a particle) and permutation (4)
+ * live in the model's buffers `scratch` and `perm` from now on, which must hold at least as
+ * much and whose contents a rebuild may overwrite (buffers a step writes before it reads them,
+ * such as rates of change). Before the first update. */
+CLP_API clp_status clp_grid_lend_sort(clp_grid *grid, clp_buffer_set scratch, clp_buffer_set perm,
+                                      clp_error *err);
 /* From now on the list is built for slots first .. first + count - 1 only (count 0: all): a
  * multi-device rank's own particles, whose forces it computes; its halo's lists would go
  * unread. The other slots' lists are left as they were. */

@@ -56,6 +56,7 @@ static void release_buffer(clp_worker *w, int i) {
     clp__buffer_release(w->buffers[i]);
     w->buffers[i] = NULL;
     w->buffer_bytes[i] = 0;
+    w->aliases &= ~(1ull << i);
 }
 
 void clp__worker_release_buffers(clp_worker *w) {
@@ -182,7 +183,7 @@ clp_status clp__worker_realloc(clp_worker *w, clp_buffer_set bit, size_t bytes, 
 unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
     unsigned long long total = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
-        total += w->buffer_bytes[i];
+        total += w->aliases & (1ull << i) ? 0 : w->buffer_bytes[i];
     return total;
 }
 
@@ -197,6 +198,25 @@ clp_buffer_set clp_worker_buffers(const clp_worker *w) {
 cl_mem clp_worker_buffer(const clp_worker *w, clp_buffer_set bit) {
     int i = clp__buffer_index(bit);
     return i < 0 ? NULL : w->buffers[i];
+}
+
+clp_status clp__worker_alias(clp_worker *w, clp_buffer_set bit, clp_buffer_set host, size_t bytes,
+                             clp_error *err) {
+    clp_status st = CLP_OK;
+    const int i = clp__buffer_index(bit), h = clp__buffer_index(host);
+    CLP_REQUIRE(i >= 0 && h >= 0 && w->buffers[h] && w->buffer_bytes[h] >= bytes, err, CLP_USAGE,
+                "buffer \"%s\" (%zu bytes) cannot live in buffer \"%s\" (%zu bytes)",
+                i >= 0 ? clp_buffer_traits_of(bit)->name : "(unknown)", bytes,
+                h >= 0 ? clp_buffer_traits_of(host)->name : "(unknown)",
+                h >= 0 ? w->buffer_bytes[h] : 0);
+    CLP_CL_CHECK(clRetainMemObject(w->buffers[h]), err, "buffer \"%s\": clRetainMemObject",
+                 clp_buffer_traits_of(host)->name);
+    release_buffer(w, i);
+    w->buffers[i] = w->buffers[h];
+    w->buffer_bytes[i] = bytes;
+    w->aliases |= bit;
+fail:
+    return st;
 }
 
 size_t clp_worker_buffer_bytes(const clp_worker *w, clp_buffer_set bit) {

@@ -24,10 +24,11 @@ static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t p
 }
 
 /* The buffers the options and the geometry call for: no positions of the last rebuild where
- * the model bounds the moves itself. */
+ * the model bounds the moves itself, no sort scratch or permutation where it lends them. */
 static clp_buffer_set grid_buffers(const clp_grid_geometry *geometry, const clp_options *opts) {
     return clp_buffers_needed(CLP_GRID_BUFFERS, opts) &
-           ~(geometry->moves_bounded ? CLP_BUF_POS_REBUILT : 0);
+           ~(geometry->moves_bounded ? CLP_BUF_POS_REBUILT : 0) &
+           ~(geometry->sort_borrowed ? CLP_BUF_SORT_SCRATCH | CLP_BUF_PERM : 0);
 }
 
 /* The scan's partial sums, 1/256 of its input per level, are left out. */
@@ -395,9 +396,25 @@ fail:
     return st;
 }
 
+clp_status clp_grid_lend_sort(clp_grid *g, clp_buffer_set scratch, clp_buffer_set perm,
+                              clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_REQUIRE(g->geo.sort_borrowed, err, CLP_USAGE,
+                "the grid allocated its own sort buffers: a geometry with sort_borrowed borrows "
+                "them");
+    CLP_TRY(clp__worker_alias(g->worker, CLP_BUF_SORT_SCRATCH, scratch,
+                              g->particles * 4 * sizeof(cl_uint), err));
+    CLP_TRY(clp__worker_alias(g->worker, CLP_BUF_PERM, perm, g->particles * sizeof(cl_uint), err));
+fail:
+    return st;
+}
+
 clp_status clp_grid_update(clp_grid *g, clp_error *err) {
     clp_status st = CLP_OK;
     double start = clp__now();
+    const clp_buffer_set sort = CLP_BUF_SORT_SCRATCH | CLP_BUF_PERM;
+    CLP_REQUIRE((clp_worker_buffers(g->worker) & sort) == sort, err, CLP_USAGE,
+                "the sort's scratch and permutation were not lent (clp_grid_lend_sort)");
     g->timing = (clp_grid_timing){0};
     g->since = 0;
     CLP_TRY(start_status(g, err));

@@ -24,6 +24,7 @@ struct clp_worker {
     bool profiling;
     cl_mem buffers[CLP_BUF_COUNT]; /* by bit index */
     size_t buffer_bytes[CLP_BUF_COUNT];
+    clp_buffer_set aliases; /* buffers that live in another's memory (clp__worker_alias) */
 };
 
 /* Releases every kernel (on a new program, or at destroy). */
@@ -41,7 +42,11 @@ void clp__worker_release(clp_worker *worker, clp_buffer_set set);
  * for it before or not: for a buffer whose size the run decides, as the neighbour list's. */
 clp_status clp__worker_realloc(clp_worker *worker, clp_buffer_set bit, size_t bytes,
                                clp_error *err);
-/* The bytes of every named buffer allocated. */
+/* Makes buffer `bit` the first `bytes` of buffer `host`'s memory (allocated, and at least that
+ * large), in place of its own: for a buffer only used while the host's contents are dead. */
+clp_status clp__worker_alias(clp_worker *worker, clp_buffer_set bit, clp_buffer_set host,
+                             size_t bytes, clp_error *err);
+/* The bytes of every named buffer allocated, aliases left out. */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
 
 #endif

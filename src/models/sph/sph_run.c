@@ -29,6 +29,7 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     CLP_TRY(clp_grid_geometry_make(r->opts, &desc, &r->geo, err));
     r->geo.cell_words = clp__sph_cell_words(&r->c, &r->geo);
     r->geo.moves_bounded = true; /* by the integration's largest move a step (step_end) */
+    r->geo.sort_borrowed = true; /* by the rates, which a step writes before it reads them */
     r->global = r->geo;
     r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
     r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
@@ -405,6 +406,7 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     clp_buffer_counts counts;
     const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
     CLP_TRY(clp_worker_alloc(r->w, buffers, r->opts, &counts, err));
+    CLP_TRY(clp_grid_lend_sort(r->grid, CLP_BUF_ACC, CLP_BUF_DRHO, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
     if (recut) {
