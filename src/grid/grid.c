@@ -23,10 +23,12 @@ static clp_buffer_counts grid_counts(const clp_grid_geometry *geometry, size_t p
     return counts;
 }
 
-/* The buffers the options and the geometry call for: no positions of the last rebuild where
- * the model bounds the moves itself, no sort scratch or permutation where it lends them. */
+/* The buffers the options and the geometry call for, in memory of their own: no positions of
+ * the last rebuild where the model bounds the moves itself, no sort scratch or permutation
+ * where it lends them, and never the cell counts, which live in the cell ends (dead from the
+ * scan of the counts into the starts until the ends are written). */
 static clp_buffer_set grid_buffers(const clp_grid_geometry *geometry, const clp_options *opts) {
-    return clp_buffers_needed(CLP_GRID_BUFFERS, opts) &
+    return clp_buffers_needed(CLP_GRID_BUFFERS, opts) & ~CLP_BUF_CELL_COUNT &
            ~(geometry->moves_bounded ? CLP_BUF_POS_REBUILT : 0) &
            ~(geometry->sort_borrowed ? CLP_BUF_SORT_SCRATCH | CLP_BUF_PERM : 0);
 }
@@ -89,6 +91,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     clp__worker_release(worker, (stale & ~CLP_GRID_BUFFERS) | (CLP_GRID_BUFFERS & ~g->buffers));
     const clp_buffer_counts counts = grid_counts(geometry, particles);
     CLP_TRY(clp_worker_alloc(worker, g->buffers & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
+    if (!g->radix)
+        CLP_TRY(clp__worker_alias(worker, CLP_BUF_CELL_COUNT, CLP_BUF_CELL_END,
+                                  clp_worker_buffer_bytes(worker, CLP_BUF_CELL_END), err));
     if (g->list) /* indices: room for the end markers only until a build has counted */
         CLP_TRY(clp__grid_allocate_list(
             g, geometry->bits ? geometry->cell_words : geometry->max_neighbors, err));
