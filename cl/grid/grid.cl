@@ -67,6 +67,9 @@
 #define CLP_GRID_SIZE ((float4)(CLP_GRID_SIZE_X, CLP_GRID_SIZE_Y, CLP_GRID_SIZE_Z, 1.0f))
 #define CLP_GRID_PERIODIC                                                                         \
     ((int4)(CLP_GRID_PERIODIC_X, CLP_GRID_PERIODIC_Y, CLP_CORE_DIM == 3 && CLP_GRID_PERIODIC_Z, 0))
+/* Where entry k of particle i sits in an interleaved neighbour list: in 64 bits, as a list
+ * may hold more than 2^32 entries (a list of bits of 28 words a particle, above 153M). */
+#define CLP_LIST_SLOT(k, i) ((size_t)(k) * CLP_GRID_PARTICLES + (i))
 
 #if CLP_GRID_KEY == CLP_GRID_KEY_MORTON
 

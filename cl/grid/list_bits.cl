@@ -48,7 +48,7 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
                 word |= (uint)near << (j - from);
                 found += near;
             }
-            neib_list[w * CLP_GRID_PARTICLES + i] = word;
+            neib_list[CLP_LIST_SLOT(w, i)] = word;
             cells |= (uint)(word != 0) << cell;
         }
         cell++;
@@ -112,7 +112,7 @@ uint neib_bits_next(neib_iter *it, __global const uint *cell_start,
         } else {
             it->first += 32;
         }
-        it->bits = neib_list[it->word++ * CLP_GRID_PARTICLES + it->i];
+        it->bits = neib_list[CLP_LIST_SLOT(it->word++, it->i)];
         it->left--;
     }
     const uint lowest = it->bits & (0u - it->bits);

@@ -97,7 +97,7 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
                         barrier(CLK_LOCAL_MEM_FENCE);
                         for (uint k = slot_low[block]; k < slot_high[block]; k++)
                             if (k >= listed && k - listed < found)
-                                neib_list[k * CLP_GRID_PARTICLES + i] =
+                                neib_list[CLP_LIST_SLOT(k, i)] =
                                     hits[(k - listed) * LIST_GROUP + lid];
                         listed += found;
                         const bool again = more != 0;

@@ -10,7 +10,7 @@
 #define LIST_HIT8(k)                                                                               \
     if (hit.s##k) {                                                                                \
         if (found < capacity)                                                                      \
-            neib_list[found * CLP_GRID_PARTICLES + i] = j + k;                                     \
+            neib_list[CLP_LIST_SLOT(found, i)] = j + k;                                            \
         found++;                                                                                   \
     }
 

@@ -172,7 +172,7 @@ bool cell_search_next(cell_search *s, CLP_CELL_PARAMS, float radius2, uint *j, f
 /* Ends particle i's plain list at slot `front`, with an end marker for each lane. */
 void list_end(__global uint *neib_list, uint i, uint front) {
     for (uint lane = 0; lane < CLP_GRID_LIST_LANES; lane++)
-        neib_list[(front + lane) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+        neib_list[CLP_LIST_SLOT(front + lane, i)] = CLP_NEIB_END;
 }
 
 /* Builds the list of `slots` slots per particle with the search radius: stores what fits,
@@ -204,12 +204,12 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
         if (found++ >= capacity)
             continue;
         if (type[j] == 0)
-            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
+            neib_list[CLP_LIST_SLOT(front++, i)] = j;
         else
-            neib_list[(top - back++) * CLP_GRID_PARTICLES + i] = j;
+            neib_list[CLP_LIST_SLOT(top - back++, i)] = j;
     }
-    neib_list[front * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
-    neib_list[(top - back) * CLP_GRID_PARTICLES + i] = CLP_NEIB_END;
+    neib_list[CLP_LIST_SLOT(front, i)] = CLP_NEIB_END;
+    neib_list[CLP_LIST_SLOT(top - back, i)] = CLP_NEIB_END;
 #else
     const uint capacity = slots - CLP_GRID_LIST_LANES;
     uint front = 0;
@@ -217,7 +217,7 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
     while (cell_search_next(&s, pos, key, cell_start, cell_end, CLP_SEARCH_RADIUS2, &j, &r)) {
         found++;
         if (front < capacity)
-            neib_list[front++ * CLP_GRID_PARTICLES + i] = j;
+            neib_list[CLP_LIST_SLOT(front++, i)] = j;
     }
     list_end(neib_list, i, front);
 #endif
@@ -268,7 +268,7 @@ neib_iter *neib_begin_lane(neib_iter *it, uint i, uint lane, CLP_GRID_FN_PARAMS)
 uint neib_list_next(neib_iter *it, __global const uint *neib_list) {
 #if CLP_NEIGHBORS_SPLIT
     while (it->side == 0) {
-        uint j = neib_list[it->k++ * CLP_GRID_PARTICLES + it->i];
+        uint j = neib_list[CLP_LIST_SLOT(it->k++, it->i)];
         if (j != CLP_NEIB_END)
             return j;
         if (it->want_type == 0)
@@ -276,9 +276,9 @@ uint neib_list_next(neib_iter *it, __global const uint *neib_list) {
         it->side = 1;
         it->k = (int)neib_list[it->i];
     }
-    return neib_list[it->k-- * CLP_GRID_PARTICLES + it->i];
+    return neib_list[CLP_LIST_SLOT(it->k--, it->i)];
 #else
-    const uint j = neib_list[it->k * CLP_GRID_PARTICLES + it->i];
+    const uint j = neib_list[CLP_LIST_SLOT(it->k, it->i)];
     it->k += it->stride;
     return j;
 #endif

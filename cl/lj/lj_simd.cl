@@ -53,14 +53,14 @@ __kernel void lj_forces(CLP_GRID_PARAMS, __global float4 *restrict lj_force,
        each pair taken to its nearest image. */
     const float4 size = CLP_GRID_SIZE, inverse = 1.0f / size;
     for (uint k = 0;; k += 8) {
-        const uint8 entry = (uint8)(neib_list[k * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 1) * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 2) * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 3) * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 4) * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 5) * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 6) * CLP_GRID_PARTICLES + i],
-                                    neib_list[(k + 7) * CLP_GRID_PARTICLES + i]);
+        const uint8 entry = (uint8)(neib_list[CLP_LIST_SLOT(k, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 1, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 2, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 3, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 4, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 5, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 6, i)],
+                                    neib_list[CLP_LIST_SLOT(k + 7, i)]);
         const int8 listed = entry != (uint8)(CLP_NEIB_END);
         const uint8 j = select((uint8)(i), entry, listed);
         const float4 p0 = pos[j.s0], p1 = pos[j.s1], p2 = pos[j.s2], p3 = pos[j.s3], p4 = pos[j.s4],
