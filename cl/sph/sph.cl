@@ -9,8 +9,9 @@
  * the density range (type CLP_GRID_EXCLUDED). Layouts: vel[i] float4 (xyz; w a copy of the
  * stored density for the forces, sph_pack), rho[i] float (stored density), acc[i] float4 (m/s^2 in
  * xyz; in w the divergence of position -sum_j V_j x_ij . grad_i W_ij, about the dimension inside
- * the fluid and lower at its free surface), drho[i] float (stored density per second), xsph[i]
- * float4 (m/s, w 0), shift[i] float4 (the concentration gradient sum_j V_j grad_i W_ij, w 0),
+ * the fluid and lower at its free surface), drho[i] float (stored density per second; without
+ * shifting), xsph[i] float4 (m/s, w 0), shift[i] float4 (the concentration gradient
+ * sum_j V_j grad_i W_ij, w the stored density per second),
  * dt_partial[group] float2 (largest |a|, largest |v| of the group's fluid), step[] the step record
  * (SPH_STEP_* below). SI units throughout. */
 
@@ -319,6 +320,15 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
 #else
 #define SPH_SHIFT_PARAM(qualifier)
 #endif
+/* The rate of stored density of particle i: with shifting in the w its sums leave free, so
+ * that it needs no buffer of its own. */
+#if CLP_SPH_SHIFTING
+#define SPH_DRHO_PARAM(qualifier)
+#define SPH_DRHO_OF(i) shift[i].w
+#else
+#define SPH_DRHO_PARAM(qualifier) , __global qualifier float *restrict drho
+#define SPH_DRHO_OF(i) drho[i]
+#endif
 
 /* Writes particle i's rates from the sums a kernel holds in SPH_SUMS_DECLARE's names. A
  * macro: Oclgrind 21.10's uninitialised-value check crashes when the sums go to a function,
@@ -331,10 +341,14 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
 #define SPH_STORE_XSPH(i, fluid_i) (void)blend
 #endif
 #if CLP_SPH_SHIFTING
-#define SPH_STORE_SHIFT(i, fluid_i)                                                                \
-    shift[i] = (fluid_i) ? (float4)(acc4_result(concentration).xyz, 0.0f) : (float4)(0.0f)
+#define SPH_STORE_SHIFT_DRHO(i, fluid_i, dr_i)                                                     \
+    shift[i] = (float4)((fluid_i) ? acc4_result(concentration).xyz : (float3)(0.0f), (dr_i))
 #else
-#define SPH_STORE_SHIFT(i, fluid_i) (void)concentration
+#define SPH_STORE_SHIFT_DRHO(i, fluid_i, dr_i)                                                     \
+    do {                                                                                           \
+        (void)concentration;                                                                       \
+        drho[i] = (dr_i);                                                                          \
+    } while (0)
 #endif
 /* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
    uninitialised-value check from crashing on the kernel) */
@@ -344,9 +358,9 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
         const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);                 \
         acc[i] = stored_fluid ? (float4)(acc4_result(a).xyz + gravity.xyz, acc_result(divergence)) \
                               : (float4)(0.0f);                                                    \
-        drho[i] = (type_i) == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr);                           \
         SPH_STORE_XSPH(i, stored_fluid);                                                           \
-        SPH_STORE_SHIFT(i, stored_fluid);                                                          \
+        SPH_STORE_SHIFT_DRHO(i, stored_fluid,                                                      \
+                             (type_i) == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr));               \
     } while (0)
 
 #if CLP_SPH_STRATEGY == CLP_SPH_STRATEGY_PAR_PART
@@ -372,8 +386,9 @@ __kernel void sph_pack(__global float4 *restrict pos, __global const uint *restr
  * shifting sums, a work-item per particle. Excluded neighbours, which stay in a list until the
  * next rebuild, are skipped. */
 __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
-                         __global const float *restrict rho, __global float4 *restrict acc,
-                         __global float *restrict drho SPH_XSPH_PARAM SPH_SHIFT_PARAM()
+                         __global const float *restrict rho,
+                         __global float4 *restrict acc SPH_DRHO_PARAM() SPH_XSPH_PARAM
+                             SPH_SHIFT_PARAM()
                              CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
@@ -520,7 +535,7 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key, __gl
     __global float4 *restrict pos, __global const uint *restrict key,                              \
         __global uint *restrict type, __global const uint *restrict id,                            \
         __global float4 *restrict vel, __global float *restrict rho,                               \
-        __global const float4 *restrict acc, __global const float *restrict drho,                  \
+        __global const float4 *restrict acc SPH_DRHO_PARAM(const),                                 \
         __global uint *restrict step SPH_XSPH_PARAM
 #define SPH_END_PARAMS SPH_SHIFT_PARAM(const)
 
@@ -561,7 +576,7 @@ __kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM)
     const uint t = type[i];
     const float4 v = vel[i] + dt * acc[i];
     const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
-    advance(pos, vel, rho, i, t, dt, pos[i], vel[i], rho[i], acc[i], drho[i],
+    advance(pos, vel, rho, i, t, dt, pos[i], vel[i], rho[i], acc[i], SPH_DRHO_OF(i),
             move CLP_CONSTANTS_ARG);
     if (t == 0)
         step_end(i, pos, key, type, id, vel, rho, step, move CLP_CONSTANTS_ARG);
@@ -575,7 +590,8 @@ __kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM)
 
 /* Predictor-corrector (Monaghan 1989), first half: keep the state of time n and move half a
  * step with the rates of time n, positions with the velocity of time n. */
-__kernel void sph_predict(SPH_STATE_PARAMS, SPH_OLD_PARAMS CLP_CONSTANTS_PARAM) {
+__kernel void sph_predict(SPH_STATE_PARAMS,
+                          SPH_OLD_PARAMS SPH_SHIFT_PARAM(const) CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
@@ -585,7 +601,7 @@ __kernel void sph_predict(SPH_STATE_PARAMS, SPH_OLD_PARAMS CLP_CONSTANTS_PARAM) 
     pos_old[i] = x0;
     vel_old[i] = v0;
     rho_old[i] = r0;
-    advance(pos, vel, rho, i, type[i], half_dt, x0, v0, r0, acc[i], drho[i],
+    advance(pos, vel, rho, i, type[i], half_dt, x0, v0, r0, acc[i], SPH_DRHO_OF(i),
             half_dt * (v0 + SPH_XSPH_OF(i)) CLP_CONSTANTS_ARG);
 }
 
@@ -600,7 +616,7 @@ __kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS CLP_CO
     const uint t = type[i];
     const float4 v0 = vel_old[i], a = acc[i], v = v0 + 0.5f * dt * a;
     const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
-    advance(pos, vel, rho, i, t, dt, pos_old[i], v0, rho_old[i], a, drho[i],
+    advance(pos, vel, rho, i, t, dt, pos_old[i], v0, rho_old[i], a, SPH_DRHO_OF(i),
             move CLP_CONSTANTS_ARG);
     if (t == 0)
         step_end(i, pos, key, type, id, vel, rho, step, move CLP_CONSTANTS_ARG);

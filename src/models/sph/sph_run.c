@@ -406,7 +406,9 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     clp_buffer_counts counts;
     const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
     CLP_TRY(clp_worker_alloc(r->w, buffers, r->opts, &counts, err));
-    CLP_TRY(clp_grid_lend_sort(r->grid, CLP_BUF_ACC, CLP_BUF_DRHO, err));
+    CLP_TRY(clp_grid_lend_sort(
+        r->grid, CLP_BUF_ACC,
+        clp_worker_buffers(r->w) & CLP_BUF_SHIFT ? CLP_BUF_SHIFT : CLP_BUF_DRHO, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
     if (recut) {

@@ -226,8 +226,8 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
         CLP_TRY(run_particles(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS,
                               &r->timing.integration, err));
     } else {
-        CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS, &r->timing.integration,
-                              err));
+        CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS | CLP_BUF_SHIFT,
+                              &r->timing.integration, err));
         CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
         CLP_TRY(rates(r, err));
         CLP_TRY(run_particles(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS,
