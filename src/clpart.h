@@ -630,6 +630,9 @@ typedef struct clp_grid_geometry {
      * (1 unless the model sets more): a plain list ends in that many end markers, so each
      * reader meets one. */
     uint32_t list_lanes;
+    /* Buffers a list of bits takes (neighbors.pieces; 0 or 1: one), each holding the list of
+     * clp_grid_list_stride() particles, the last the rest. */
+    uint32_t list_pieces;
     /* The model bounds how far particles move between rebuilds itself and rebuilds before the
      * bound passes half the skin (SPH): the grid keeps no positions of the last rebuild to
      * measure the moves, and a rebuild checks none. */
@@ -644,9 +647,13 @@ CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_gri
 /* The most words a cell a list of bits takes (cells of 992 particles): its first word holds
  * the number in 5 bits. */
 enum { CLP_GRID_BITS_MOST_CELL_WORDS = 31 };
+/* The most buffers a neighbour list is split into (neighbors.pieces). */
+enum { CLP_LIST_MOST_PIECES = 64 };
 /* The words of a particle's list of bits: which cells have a neighbour, and cell_words for
  * each of the 3^d cells around it. */
 CLP_API size_t clp_grid_bits_words(const clp_grid_geometry *g);
+/* The particles a piece of the list holds: all of them in one piece. */
+CLP_API size_t clp_grid_list_stride(const clp_grid_geometry *g, size_t particles);
 /* The inlined constants the grid's cl/ files need (CLP_GRID_*), for source assembly, with
  * the particle count. Writes at most `max`; returns how many there are. */
 CLP_API size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,

@@ -54,6 +54,8 @@
 #define CLP_GRID_KEY_COUNT 64  /* keys 0..KEY_COUNT-1 */
 #define CLP_GRID_RADIUS 1.0f   /* influence radius */
 #define CLP_GRID_SEARCH_RADIUS 1.0f /* radius * (1 + skin) */
+#define CLP_GRID_LIST_PIECES 1  /* buffers the neighbour list takes */
+#define CLP_GRID_LIST_STRIDE 64 /* particles a piece of the list holds */
 #endif
 
 /* Derived values. */
@@ -67,9 +69,17 @@
 #define CLP_GRID_SIZE ((float4)(CLP_GRID_SIZE_X, CLP_GRID_SIZE_Y, CLP_GRID_SIZE_Z, 1.0f))
 #define CLP_GRID_PERIODIC                                                                         \
     ((int4)(CLP_GRID_PERIODIC_X, CLP_GRID_PERIODIC_Y, CLP_CORE_DIM == 3 && CLP_GRID_PERIODIC_Z, 0))
-/* Where entry k of particle i sits in an interleaved neighbour list: in 64 bits, as a list
- * may hold more than 2^32 entries (a list of bits of 28 words a particle, above 153M). */
-#define CLP_LIST_SLOT(k, i) ((size_t)(k) * CLP_GRID_PARTICLES + (i))
+/* Where entry k of particle i sits in an interleaved neighbour list: at row i of its piece
+ * (a list too large for one buffer takes several, CLP_GRID_LIST_STRIDE particles each, and a
+ * kernel reads or writes one piece a launch), in 64 bits, as a piece may hold more than 2^32
+ * entries (28 words a particle of more than 153M particles). */
+#if CLP_GRID_LIST_PIECES > 1
+#define CLP_LIST_ROW(i) ((i) % CLP_GRID_LIST_STRIDE)
+#else
+#define CLP_LIST_ROW(i) (i)
+#endif
+#define CLP_LIST_AT(k, row) ((size_t)(k) * CLP_GRID_LIST_STRIDE + (row))
+#define CLP_LIST_SLOT(k, i) CLP_LIST_AT(k, CLP_LIST_ROW(i))
 
 #if CLP_GRID_KEY == CLP_GRID_KEY_MORTON
 

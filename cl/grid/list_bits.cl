@@ -4,9 +4,9 @@
  * `cell_words` words for each of those cells: bit b of a cell's words says whether its
  * particle b lay within the search radius at the build. The first word has a bit for each
  * cell with a bit set, from its lowest up, and cell_words above bit 26. Word w of particle
- * i is at neib_list[w*N + i], N = CLP_GRID_PARTICLES. Cell ranges change only at a rebuild,
- * so the bits keep their meaning until the next one. The host sizes cell_words for the
- * fullest cell it expects, and grows it when a build meets a fuller one. In a 3D SPH case
+ * i is at neib_list[CLP_LIST_SLOT(w, i)] (cl/grid/grid.cl). Cell ranges change only at a
+ * rebuild, so the bits keep their meaning until the next one. The host sizes cell_words for
+ * the fullest cell it expects, and grows it when a build meets a fuller one. In a 3D SPH case
  * (cells of 2.2h, h = 1.3 dp) a cell holds some 23 particles and one word each does: 28
  * words take 112 bytes a particle where its 100 neighbours as indices take 400.
  * The iteration reads the first word, then for each cell it names that cell's words and its
@@ -53,7 +53,7 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
         }
         cell++;
     }
-    neib_list[i] = cells | cell_words << 27;
+    neib_list[CLP_LIST_SLOT(0, i)] = cells | cell_words << 27;
     atomic_max(&status[2], found);
     atomic_max(&status[5], fullest);
     if (fullest > 32 * cell_words)
@@ -64,7 +64,7 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
  * first. want_type -1 means every neighbour. */
 
 typedef struct {
-    uint i;
+    uint row; /* the particle's, in its piece of the list */
     float4 pos_i;
     int4 cell_i;
     int4 step;  /* to the cell of the current word */
@@ -79,12 +79,12 @@ typedef struct {
 
 neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
     (void)type, (void)cell_start, (void)cell_end;
-    it->i = i;
+    it->row = CLP_LIST_ROW(i);
     it->pos_i = pos[i];
     it->cell_i = key_cell(key[i]);
     it->step = (int4)(0);
     /* an outside particle has no list */
-    const uint head = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[i];
+    const uint head = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[CLP_LIST_AT(0, it->row)];
     it->cells = head & CLP_BITS_CELLS_MASK;
     it->cell_words = head >> 27;
     it->word = it->left = it->bits = it->first = 0;
@@ -112,7 +112,7 @@ uint neib_bits_next(neib_iter *it, __global const uint *cell_start,
         } else {
             it->first += 32;
         }
-        it->bits = neib_list[CLP_LIST_SLOT(it->word++, it->i)];
+        it->bits = neib_list[CLP_LIST_AT(it->word++, it->row)];
         it->left--;
     }
     const uint lowest = it->bits & (0u - it->bits);

@@ -342,7 +342,10 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
 #endif
 #if CLP_SPH_SHIFTING
 #define SPH_STORE_SHIFT_DRHO(i, fluid_i, dr_i)                                                     \
-    shift[i] = (float4)((fluid_i) ? acc4_result(concentration).xyz : (float3)(0.0f), (dr_i))
+    do {                                                                                           \
+        shift[i] = (fluid_i) ? (float4)(acc4_result(concentration).xyz, 0.0f) : (float4)(0.0f);   \
+        shift[i].w = (dr_i);                                                                       \
+    } while (0)
 #else
 #define SPH_STORE_SHIFT_DRHO(i, fluid_i, dr_i)                                                     \
     do {                                                                                           \

@@ -52,7 +52,17 @@ static size_t element_count(const clp_buffer_traits *t, int index,
     return 0;
 }
 
+static void release_list_pieces(clp_worker *w) {
+    for (size_t p = 1; p < w->n_list_pieces; p++) {
+        clp__buffer_release(w->list_pieces[p - 1]);
+        w->list_pieces[p - 1] = NULL;
+    }
+    w->n_list_pieces = 0;
+}
+
 static void release_buffer(clp_worker *w, int i) {
+    if (1ull << i == CLP_BUF_NEIB_LIST)
+        release_list_pieces(w);
     clp__buffer_release(w->buffers[i]);
     w->buffers[i] = NULL;
     w->buffer_bytes[i] = 0;
@@ -184,6 +194,8 @@ unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
     unsigned long long total = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         total += w->aliases & (1ull << i) ? 0 : w->buffer_bytes[i];
+    for (size_t p = 1; p < w->n_list_pieces; p++)
+        total += w->buffer_bytes[clp__buffer_index(CLP_BUF_NEIB_LIST)];
     return total;
 }
 
@@ -215,6 +227,23 @@ clp_status clp__worker_alias(clp_worker *w, clp_buffer_set bit, clp_buffer_set h
     w->buffers[i] = w->buffers[h];
     w->buffer_bytes[i] = bytes;
     w->aliases |= bit;
+fail:
+    return st;
+}
+
+clp_status clp__worker_list_pieces(clp_worker *w, size_t pieces, size_t stride, size_t particles,
+                                   size_t piece_bytes, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_REQUIRE(pieces >= 1 && pieces <= CLP_LIST_MOST_PIECES, err, CLP_USAGE,
+                "a neighbour list in %zu pieces: it takes 1 to %d", pieces, CLP_LIST_MOST_PIECES);
+    CLP_TRY(clp__worker_realloc(w, CLP_BUF_NEIB_LIST, piece_bytes, err)); /* the extras too */
+    for (size_t p = 1; p < pieces; p++) {
+        CLP_TRY(clp__buffer_create(w, "neib_list", piece_bytes, &w->list_pieces[p - 1], err));
+        w->n_list_pieces = p + 1;
+    }
+    w->n_list_pieces = pieces;
+    w->list_stride = stride;
+    w->list_particles = particles;
 fail:
     return st;
 }

@@ -177,12 +177,23 @@ fail:
     return st;
 }
 
+/* A step's kernel with its arguments set, and which of them is the neighbour list (NO_LIST:
+ * none). */
+enum { NO_LIST = UINT32_MAX };
+typedef struct bound_step {
+    cl_kernel kernel;
+    cl_uint list_arg;
+} bound_step;
+
 /* Passes buffer `i` as the next argument when the step takes it and it is allocated. */
-static clp_status set_buffer_arg(clp_worker *w, const clp_step *step, cl_kernel kernel, int i,
+static clp_status set_buffer_arg(clp_worker *w, const clp_step *step, bound_step *b, int i,
                                  cl_uint *arg, clp_error *err) {
     clp_status st = CLP_OK;
+    cl_kernel kernel = b->kernel;
     if (!(step->buffers & (1ull << i)) || !w->buffers[i])
         return CLP_OK;
+    if (1ull << i == CLP_BUF_NEIB_LIST)
+        b->list_arg = *arg;
     CLP_CL_CHECK(clSetKernelArg(kernel, *arg, sizeof(cl_mem), &w->buffers[i]), err,
                  "kernel '%s' argument %u (buffer \"%s\"): clSetKernelArg", step->kernel, *arg,
                  clp_buffer_traits_of(1ull << i)->name);
@@ -193,26 +204,64 @@ fail:
 
 /* Sets the step's buffers as its kernel's arguments: in bit order, the constants last, where
  * CLP_CONSTANTS_PARAM puts them. */
-static clp_status bind_step(clp_worker *w, const clp_step *step, cl_kernel *kernel,
-                            clp_error *err) {
+static clp_status bind_step(clp_worker *w, const clp_step *step, bound_step *b, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(clp_worker_kernel(w, step->kernel, kernel, err));
+    *b = (bound_step){NULL, NO_LIST};
+    CLP_TRY(clp_worker_kernel(w, step->kernel, &b->kernel, err));
     const int constants = clp__buffer_index(CLP_BUF_CONSTANTS);
     cl_uint arg = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (i != constants)
-            CLP_TRY(set_buffer_arg(w, step, *kernel, i, &arg, err));
-    CLP_TRY(set_buffer_arg(w, step, *kernel, constants, &arg, err));
+            CLP_TRY(set_buffer_arg(w, step, b, i, &arg, err));
+    CLP_TRY(set_buffer_arg(w, step, b, constants, &arg, err));
 fail:
     return st;
+}
+
+clp_status clp__launch_list_pieces(clp_worker *w, const char *name, cl_kernel kernel,
+                                   cl_uint list_arg, size_t first, size_t count, size_t local,
+                                   double *seconds, clp_error *err) {
+    clp_status st = CLP_OK;
+    double total = 0, each = 0;
+    for (size_t p = 0; p < w->n_list_pieces; p++) {
+        const size_t lo = p * w->list_stride, hi = lo + w->list_stride;
+        const size_t from = first > lo ? first : lo;
+        const size_t to = first + count < hi ? first + count : hi;
+        if (from >= to)
+            continue;
+        const cl_mem piece =
+            p ? w->list_pieces[p - 1] : w->buffers[clp__buffer_index(CLP_BUF_NEIB_LIST)];
+        CLP_CL_CHECK(clSetKernelArg(kernel, list_arg, sizeof piece, &piece), err,
+                     "kernel '%s' argument %u (piece %zu of buffer \"neib_list\"): clSetKernelArg",
+                     name, list_arg, p);
+        CLP_TRY(
+            enqueue(w, name, kernel, true, from, to - from, local, seconds ? &each : NULL, err));
+        total += each;
+    }
+    if (seconds)
+        *seconds = total;
+fail:
+    return st;
+}
+
+/* A step over first .. first + count - 1 (`ranged`), or over its global size; with a list in
+ * pieces, a launch a piece over the particles the piece holds. */
+static clp_status run_bound(clp_worker *w, const clp_step *step, const bound_step *b, bool ranged,
+                            size_t first, size_t count, double *seconds, clp_error *err) {
+    if (b->list_arg == NO_LIST || w->n_list_pieces <= 1)
+        return enqueue(w, step->kernel, b->kernel, ranged, first, count, step->local, seconds, err);
+    if (!ranged) /* the kernels that take a list are a work-item a particle */
+        count = count < w->list_particles ? count : w->list_particles;
+    return clp__launch_list_pieces(w, step->kernel, b->kernel, b->list_arg, first, count,
+                                   step->local, seconds, err);
 }
 
 clp_status clp_worker_run_step(clp_worker *w, const clp_step *step, double *seconds,
                                clp_error *err) {
     clp_status st = CLP_OK;
-    cl_kernel kernel;
-    CLP_TRY(bind_step(w, step, &kernel, err));
-    CLP_TRY(enqueue(w, step->kernel, kernel, false, 0, step->global, step->local, seconds, err));
+    bound_step b;
+    CLP_TRY(bind_step(w, step, &b, err));
+    CLP_TRY(run_bound(w, step, &b, false, 0, step->global, seconds, err));
 fail:
     return st;
 }
@@ -220,9 +269,9 @@ fail:
 clp_status clp_worker_run_step_range(clp_worker *w, const clp_step *step, size_t first,
                                      size_t count, double *seconds, clp_error *err) {
     clp_status st = CLP_OK;
-    cl_kernel kernel;
-    CLP_TRY(bind_step(w, step, &kernel, err));
-    CLP_TRY(enqueue(w, step->kernel, kernel, true, first, count, step->local, seconds, err));
+    bound_step b;
+    CLP_TRY(bind_step(w, step, &b, err));
+    CLP_TRY(run_bound(w, step, &b, true, first, count, seconds, err));
 fail:
     return st;
 }

@@ -119,6 +119,7 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
                           : 0;
     g.list_lanes = 1;
     g.cell_words = 1;
+    g.list_pieces = (uint32_t)clp_options_int(opts, "neighbors.pieces");
     *out = g;
     return CLP_OK;
 }
@@ -129,6 +130,11 @@ size_t clp__grid_bits_words(int dim, uint32_t cell_words) {
 
 size_t clp_grid_bits_words(const clp_grid_geometry *g) {
     return clp__grid_bits_words(g->dim, g->cell_words);
+}
+
+size_t clp_grid_list_stride(const clp_grid_geometry *g, size_t particles) {
+    const size_t pieces = g->list_pieces > 1 ? g->list_pieces : 1;
+    return (particles + pieces - 1) / pieces;
 }
 
 size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
@@ -156,6 +162,10 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
     all[n++] = (clp_constant){"CLP_GRID_LIST_GROUP", CLP_CONST_INT, 0, CLP_GRID_LIST_GROUP, false};
     all[n++] = (clp_constant){"CLP_GRID_LIST_LANES", CLP_CONST_INT, 0,
                               g->list_lanes > 1 ? g->list_lanes : 1, false};
+    all[n++] = (clp_constant){"CLP_GRID_LIST_PIECES", CLP_CONST_INT, 0,
+                              g->list_pieces > 1 ? g->list_pieces : 1, false};
+    all[n++] = (clp_constant){"CLP_GRID_LIST_STRIDE", CLP_CONST_INT, 0,
+                              (long long)clp_grid_list_stride(g, particles), false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

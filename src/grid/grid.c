@@ -37,7 +37,18 @@ static clp_buffer_set grid_buffers(const clp_grid_geometry *geometry, const clp_
 clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry, const clp_options *opts,
                                      size_t particles) {
     const clp_buffer_counts counts = grid_counts(geometry, particles);
-    clp_memory_need need = clp_buffers_need(grid_buffers(geometry, opts), opts, &counts);
+    const clp_buffer_set buffers = grid_buffers(geometry, opts);
+    clp_memory_need need = clp_buffers_need(buffers & ~CLP_BUF_NEIB_LIST, opts, &counts);
+    const clp_memory_need list = clp_buffers_need(buffers & CLP_BUF_NEIB_LIST, opts, &counts);
+    if (list.total) { /* in pieces, the largest is one of them */
+        const unsigned long long piece =
+            list.total / particles * clp_grid_list_stride(geometry, particles);
+        need.total += list.total;
+        if (piece > need.largest) {
+            need.largest = piece;
+            need.largest_name = list.largest_name;
+        }
+    }
     if (is(opts, "grid.sort", "radix")) /* its flags, keys and values scratch */
         need.total += 3ull * particles * sizeof(cl_uint);
     return need;
@@ -59,6 +70,8 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->split = clp_options_bool(opts, "neighbors.split");
     CLP_REQUIRE(!g->split || !geometry->bits, err, CLP_USAGE,
                 "neighbors.split splits a list of indices: set neighbors.format=index");
+    CLP_REQUIRE(geometry->list_pieces <= 1 || geometry->bits, err, CLP_USAGE,
+                "neighbors.pieces splits a list of bits: set neighbors.format=bits");
     CLP_REQUIRE((!g->split && !geometry->bits) || geometry->list_lanes <= 1, err, CLP_USAGE,
                 "split neighbour lists and lists of bits are read by one work-item each, not %u",
                 geometry->list_lanes);

@@ -38,3 +38,15 @@ clp_status clp__grid_launch_range(clp_worker *w, const char *name, const cl_mem 
 fail:
     return st;
 }
+
+clp_status clp__grid_launch_pieces(clp_worker *w, const char *name, const cl_mem *buffers,
+                                   size_t n_buffers, const cl_uint *uints, size_t n_uints,
+                                   cl_uint list_arg, size_t first, size_t count, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel kernel;
+    CLP_TRY(set_args(w, name, buffers, n_buffers, uints, n_uints, err));
+    CLP_TRY(clp_worker_kernel(w, name, &kernel, err));
+    CLP_TRY(clp__launch_list_pieces(w, name, kernel, list_arg, first, count, 0, NULL, err));
+fail:
+    return st;
+}

@@ -49,6 +49,10 @@ clp_status clp__grid_launch(clp_worker *w, const char *name, const cl_mem *buffe
 clp_status clp__grid_launch_range(clp_worker *w, const char *name, const cl_mem *buffers,
                                   size_t n_buffers, const cl_uint *uints, size_t n_uints,
                                   size_t first, size_t count, clp_error *err);
+/* The same over a list in pieces: a launch a piece, buffer `list_arg` the piece. */
+clp_status clp__grid_launch_pieces(clp_worker *w, const char *name, const cl_mem *buffers,
+                                   size_t n_buffers, const cl_uint *uints, size_t n_uints,
+                                   cl_uint list_arg, size_t first, size_t count, clp_error *err);
 
 /* The grid handle (grid.c); sort.c and neighbors.c do its update's phases. */
 /* How a list is built (neighbors.build, cl/grid): a work-item per particle, by pencils

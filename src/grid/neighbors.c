@@ -83,6 +83,9 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
                                 pencils * CLP_GRID_LIST_GROUP, CLP_GRID_LIST_GROUP, err);
     }
     const char *kernel = g->build == CLP__BUILD_SIMD ? "grid_build_list_simd" : "grid_build_list";
+    if (g->geo.list_pieces > 1) /* bits, on one device: every particle */
+        return clp__grid_launch_pieces(g->worker, kernel, buffers, N_BITS, &slots, 1, 5, 0,
+                                       g->particles, err);
     if (g->list_count)
         return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, 1, g->list_first,
                                       g->list_count, err);
@@ -104,18 +107,24 @@ clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *er
                 32 * capacity, 32 * CLP_GRID_BITS_MOST_CELL_WORDS);
     const clp_device_info *d = clp_worker_device(g->worker);
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    const unsigned long long bytes = slots_for(g, capacity) * g->particles * sizeof(cl_uint);
-    const unsigned long long others = clp__worker_allocated_bytes(g->worker) -
-                                      clp_worker_buffer_bytes(g->worker, CLP_BUF_NEIB_LIST);
-    CLP_REQUIRE(bytes <= d->max_mem_alloc_size && others + bytes <= d->global_mem_size, err,
+    const size_t pieces = g->geo.list_pieces > 1 ? g->geo.list_pieces : 1;
+    const size_t stride = clp_grid_list_stride(&g->geo, g->particles);
+    const unsigned long long piece = slots_for(g, capacity) * stride * sizeof(cl_uint),
+                             bytes = piece * pieces;
+    clp_worker *w = g->worker;
+    const unsigned long long others =
+        clp__worker_allocated_bytes(w) - clp_worker_buffer_bytes(w, CLP_BUF_NEIB_LIST) *
+                                             (w->n_list_pieces > 1 ? w->n_list_pieces : 1);
+    CLP_REQUIRE(piece <= d->max_mem_alloc_size && others + bytes <= d->global_mem_size, err,
                 CLP_DEVICE_MEMORY,
                 "the neighbour list of %zu particles with room for %u %s each needs "
-                "%.2f GiB; device '%s' allows %.2f GiB in one allocation and has %.2f GiB left "
+                "%.2f GiB%s; device '%s' allows %.2f GiB in one allocation and has %.2f GiB left "
                 "beside the other buffers",
                 g->particles, g->geo.bits ? 32 * capacity : capacity,
-                g->geo.bits ? "particles a cell" : "neighbours", bytes / gib, d->name,
-                d->max_mem_alloc_size / gib, (d->global_mem_size - (double)others) / gib);
-    CLP_TRY(clp__worker_realloc(g->worker, CLP_BUF_NEIB_LIST, bytes, err));
+                g->geo.bits ? "particles a cell" : "neighbours", bytes / gib,
+                pieces > 1 ? " in its pieces" : "", d->name, d->max_mem_alloc_size / gib,
+                (d->global_mem_size - (double)others) / gib);
+    CLP_TRY(clp__worker_list_pieces(w, pieces, stride, g->particles, piece, err));
     g->capacity = capacity;
 fail:
     return st;

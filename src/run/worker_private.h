@@ -25,6 +25,10 @@ struct clp_worker {
     cl_mem buffers[CLP_BUF_COUNT]; /* by bit index */
     size_t buffer_bytes[CLP_BUF_COUNT];
     clp_buffer_set aliases; /* buffers that live in another's memory (clp__worker_alias) */
+    /* A neighbour list in pieces (clp__worker_list_pieces): the pieces after the first, which
+     * is buffers[] of CLP_BUF_NEIB_LIST, and the particles each holds. */
+    cl_mem list_pieces[CLP_LIST_MOST_PIECES - 1];
+    size_t n_list_pieces, list_stride, list_particles;
 };
 
 /* Releases every kernel (on a new program, or at destroy). */
@@ -46,6 +50,18 @@ clp_status clp__worker_realloc(clp_worker *worker, clp_buffer_set bit, size_t by
  * large), in place of its own: for a buffer only used while the host's contents are dead. */
 clp_status clp__worker_alias(clp_worker *worker, clp_buffer_set bit, clp_buffer_set host,
                              size_t bytes, clp_error *err);
+/* Makes the neighbour list `pieces` buffers of `piece_bytes`, each the list of `stride`
+ * particles of `particles` (the last the rest), in place of the one it was: every step that
+ * takes the list then runs once a piece, the piece its list argument, over the piece's
+ * particles. One piece is a list like any buffer. */
+clp_status clp__worker_list_pieces(clp_worker *worker, size_t pieces, size_t stride,
+                                   size_t particles, size_t piece_bytes, clp_error *err);
+/* Launches `kernel` (its arguments set but its list, argument `list_arg`) once a piece of
+ * the worker's list, over the particles of first .. first + count - 1 the piece holds;
+ * `seconds` (when profiling) gets their device time together. */
+clp_status clp__launch_list_pieces(clp_worker *worker, const char *name, cl_kernel kernel,
+                                   cl_uint list_arg, size_t first, size_t count, size_t local,
+                                   double *seconds, clp_error *err);
 /* The bytes of every named buffer allocated, aliases left out. */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
 

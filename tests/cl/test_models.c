@@ -88,7 +88,8 @@ static void check_fit_device(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     const clp_model *m;
     CLP_ASSERT_OK(clp_model_find("sph", &m, &err), &err);
-    char path[1024], *with_room = NULL, *cramped = NULL, *tighter = NULL, *refused = NULL;
+    char path[1024], *with_room = NULL, *cramped = NULL, *tighter = NULL, *full = NULL,
+                     *refused = NULL;
     snprintf(path, sizeof path, "%s/%s", clp_data_dir(), cases[0].case_file);
     clp_options *opts = test_options(t, NULL);
     CLP_ASSERT_OK(clp_options_apply_case(opts, path, NULL, 0, &err), &err);
@@ -98,29 +99,37 @@ static void check_fit_device(test_env *t) {
     CLP_ASSERT(count != NULL);
     const size_t n = strtoull(count + strlen("#define CLP_GRID_PARTICLES "), NULL, 10);
     /* 64 bytes a particle: four float4 arrays, or 10 words of bits (the case is 2D: a first
-       word and a word a cell), not a list of 15 indices and its end; 32 bytes: not the bits
-       either */
-    clp_device_info small = *t->device, smaller = *t->device;
+       word and a word a cell), not a list of 15 indices and its end; 32 bytes: the bits in
+       pieces; and in 130 bytes a particle in all, no list at all */
+    clp_device_info small = *t->device, smaller = *t->device, filled = *t->device;
     small.max_mem_alloc_size = 64 * n;
-    smaller.max_mem_alloc_size = 32 * n;
+    smaller.max_mem_alloc_size = filled.max_mem_alloc_size = 32 * n;
+    filled.global_mem_size = 130 * n;
     CLP_ASSERT_OK(clp_options_apply_assignment(opts, "neighbors.format=index", &err), &err);
     CLP_ASSERT_OK(m->source(opts, &small, path, &cramped, &err), &err);
     CLP_ASSERT_OK(m->source(opts, &smaller, path, &tighter, &err), &err);
+    CLP_ASSERT_OK(m->source(opts, &filled, path, &full, &err), &err);
     CLP_ASSERT_OK(clp_options_apply_assignment(opts, "sph.fit_device=false", &err), &err);
     CLP_ASSERT_OK(m->source(opts, &small, path, &refused, &err), &err);
     CLP_ASSERT(strstr(with_room, "#define CLP_NEIGHBORS_MODE 0") != NULL);
     CLP_ASSERT(strstr(with_room, "#define CLP_NEIGHBORS_FORMAT 2") != NULL);
     CLP_ASSERT(strstr(cramped, "#define CLP_NEIGHBORS_MODE 0") != NULL);
     CLP_ASSERT(strstr(cramped, "#define CLP_NEIGHBORS_FORMAT 2") != NULL);
-    CLP_ASSERT(strstr(tighter, "#define CLP_NEIGHBORS_MODE 1") != NULL);
-    CLP_ASSERT(strstr(tighter, "#define CLP_SPH_STRATEGY 1") != NULL);
+    CLP_ASSERT(strstr(tighter, "#define CLP_NEIGHBORS_FORMAT 2") != NULL);
+    /* 40 bytes a particle with a quarter more room, in pieces of at most 32 */
+    CLP_ASSERT(strstr(tighter, "#define CLP_GRID_LIST_PIECES 2") != NULL);
+    CLP_ASSERT(strstr(full, "#define CLP_NEIGHBORS_MODE 1") != NULL);
+    CLP_ASSERT(strstr(full, "#define CLP_SPH_STRATEGY 1") != NULL);
     CLP_ASSERT(strstr(refused, "#define CLP_NEIGHBORS_MODE 0") != NULL);
     CLP_ASSERT(strstr(refused, "#define CLP_NEIGHBORS_FORMAT 1") != NULL);
     printf("ok sph.fit_device: %zu particles in buffers of at most %llu bytes take a list of "
-           "bits for indices, in buffers of %llu bytes the list-free program\n",
+           "bits for indices, in buffers of %llu bytes bits in 2 pieces, in %llu bytes in all "
+           "the list-free program\n",
            n, (unsigned long long)small.max_mem_alloc_size,
-           (unsigned long long)smaller.max_mem_alloc_size);
+           (unsigned long long)smaller.max_mem_alloc_size,
+           (unsigned long long)filled.global_mem_size);
     free(tighter);
+    free(full);
     free(with_room);
     free(cramped);
     free(refused);

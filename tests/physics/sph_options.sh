@@ -139,7 +139,8 @@ for variant in "${pencil_variants[@]}"; do
 done
 # Lists of bits against lists of indices, which hold the same neighbours in the same order:
 # the same run to the bit, with global positions, and with local ones across a periodic axis
-# with mDBC, XSPH and the density by summation.
+# with mDBC, XSPH and the density by summation, there with the list of bits in 3 buffers
+# (every kernel that reads it, the gauges' too, launched once a piece).
 bits_local="-s grid.positions=local -s grid.periodic_x=true -s sph.boundary=mdbc -s sph.xsph=true"
 bits_variants=("" "$bits_local -s sph.density=summation")
 for variant in "${bits_variants[@]}"; do
@@ -147,7 +148,7 @@ for variant in "${bits_variants[@]}"; do
     "$clpart" run "$case_file" --out "$work/index" --device cpu -s neighbors.format=index \
         $variant >/dev/null 2>&1 </dev/null &&
         "$clpart" run "$case_file" --out "$work/bits" --device cpu -s neighbors.format=bits \
-            $variant >/dev/null 2>&1 </dev/null &&
+            $variant ${variant:+-s neighbors.pieces=3} >/dev/null 2>&1 </dev/null &&
         compare "$work/index" "$work/bits" "bits against indices ${variant:-(defaults)}" 0 ||
         { echo "FAIL: neighbors.format=bits ${variant}"; failures=$((failures + 1)); }
 done
@@ -167,6 +168,13 @@ if command -v oclgrind >/dev/null; then
         echo "FAIL: oclgrind reported:"; head -c 20000 "$work/oclgrind.log"; exit 1
     fi
     compare "$work/pocl" "$work/oclgrind" "PoCL and Oclgrind" || failures=$((failures + 1))
+    # the list of bits in pieces under Oclgrind, against one buffer on PoCL
+    oclgrind --data-races --uninitialized --log "$work/pieces.log" \
+        "$clpart" run "$case_file" --out "$work/pieces" --no-cache -s neighbors.pieces=4 \
+        >/dev/null 2>&1 </dev/null && [ ! -s "$work/pieces.log" ] ||
+        { echo "FAIL: the Oclgrind run, a list in pieces"; head -c 20000 "$work/pieces.log"; exit 1; }
+    compare "$work/pocl" "$work/pieces" "Oclgrind with a list in 4 pieces and PoCL in one" ||
+        failures=$((failures + 1))
     # against_pocl NAME LABEL OPTION...: a run under Oclgrind with no message logged, ending
     # where the same run on PoCL ends.
     against_pocl() {

@@ -218,28 +218,52 @@ static bool fits(const memory_use *m, const clp_device_info *d) {
 }
 
 /* The modes sph.fit_device falls back to from a list of indices, in order: a list of bits, a
- * quarter of its size and faster in the 3D dam break on an H200, then no list at all, at half
- * the rate (docs/benchmarks/sph.md). */
-typedef enum fallback { FALLBACK_BITS, FALLBACK_NO_LIST, FALLBACKS } fallback;
+ * quarter of its size and faster in the 3D dam break on an H200; on one device, a list of
+ * bits in as many buffers as the device's largest allocation calls for; then no list at all,
+ * at half the rate (docs/benchmarks/sph.md). */
+typedef enum fallback { FALLBACK_BITS, FALLBACK_PIECES, FALLBACK_NO_LIST, FALLBACKS } fallback;
 
-/* Sets `opts` to a fallback's mode: without a list, x-pencils on one device and a work-item
- * per particle split (x-pencils run on one device only). */
-static clp_status fall_back(clp_options *opts, fallback f, bool split, clp_error *err) {
-    if (f == FALLBACK_BITS)
-        return clp_options_apply_assignment(opts, "neighbors.format=bits", err);
-    clp_status st = clp_options_apply_assignment(opts, "neighbors.mode=jit", err);
-    return st == CLP_OK && !split ? clp_options_apply_assignment(opts, "sph.strategy=x_pencil", err)
-                                  : st;
+/* Sets `opts` to a fallback's mode, a list in `pieces` buffers: without a list, x-pencils on
+ * one device and a work-item per particle split (x-pencils run on one device only). */
+static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool split,
+                            clp_error *err) {
+    clp_status st = CLP_OK;
+    if (f != FALLBACK_NO_LIST) {
+        char assignment[48];
+        snprintf(assignment, sizeof assignment, "neighbors.pieces=%u", pieces);
+        CLP_TRY(clp_options_apply_assignment(opts, "neighbors.format=bits", err));
+        return clp_options_apply_assignment(opts, assignment, err);
+    }
+    CLP_TRY(clp_options_apply_assignment(opts, "neighbors.mode=jit", err));
+    if (!split)
+        CLP_TRY(clp_options_apply_assignment(opts, "sph.strategy=x_pencil", err));
+fail:
+    return st;
 }
 
 /* r in a fallback's mode, its options in `opts`. */
-static sph_run with_fallback(const sph_run *r, clp_options *opts, fallback f) {
+static sph_run with_fallback(const sph_run *r, clp_options *opts, fallback f, unsigned pieces) {
     sph_run fitted = *r;
     fitted.opts = opts;
-    fitted.geo.bits = f == FALLBACK_BITS;
+    fitted.geo.bits = f != FALLBACK_NO_LIST;
+    fitted.geo.list_pieces = f == FALLBACK_NO_LIST ? 0 : pieces;
     fitted.pencils = f == FALLBACK_NO_LIST && !r->comm;
     fitted.geo.max_neighbors = 0;
     return fitted;
+}
+
+/* The buffers a list of bits of r's case takes on `dev`, with a quarter more room for cells
+ * that fill up as the run goes: 1 where it fits one. */
+static unsigned pieces_for(const sph_run *r, const clp_device_info *dev) {
+    sph_run bits = *r;
+    bits.geo.bits = true;
+    bits.geo.list_pieces = 1;
+    bits.geo.max_neighbors = 0;
+    const memory_use m = memory_of(&bits);
+    const double need = 1.25 * list_bytes(&m, r->n) / (double)dev->max_mem_alloc_size;
+    return need <= 1.0                    ? 1
+           : need >= CLP_LIST_MOST_PIECES ? CLP_LIST_MOST_PIECES
+                                          : (unsigned)ceil(need);
 }
 
 /* sph.fit_device: where the stored list of indices would not fit the device and a list of
@@ -261,18 +285,26 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
     if (!refused)
         return CLP_OK;
     const bool split = r->comm != NULL;
-    static const char *const modes[FALLBACKS] = {"with a list of bits (neighbors.format=bits)",
-                                                 "without one (neighbors.mode=jit%s)"};
-    static const char *const rates[FALLBACKS] = {"the same", "half"};
-    /* a list of indices of a fixed size (neighbors.max) is the user's: no bits for it */
+    static const char *const modes[FALLBACKS] = {
+        "with a list of bits (neighbors.format=bits)",
+        "with a list of bits in %u buffers (neighbors.format=bits, neighbors.pieces=%u)",
+        "without one (neighbors.mode=jit%s)"};
+    static const char *const rates[FALLBACKS] = {"about the same", "about the same",
+                                                 "about half the"};
+    /* a list of indices of a fixed size (neighbors.max) is the user's: no bits for it, nor a
+       number of pieces asked for */
     const bool indices_asked = r->geo.max_neighbors > 0;
-    for (fallback f = r->geo.bits || indices_asked ? FALLBACK_NO_LIST : FALLBACK_BITS;
-         f < FALLBACKS; f++) {
+    const bool pieces_asked = r->geo.list_pieces > 0;
+    const unsigned pieces = pieces_for(r, dev);
+    fallback f = indices_asked ? FALLBACK_NO_LIST : !r->geo.bits ? FALLBACK_BITS : FALLBACK_PIECES;
+    for (; f < FALLBACKS; f++) {
+        if (f == FALLBACK_PIECES && (split || pieces_asked || pieces <= 1))
+            continue;
         clp_options_destroy(fitted);
         fitted = NULL;
         CLP_TRY(clp_options_dup(r->opts, &fitted, err));
-        CLP_TRY(fall_back(fitted, f, split, err));
-        const sph_run candidate = with_fallback(r, fitted, f);
+        CLP_TRY(fall_back(fitted, f, f == FALLBACK_PIECES ? pieces : 0, split, err));
+        const sph_run candidate = with_fallback(r, fitted, f, f == FALLBACK_PIECES ? pieces : 0);
         const memory_use need = memory_of(&candidate);
         double refused_too = !fits(&need, dev);
         if (r->comm)
@@ -282,28 +314,34 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
         const double gib = 1024.0 * 1024.0 * 1024.0;
         char rank[32], mode[96];
         clp__comm_rank_label(r->comm, rank, sizeof rank);
-        snprintf(mode, sizeof mode, modes[f], split ? " on every rank" : ", sph.strategy=x_pencil");
+        if (f == FALLBACK_PIECES)
+            snprintf(mode, sizeof mode, modes[f], pieces, pieces);
+        else
+            snprintf(mode, sizeof mode, modes[f],
+                     split ? " on every rank" : ", sph.strategy=x_pencil");
         if (!fits(&with_list, dev))
             CLP_WARN(CLP_LOG_BUFFER,
                      "%s%zu particles with a stored neighbour list would take %.2f GiB (the "
                      "list %.2f GiB in one buffer) where device '%s' has %.2f GiB and allows "
-                     "%.2f GiB in one buffer: running %s in %.2f GiB, at about %s the "
+                     "%.2f GiB in one buffer: running %s in %.2f GiB, at %s "
                      "rate; -s sph.fit_device=false refuses the case instead",
                      rank, r->n, (with_list.grid.total + with_list.model.total) / gib,
                      list_bytes(&with_list, r->n) / gib, dev->name, dev->global_mem_size / gib,
                      dev->max_mem_alloc_size / gib, mode,
                      (need.grid.total + need.model.total) / gib, rates[f]);
         if (split) { /* the rank's own options, made at its cut */
-            CLP_TRY(fall_back(r->rank_opts, f, true, err));
+            CLP_TRY(fall_back(r->rank_opts, f, 0, true, err));
         } else {
             clp_options_destroy(r->fitted_opts);
             r->fitted_opts = fitted;
             fitted = NULL;
         }
-        const sph_run done = with_fallback(r, r->comm ? r->rank_opts : r->fitted_opts, f);
+        const sph_run done = with_fallback(r, r->comm ? r->rank_opts : r->fitted_opts, f,
+                                           f == FALLBACK_PIECES ? pieces : 0);
         r->opts = done.opts;
         r->pencils = done.pencils;
         r->geo.bits = r->global.bits = done.geo.bits;
+        r->geo.list_pieces = r->global.list_pieces = done.geo.list_pieces;
         r->geo.max_neighbors = r->global.max_neighbors = 0;
         break;
     }
