@@ -222,9 +222,9 @@ PY
 }
 [ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
 
-# A particle that moves more than half the skin since the last rebuild forces the next one
-# at once, and the run says how often that happened when it is most of the time.
-expect 0 "[0-9]+ of the [0-9]+ neighbour-list rebuilds came early, when a particle had moved more than half the skin" -- \
+# Moves that add up to more than half the skin since the last rebuild force the next one at
+# once, and the run says how often that happened when it is most of the time.
+expect 0 "[0-9]+ of the [0-9]+ neighbour-list rebuilds came early, when the largest moves of the steps since the last added up to more than half the skin" -- \
     "$clpart" run "$CLPART_DATA_DIR/tests/data/sph/tiny_dam_break.json" --out "$work/skin" \
     -s neighbors.every=20 -s neighbors.skin=0.001 --no-cache
 

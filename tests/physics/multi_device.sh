@@ -212,6 +212,7 @@ POCL_MEMORY_LIMIT=1 expect_error 'the case.s buffer "neib_list" needs .* GiB for
 expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local
 expect_error "model 'pso' runs on one device only" "$CLPART_DATA_DIR/cases/pso_sphere_128.json"
+expect_error "neighbors.pieces splits the list of a run on one device" "$case" -s neighbors.pieces=2
 # (every particle weighed alike: rank 1 then starts with the least fluid, and the wave brings
 # the most into it)
 expect_error "device rank 1: [0-9]+ particles and halo need more than its [0-9]+ slots; raise dist.room" \

@@ -432,6 +432,9 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
         CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
     if (r->left_out)
         goto fail; /* the other ranks go on without this one */
+    CLP_REQUIRE(!r->comm || r->geo.list_pieces <= 1, err, CLP_CASE,
+                "neighbors.pieces splits the list of a run on one device: a split run keeps "
+                "each rank's list in one buffer");
     CLP_TRY(fit_device(r, clp_worker_device(r->w), err)); /* a rank's slab, or alone */
     CLP_TRY(check_device_memory(r, err));
     CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
