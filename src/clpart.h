@@ -652,7 +652,8 @@ enum { CLP_LIST_MOST_PIECES = 64 };
 /* The words of a particle's list of bits: which cells have a neighbour, and cell_words for
  * each of the 3^d cells around it. */
 CLP_API size_t clp_grid_bits_words(const clp_grid_geometry *g);
-/* The particles a piece of the list holds: all of them in one piece. */
+/* The particles a piece of the list holds: all of them in one piece; large pieces a multiple
+ * of 1024. */
 CLP_API size_t clp_grid_list_stride(const clp_grid_geometry *g, size_t particles);
 /* The inlined constants the grid's cl/ files need (CLP_GRID_*), for source assembly, with
  * the particle count. Writes at most `max`; returns how many there are. */

@@ -127,8 +127,8 @@ fail:
     return st;
 }
 
-/* The global size rounded up to a multiple of local, or with `ranged`, exactly `global`
- * work-items from `first`: the whole groups, then the rest as one group on a GPU. A CPU
+/* From global id `first`, `global` work-items rounded up to a multiple of local, or with
+ * `ranged` exactly that many: the whole groups, then the rest as one group on a GPU. A CPU
  * device takes the rest in groups of one work-item: PoCL compiles a kernel anew for every
  * group size it meets, and a split run's ranges change at every rebuild: groups of the
  * rest's size, or of each of its binary digits, would have a cold split run compile each
@@ -144,7 +144,7 @@ static clp_status enqueue(clp_worker *w, const char *name, cl_kernel kernel, boo
         CLP_TRY(clp_launch_local_size(w, name, &local, err));
     if (!ranged) {
         const size_t rounded = (global + local - 1) / local * local;
-        return enqueue_groups(w, name, kernel, 0, rounded, local, seconds, err);
+        return enqueue_groups(w, name, kernel, first, rounded, local, seconds, err);
     }
     const size_t whole = global / local * local;
     if (whole)
@@ -234,8 +234,12 @@ clp_status clp__launch_list_pieces(clp_worker *w, const char *name, cl_kernel ke
         CLP_CL_CHECK(clSetKernelArg(kernel, list_arg, sizeof piece, &piece), err,
                      "kernel '%s' argument %u (piece %zu of buffer \"neib_list\"): clSetKernelArg",
                      name, list_arg, p);
-        CLP_TRY(
-            enqueue(w, name, kernel, true, from, to - from, local, seconds ? &each : NULL, err));
+        /* the last piece in whole groups, whose work-items past the particles return at once,
+           rather than ending in a group of the rest: a launch of its own, which on a GPU takes
+           as long as a full wave of groups */
+        const bool to_the_end = to >= w->list_particles;
+        CLP_TRY(enqueue(w, name, kernel, !to_the_end, from, to - from, local,
+                        seconds ? &each : NULL, err));
         total += each;
     }
     if (seconds)

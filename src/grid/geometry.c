@@ -133,8 +133,12 @@ size_t clp_grid_bits_words(const clp_grid_geometry *g) {
 }
 
 size_t clp_grid_list_stride(const clp_grid_geometry *g, size_t particles) {
+    enum { ALIGN = 1024 };
     const size_t pieces = g->list_pieces > 1 ? g->list_pieces : 1;
-    return (particles + pieces - 1) / pieces;
+    const size_t each = (particles + pieces - 1) / pieces;
+    /* large pieces begin at multiples of 1024 particles, so that the work-groups of a launch a
+       piece fill it (the last may then be smaller, or empty) */
+    return pieces > 1 && each >= 16 * ALIGN ? (each + ALIGN - 1) / ALIGN * ALIGN : each;
 }
 
 size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_constant *out,
