@@ -61,7 +61,7 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
     const clp_buffer_set bits[] = {CLP_BUF_POS,        CLP_BUF_KEY,      CLP_BUF_TYPE,
                                    CLP_BUF_CELL_START, CLP_BUF_CELL_END, CLP_BUF_NEIB_LIST,
                                    CLP_BUF_GRID_STATUS};
-    enum { N_BITS = sizeof bits / sizeof bits[0] };
+    enum { N_BITS = sizeof bits / sizeof bits[0], LIST_ARG = 5 /* bits[5] */ };
     cl_mem buffers[N_BITS];
     for (size_t i = 0; i < N_BITS; i++)
         buffers[i] = clp_worker_buffer(g->worker, bits[i]);
@@ -84,7 +84,7 @@ clp_status clp__grid_build_list(clp_grid *g, clp_error *err) {
     }
     const char *kernel = g->build == CLP__BUILD_SIMD ? "grid_build_list_simd" : "grid_build_list";
     if (g->geo.list_pieces > 1) /* bits, on one device: every particle */
-        return clp__grid_launch_pieces(g->worker, kernel, buffers, N_BITS, &slots, 1, 5, 0,
+        return clp__grid_launch_pieces(g->worker, kernel, buffers, N_BITS, &slots, 1, LIST_ARG, 0,
                                        g->particles, err);
     if (g->list_count)
         return clp__grid_launch_range(g->worker, kernel, buffers, N_BITS, &slots, 1, g->list_first,

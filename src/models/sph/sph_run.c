@@ -228,7 +228,9 @@ typedef enum fallback { FALLBACK_BITS, FALLBACK_PIECES, FALLBACK_NO_LIST, FALLBA
 static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool split,
                             clp_error *err) {
     clp_status st = CLP_OK;
-    if (f != FALLBACK_NO_LIST) {
+    if (f == FALLBACK_BITS)
+        return clp_options_apply_assignment(opts, "neighbors.format=bits", err);
+    if (f == FALLBACK_PIECES) {
         char assignment[48];
         snprintf(assignment, sizeof assignment, "neighbors.pieces=%u", pieces);
         CLP_TRY(clp_options_apply_assignment(opts, "neighbors.format=bits", err));
@@ -246,7 +248,9 @@ static sph_run with_fallback(const sph_run *r, clp_options *opts, fallback f, un
     sph_run fitted = *r;
     fitted.opts = opts;
     fitted.geo.bits = f != FALLBACK_NO_LIST;
-    fitted.geo.list_pieces = f == FALLBACK_NO_LIST ? 0 : pieces;
+    fitted.geo.list_pieces = f == FALLBACK_PIECES ? pieces
+                             : f == FALLBACK_BITS ? r->geo.list_pieces
+                                                  : 0;
     fitted.pencils = f == FALLBACK_NO_LIST && !r->comm;
     fitted.geo.max_neighbors = 0;
     return fitted;
@@ -303,8 +307,8 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
         clp_options_destroy(fitted);
         fitted = NULL;
         CLP_TRY(clp_options_dup(r->opts, &fitted, err));
-        CLP_TRY(fall_back(fitted, f, f == FALLBACK_PIECES ? pieces : 0, split, err));
-        const sph_run candidate = with_fallback(r, fitted, f, f == FALLBACK_PIECES ? pieces : 0);
+        CLP_TRY(fall_back(fitted, f, pieces, split, err));
+        const sph_run candidate = with_fallback(r, fitted, f, pieces);
         const memory_use need = memory_of(&candidate);
         double refused_too = !fits(&need, dev);
         if (r->comm)
@@ -330,14 +334,13 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
                      dev->max_mem_alloc_size / gib, mode,
                      (need.grid.total + need.model.total) / gib, rates[f]);
         if (split) { /* the rank's own options, made at its cut */
-            CLP_TRY(fall_back(r->rank_opts, f, 0, true, err));
+            CLP_TRY(fall_back(r->rank_opts, f, pieces, true, err));
         } else {
             clp_options_destroy(r->fitted_opts);
             r->fitted_opts = fitted;
             fitted = NULL;
         }
-        const sph_run done = with_fallback(r, r->comm ? r->rank_opts : r->fitted_opts, f,
-                                           f == FALLBACK_PIECES ? pieces : 0);
+        const sph_run done = with_fallback(r, r->comm ? r->rank_opts : r->fitted_opts, f, pieces);
         r->opts = done.opts;
         r->pencils = done.pencils;
         r->geo.bits = r->global.bits = done.geo.bits;
