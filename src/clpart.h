@@ -661,7 +661,7 @@ CLP_API size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, 
                                   size_t max);
 /* The cl/ files of the grid, in assembly order (NULL-terminated, static): CLP_GRID_CL_FILES
  * of them, for the arrays of a program's files. */
-enum { CLP_GRID_CL_FILES = 10 };
+enum { CLP_GRID_CL_FILES = 11 };
 CLP_API const char *const *clp_grid_cl_files(void);
 /* The buffers a kernel that iterates over neighbours takes, in bit order: CLP_GRID_PARAMS. */
 CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);

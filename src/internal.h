@@ -136,6 +136,10 @@ bool clp__device_matches_name(const clp_device_info *d, const char *selector);
 void clp__source_map_line(const char *source, int line, char file[256], int *mapped);
 /* Whether a #line directive of the source names `file`. */
 bool clp__source_names_file(const char *source, const char *file);
+/* The same source with the integer constant `name` of its prelude set to `value`: for a
+ * program built again when a run outgrows one of its constants. */
+clp_status clp__source_redefine(const char *source, const char *name, long long value, char **out,
+                                clp_error *err);
 
 /* ---- Buffers (buffer_table.c): index of a single CLP_BUF_* bit, or -1 for anything else. */
 int clp__buffer_index(clp_buffer_set bit);

@@ -16,6 +16,8 @@ void collect(uint row, uint n, uint j_id, float4 r_ij, __global uint *ids, __glo
     }
 }
 
+/* The iteration's carried array and neighbour position checked too: the positions carried
+ * as data must be the neighbour's, or the count is CLP_NEIB_END. */
 __kernel void grid_collect(CLP_GRID_PARAMS, __global const uint *restrict id,
                            __global uint *restrict ids, __global float *restrict r2,
                            __global uint *restrict count) {
@@ -23,11 +25,13 @@ __kernel void grid_collect(CLP_GRID_PARAMS, __global const uint *restrict id,
     if (i >= CLP_GRID_PARTICLES)
         return;
     uint j, n = 0;
-    float4 r_ij;
-    CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
+    bool carried = true;
+    float4 r_ij, pos_j;
+    CLP_FOR_EACH_NEIGHBOR_WITH(i, j, r_ij, pos, pos_j) {
         collect(id[i], n++, id[j], r_ij, ids, r2);
+        carried = carried && all(pos_j == pos[j]) && all(CLP_NEIGHBOR_POS(j) == pos[j]);
     }
-    count[id[i]] = n;
+    count[id[i]] = carried ? n : CLP_NEIB_END;
 }
 
 __kernel void grid_collect_by_type(CLP_GRID_PARAMS, __global const uint *restrict id,

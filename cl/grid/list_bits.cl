@@ -3,10 +3,12 @@
  * odometer, each its range of the sorted particles). Its list holds, after a first word,
  * `cell_words` words for each of those cells: bit b of a cell's words says whether its
  * particle b lay within the search radius at the build. The first word has a bit for each
- * cell with a bit set, from its lowest up, and cell_words above bit 26. Word w of particle
- * i is at neib_list[CLP_LIST_SLOT(w, i)] (cl/grid/grid.cl). Cell ranges change only at a
- * rebuild, so the bits keep their meaning until the next one. The host sizes cell_words for
- * the fullest cell it expects, and grows it when a build meets a fuller one. In a 3D SPH case
+ * cell with a bit set, from its lowest up. Word w of particle i is at
+ * neib_list[CLP_LIST_SLOT(w, i)] (cl/grid/grid.cl). Cell ranges change only at a rebuild, so
+ * the bits keep their meaning until the next one. The host sizes cell_words for the fullest
+ * cell it expects and grows it when a build meets a fuller one; the build takes it as an
+ * argument, the iteration as CLP_GRID_CELL_WORDS, which the host builds the program again
+ * for after a growth (src/grid/neighbors.c). In a 3D SPH case
  * (cells of 2.2h, h = 1.3 dp) a cell holds some 23 particles and one word each does: 28
  * words take 112 bytes a particle where its 100 neighbours as indices take 400.
  * The iteration reads the first word, then for each cell it names that cell's words and its
@@ -14,11 +16,12 @@
  * to cell at different neighbours, so every load before a pair term costs the whole warp:
  * the bits taken as one stream of candidates across cells made the forces of that case twice
  * as slow as with indices (H200), a word a cell 1.3 times, and with the first word, which
- * spares the loads of empty cells, 1.15 times; the build's saving makes up for it at 1M
- * particles (docs/benchmarks/sph.md). */
+ * spares the loads of empty cells, 1.15 times, and with the words a cell a compile-time
+ * constant, whose common case of one word takes no loop, 1.06 times (docs/benchmarks/sph.md). */
+#ifndef CLP_GRID_CELL_WORDS
+#define CLP_GRID_CELL_WORDS 1 /* the words a cell of the list the iteration reads */
+#endif
 #if CLP_NEIGHBORS_BITS
-
-#define CLP_BITS_CELLS_MASK ((1u << 27) - 1) /* the first word's cells; cell_words above */
 
 /* Builds the bits, `cell_words` words a cell: records the largest number of neighbours in
  * status[2] and the most particles in a cell searched in status[5], and counts the particles
@@ -53,23 +56,23 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
         }
         cell++;
     }
-    neib_list[CLP_LIST_SLOT(0, i)] = cells | cell_words << 27;
+    neib_list[CLP_LIST_SLOT(0, i)] = cells;
     atomic_max(&status[2], found);
     atomic_max(&status[5], fullest);
     if (fullest > 32 * cell_words)
         atomic_inc(&status[3]);
 }
 
-/* ---- The iteration API (cl/grid/neighbors.cl): the set bits of each cell's word, lowest
- * first. want_type -1 means every neighbour. */
+/* ---- The candidates of the iteration (cl/grid/iterate.cl): the set bits of each cell's
+ * words, lowest first. */
 
 typedef struct {
-    uint row; /* the particle's, in its piece of the list */
     float4 pos_i;
     int4 cell_i;
-    int4 step;  /* to the cell of the current word */
+    int4 step; /* to the cell of the current word */
+    CLP_NEIB_AHEAD_FIELDS
+    uint row;   /* the particle's, in its piece of the list */
     uint cells; /* the cells not yet visited that have a bit set, a bit each */
-    uint cell_words;
     uint word;  /* the next word of the current cell */
     uint left;  /* the current cell's words not yet loaded */
     uint bits;  /* the current word's bits not yet taken */
@@ -77,62 +80,61 @@ typedef struct {
     int want_type;
 } neib_iter;
 
-neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
+void neib_start(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
     (void)type, (void)cell_start, (void)cell_end;
     it->row = CLP_LIST_ROW(i);
     it->pos_i = pos[i];
     it->cell_i = key_cell(key[i]);
     it->step = (int4)(0);
     /* an outside particle has no list */
-    const uint head = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[CLP_LIST_AT(0, it->row)];
-    it->cells = head & CLP_BITS_CELLS_MASK;
-    it->cell_words = head >> 27;
+    it->cells = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[CLP_LIST_AT(0, it->row)];
     it->word = it->left = it->bits = it->first = 0;
     it->want_type = want_type;
-    return it;
 }
 
-/* The next candidate whose bit is set, or CLP_NEIB_END after the last. Cells whose bits are
- * all clear cost nothing: the first word says which have some. */
-uint neib_bits_next(neib_iter *it, __global const uint *cell_start,
-                    __global const uint *neib_list) {
+/* Moves on to the next cell with a bit set and returns its number; its first particle in
+ * it->first. */
+int neib_bits_cell(neib_iter *it, __global const uint *cell_start) {
+    const uint lowest = it->cells & (0u - it->cells);
+    it->cells ^= lowest;
+    /* its step: its number in base 3, from (-1, -1, -1); the remainders written out (a %
+       beside a / makes LLVM emit a freeze, which Oclgrind 21.10 cannot check) */
+    const int cell = 31 - (int)clz(lowest), q = cell / 3, r = q / 3;
+    it->step = (int4)(cell - 3 * q - 1, q - 3 * r - 1, CLP_CORE_DIM == 3 ? r - 1 : 0, 0);
+    it->first = cell_start[cell_key(wrap_cell(it->cell_i + it->step))];
+    return cell;
+}
+
+/* The next candidate whose bit is set, or CLP_NEIB_END after the last, with the step to its
+ * cell. Cells whose bits are all clear cost nothing: the first word says which have some. */
+uint neib_candidate(neib_iter *it, CLP_GRID_FN_PARAMS, int4 *step) {
+    (void)pos, (void)key, (void)type, (void)cell_end;
+#if CLP_GRID_CELL_WORDS == 1
+    /* a cell's only word has a bit set when the first word names the cell */
+    if (it->bits == 0) {
+        if (it->cells == 0)
+            return CLP_NEIB_END;
+        const int cell = neib_bits_cell(it, cell_start);
+        it->bits = neib_list[CLP_LIST_AT(1 + cell, it->row)];
+    }
+#else
     while (it->bits == 0) {
         if (it->left == 0) { /* on to the next cell with a bit set */
             if (it->cells == 0)
                 return CLP_NEIB_END;
-            const uint lowest = it->cells & (0u - it->cells);
-            it->cells ^= lowest;
-            /* its step: its number in base 3, from (-1, -1, -1); the remainders written out
-               (a % beside a / makes LLVM emit a freeze, which Oclgrind 21.10 cannot check) */
-            const int cell = 31 - (int)clz(lowest), q = cell / 3, r = q / 3;
-            it->step = (int4)(cell - 3 * q - 1, q - 3 * r - 1, CLP_CORE_DIM == 3 ? r - 1 : 0, 0);
-            it->first = cell_start[cell_key(wrap_cell(it->cell_i + it->step))];
-            it->word = 1 + (uint)cell * it->cell_words;
-            it->left = it->cell_words;
+            it->word = 1 + (uint)neib_bits_cell(it, cell_start) * CLP_GRID_CELL_WORDS;
+            it->left = CLP_GRID_CELL_WORDS;
         } else {
             it->first += 32;
         }
         it->bits = neib_list[CLP_LIST_AT(it->word++, it->row)];
         it->left--;
     }
+#endif
     const uint lowest = it->bits & (0u - it->bits);
     it->bits ^= lowest;
+    *step = it->step;
     return it->first + 31 - clz(lowest);
-}
-
-bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
-    (void)key, (void)cell_end;
-    for (uint candidate; (candidate = neib_bits_next(it, cell_start, neib_list)) != CLP_NEIB_END;) {
-        if (it->want_type >= 0 && type[candidate] != (uint)it->want_type)
-            continue;
-        float4 d = particle_delta(it->pos_i, pos[candidate], it->step);
-        if (dot(d.xyz, d.xyz) <= CLP_RADIUS2) {
-            *j = candidate;
-            *r_ij = d;
-            return true;
-        }
-    }
-    return false;
 }
 
 #endif

@@ -1,5 +1,5 @@
-/* Neighbour search: the list build and the iteration API that model kernels use, so that a
- * model never knows whether lists or cell searches (neighbors.mode) are on.
+/* Neighbour search: the cell search, the build of a list of indices, and the candidates
+ * that the iteration of cl/grid/iterate.cl takes from such a list or from the cell search.
  * List layout (seed particle-systems-gpusph-design.txt 4.2, 4.4.1): S slots per particle,
  * slot k of particle p at neib_list[k*N + p], N = CLP_GRID_PARTICLES. S is the host's
  * (neighbors.max, or sized from the counts as the run goes), passed to the build only: every
@@ -7,10 +7,7 @@
  * A split list keeps S - 1 in slot 0; type-0 neighbours fill from slot 1 up and the others
  * from slot S - 1 down, each side ended by its own CLP_NEIB_END. A plain list read by
  * CLP_GRID_LIST_LANES work-items together, each taking every LANES-th slot from its own
- * lane, ends in that many CLP_NEIB_END, so that every lane meets one.
- * Usage, in a kernel whose parameters begin with CLP_GRID_PARAMS:
- *     uint j; float4 r_ij;
- *     CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) { ... }   // r_ij = x_j - x_i, |r_ij| <= radius */
+ * lane, ends in that many CLP_NEIB_END, so that every lane meets one. */
 
 #ifndef CLP_NEIGHBORS_MODE
 #define CLP_NEIGHBORS_MODE 0 /* 0 stored lists, 1 search the neighbouring cells each time */
@@ -227,24 +224,35 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
 }
 #endif
 
-/* ---- The iteration API. want_type -1 means every neighbour. */
+/* ---- The candidates of the iteration (cl/grid/iterate.cl), for lists of indices; lists of
+ * bits have theirs in cl/grid/list_bits.cl. want_type -1 means every neighbour. */
 
-#if CLP_NEIGHBORS_BITS
-/* in cl/grid/list_bits.cl */
-#elif CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
+#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST
+/* What a list's iteration holds of the candidate after the current one, which it loads
+ * ahead, and of the current neighbour. */
+#define CLP_NEIB_AHEAD_FIELDS                                                                     \
+    float4 pos_ahead;  /* the next candidate's pos[] entry */                                     \
+    float4 data_ahead; /* its entry of the array the loop carries, if any */                      \
+    int4 step_ahead;   /* the step from the particle's cell to its cell */                        \
+    float4 pos_j;      /* the current neighbour's pos[] entry */                                  \
+    uint ahead;        /* the next candidate, CLP_NEIB_END after the last */
+#endif
+
+#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && !CLP_NEIGHBORS_BITS
 
 typedef struct {
-    uint i;
     float4 pos_i;
     int4 cell_i;
-    int k;         /* next list slot */
-    int stride;    /* slots from one read to the next: the lanes reading the list */
-    int side;      /* split lists: 0 the front (type 0), 1 the back (other types) */
+    CLP_NEIB_AHEAD_FIELDS
+    uint i;
+    int k;      /* next list slot */
+    int stride; /* slots from one read to the next: the lanes reading the list */
+    int side;   /* split lists: 0 the front (type 0), 1 the back (other types) */
     int want_type;
 } neib_iter;
 
-neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
-    (void)type, (void)neib_list;
+void neib_start(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
+    (void)type;
     it->i = i;
     it->pos_i = pos[i];
     it->cell_i = key_cell(key[i]);
@@ -252,16 +260,6 @@ neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) 
     it->side = CLP_NEIGHBORS_SPLIT && want_type > 0;
     it->k = it->side ? (int)neib_list[i] : CLP_NEIGHBORS_SPLIT;
     it->stride = 1;
-    return it;
-}
-
-/* The iteration of lane `lane` of the CLP_GRID_LIST_LANES work-items that read particle i's
- * plain list together: slots lane, lane + LANES, ... */
-neib_iter *neib_begin_lane(neib_iter *it, uint i, uint lane, CLP_GRID_FN_PARAMS) {
-    neib_begin(it, i, -1, CLP_GRID_ARGS);
-    it->k = (int)lane;
-    it->stride = CLP_GRID_LIST_LANES;
-    return it;
 }
 
 /* The next stored candidate, or CLP_NEIB_END. */
@@ -284,62 +282,53 @@ uint neib_list_next(neib_iter *it, __global const uint *neib_list) {
 #endif
 }
 
-bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
-    for (;;) {
-        uint candidate = neib_list_next(it, neib_list);
-        if (candidate == CLP_NEIB_END)
-            return false;
-        if (it->want_type >= 0 && type[candidate] != (uint)it->want_type)
-            continue;
+/* The next stored candidate with the step to its cell, or CLP_NEIB_END. */
+uint neib_candidate(neib_iter *it, CLP_GRID_FN_PARAMS, int4 *step) {
+    (void)pos, (void)type;
+    const uint candidate = neib_list_next(it, neib_list);
 #if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
-        int4 dc = cell_step(it->cell_i, key_cell(key[candidate]));
+    *step = candidate == CLP_NEIB_END ? (int4)(0) : cell_step(it->cell_i, key_cell(key[candidate]));
 #else
-        int4 dc = (int4)(0);
+    (void)key;
+    *step = (int4)(0);
 #endif
-        float4 d = particle_delta(it->pos_i, pos[candidate], dc);
-        if (dot(d.xyz, d.xyz) <= CLP_RADIUS2) {
-            *j = candidate;
-            *r_ij = d;
-            return true;
-        }
-    }
+    return candidate;
 }
 
-#else /* jit: search the neighbouring cells */
+#elif CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_JIT
 
 typedef struct {
     cell_search search;
+    float4 pos_j; /* the current neighbour's pos[] entry */
     int want_type;
 } neib_iter;
 
-neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
-    (void)type, (void)cell_start, (void)cell_end;
+neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS,
+                      __global const float4 *data) {
+    (void)type, (void)cell_start, (void)cell_end, (void)data;
     cell_search_begin(&it->search, i, pos, key);
     it->want_type = want_type;
     return it;
 }
 
-bool neib_next(neib_iter *it, CLP_GRID_FN_PARAMS, uint *j, float4 *r_ij) {
+/* The next neighbour found by the cell search, its entry of `data` (when there is one)
+ * loaded after it; false after the last. */
+bool neib_step(neib_iter *it, CLP_GRID_FN_PARAMS, __global const float4 *data, uint *j,
+               float4 *r_ij, float4 *d_j) {
     while (cell_search_next(&it->search, pos, key, cell_start, cell_end, CLP_RADIUS2, j, r_ij))
-        if (it->want_type < 0 || type[*j] == (uint)it->want_type)
+        if (it->want_type < 0 || type[*j] == (uint)it->want_type) {
+            it->pos_j = pos[*j];
+            if (data)
+                *d_j = data[*j];
             return true;
+        }
     return false;
 }
 
-#endif
+/* Every neighbour the cell search hands out is one. */
+bool neib_accepts(const neib_iter *it, __global uint *type, uint j, float4 r_ij) {
+    (void)it, (void)type, (void)j, (void)r_ij;
+    return true;
+}
 
-/* The outer for runs once and only holds the iterator; break and continue in the body act
- * on the inner while, as in a plain loop. */
-#define CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, t, j, r_ij)                                              \
-    for (neib_iter it_##j, *once_##j = neib_begin(&it_##j, (i), (t), CLP_GRID_ARGS); once_##j;  \
-         once_##j = 0)                                                                            \
-        while (neib_next(&it_##j, CLP_GRID_ARGS, &(j), &(r_ij)))
-#define CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) CLP_FOR_EACH_NEIGHBOR_OF_TYPE(i, -1, j, r_ij)
-#if CLP_NEIGHBORS_MODE == CLP_NEIGHBORS_MODE_LIST && !CLP_NEIGHBORS_SPLIT && !CLP_NEIGHBORS_BITS
-/* Lane `lane`'s share of particle i's neighbours, in a plain list read by
- * CLP_GRID_LIST_LANES work-items together. */
-#define CLP_FOR_EACH_NEIGHBOR_LANE(i, lane, j, r_ij)                                              \
-    for (neib_iter it_##j, *once_##j = neib_begin_lane(&it_##j, (i), (lane), CLP_GRID_ARGS);    \
-         once_##j; once_##j = 0)                                                                  \
-        while (neib_next(&it_##j, CLP_GRID_ARGS, &(j), &(r_ij)))
 #endif

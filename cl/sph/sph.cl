@@ -401,8 +401,8 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
     sph_self_from(&me, vel[i], rho[i] CLP_CONSTANTS_ARG);
     SPH_SUMS_DECLARE(a, dr, divergence, blend, concentration);
     uint j;
-    float4 r_ij; /* x_j - x_i */
-    CLP_FOR_EACH_NEIGHBOR(i, j, r_ij) {
+    float4 r_ij, v_j; /* x_j - x_i, and vel[j], loaded with the position */
+    CLP_FOR_EACH_NEIGHBOR_WITH(i, j, r_ij, vel, v_j) {
         /* under mDBC a boundary particle has no sums (a break, not an if around the loop:
            that crashes Oclgrind 21.10's uninitialised-value check) */
         if (!sph_has_sums(fluid_i))
@@ -410,10 +410,9 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         const float r2 = dot(r_ij.xyz, r_ij.xyz);
         /* Skipped, not added as zeros: a restart's list, built from later positions, then
          * gives the same sums bit for bit even where compensation would see the zeros. */
-        const uint type_j = as_uint(pos[j].w); /* sph_pack's copies */
+        const uint type_j = as_uint(CLP_NEIGHBOR_POS(j).w); /* sph_pack's copies */
         if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
             continue;
-        const float4 v_j = vel[j];
         const float s_j = v_j.w, rho_j = SPH_RHO(s_j);
         sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, v_j,
                  type_j, s_j, rho_j, SPH_PRESSURE(s_j), 1.0f / rho_j CLP_CONSTANTS_ARG);

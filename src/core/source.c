@@ -131,6 +131,26 @@ fail:
     return st;
 }
 
+clp_status clp__source_redefine(const char *source, const char *name, long long value, char **out,
+                                clp_error *err) {
+    clp_status st = CLP_OK;
+    char key[128];
+    snprintf(key, sizeof key, "\n#define %s ", name);
+    const char *prelude_end = strstr(source, "\n#line ");
+    const char *at = strstr(source, key);
+    CLP_REQUIRE(at && (!prelude_end || at < prelude_end), err, CLP_USAGE,
+                "the program's prelude defines no %s to change", name);
+    const char *rest = strchr(at + 1, '\n');
+    clp_strbuf sb = {0};
+    clp__sb_append_n(&sb, source, (size_t)(at - source));
+    clp__sb_appendf(&sb, "%s%lld", key, value);
+    clp__sb_append(&sb, rest ? rest : "");
+    *out = clp__sb_take(&sb);
+    CLP_REQUIRE_ALLOC(*out, err);
+fail:
+    return st;
+}
+
 bool clp__source_names_file(const char *source, const char *file) {
     const size_t len = strlen(file);
     for (const char *p = source; p && *p;) {

@@ -8,17 +8,10 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-static const char *const grid_files[] = {"grid/grid.cl",
-                                         "grid/scan.cl",
-                                         "grid/radix.cl",
-                                         "grid/sort.cl",
-                                         "grid/neighbors.cl",
-                                         "grid/list_bits.cl",
-                                         "grid/sub_box.cl",
-                                         "grid/list_pencil.cl",
-                                         "grid/simd.cl",
-                                         "grid/list_simd.cl",
-                                         NULL};
+static const char *const grid_files[] = {
+    "grid/grid.cl",        "grid/scan.cl",      "grid/radix.cl",     "grid/sort.cl",
+    "grid/neighbors.cl",   "grid/list_bits.cl", "grid/iterate.cl",   "grid/sub_box.cl",
+    "grid/list_pencil.cl", "grid/simd.cl",      "grid/list_simd.cl", NULL};
 
 _Static_assert(sizeof grid_files / sizeof grid_files[0] == CLP_GRID_CL_FILES + 1,
                "CLP_GRID_CL_FILES counts grid_files");
@@ -170,6 +163,7 @@ size_t clp_grid_constants(const clp_grid_geometry *g, size_t particles, clp_cons
                               g->list_pieces > 1 ? g->list_pieces : 1, false};
     all[n++] = (clp_constant){"CLP_GRID_LIST_STRIDE", CLP_CONST_INT, 0,
                               (long long)clp_grid_list_stride(g, particles), false};
+    all[n++] = (clp_constant){"CLP_GRID_CELL_WORDS", CLP_CONST_INT, 0, g->cell_words, false};
     for (size_t i = 0; i < n && i < max; i++)
         out[i] = all[i];
     return n;

@@ -143,7 +143,8 @@ fail:
 }
 
 /* A list of bits grows its words a cell when a build met a cell fuller than they hold, to a
- * quarter more than that cell, and builds again. */
+ * quarter more than that cell, and builds again; the program, whose iteration takes the words
+ * a cell as a constant (cl/grid/list_bits.cl), is built again for them. */
 static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
     clp_status st = CLP_OK;
     if (status[5] <= 32 * g->capacity)
@@ -156,9 +157,10 @@ static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
                 status[5], 32 * CLP_GRID_BITS_MOST_CELL_WORDS);
     CLP_INFO(CLP_LOG_RUN,
              "neighbour list of bits grown from %u to %u words a cell (a cell holds %u "
-             "particles)",
+             "particles); the program is built again for it",
              g->capacity, words, status[5]);
     CLP_TRY(build_again(g, words, status, err));
+    CLP_TRY(clp__worker_rebuild_with(g->worker, "CLP_GRID_CELL_WORDS", words, err));
 fail:
     return st;
 }

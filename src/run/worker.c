@@ -39,6 +39,8 @@ void clp_worker_destroy(clp_worker *w) {
     if (!w)
         return;
     release_program(w);
+    free(w->source);
+    free(w->flags);
     clp__worker_release_buffers(w);
     if (w->queue)
         clReleaseCommandQueue(w->queue);
@@ -217,6 +219,11 @@ clp_status clp_worker_build(clp_worker *w, const char *source, const char *flags
             CLP_TRY(clp_cache_store(cache, record, binary, size, w->build_log, err));
         }
     }
+    free(w->source);
+    free(w->flags);
+    w->source = strdup(source);
+    w->flags = strdup(flags);
+    CLP_REQUIRE(w->source && w->flags, err, CLP_NOMEM, "out of host memory");
     rep.seconds = clp__now() - start;
     CLP_INFO(CLP_LOG_BUILD, "%s %s in %.3f s (flags: %s)",
              rep.cache_hit ? "cache hit: loaded program" : "built program", rep.key, rep.seconds,
@@ -238,6 +245,21 @@ clp_status clp_worker_build_for(clp_worker *w, const char *source, const clp_opt
     clp_status st = clp_build_flags(&w->device, opts, &flags, err);
     if (st == CLP_OK)
         st = clp_worker_build(w, source, flags, cache, report, err);
+    free(flags);
+    return st;
+}
+
+clp_status clp__worker_rebuild_with(clp_worker *w, const char *name, long long value,
+                                    clp_error *err) {
+    clp_status st = CLP_OK;
+    char *source = NULL, *flags = NULL;
+    CLP_REQUIRE(w->source && w->flags, err, CLP_USAGE, "no program is built to build again");
+    CLP_TRY(clp__source_redefine(w->source, name, value, &source, err));
+    flags = strdup(w->flags);
+    CLP_REQUIRE_ALLOC(flags, err);
+    CLP_TRY(clp_worker_build(w, source, flags, NULL, NULL, err));
+fail:
+    free(source);
     free(flags);
     return st;
 }

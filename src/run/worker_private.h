@@ -19,6 +19,7 @@ struct clp_worker {
     cl_command_queue queue;
     cl_program program;
     char *build_log;
+    char *source, *flags; /* the program's, for clp__worker_rebuild_with */
     clp_worker_kernel_slot kernels[CLP_WORKER_MAX_KERNELS];
     size_t n_kernels;
     bool profiling;
@@ -31,6 +32,12 @@ struct clp_worker {
     size_t n_list_pieces, list_stride, list_particles;
 };
 
+/* Builds the program again from its source with the integer constant `name` of its prelude
+ * set to `value` (bypassing the binary cache, which the caller may have closed): for a run
+ * that outgrows a constant its kernels were compiled with. Kernels are created anew on their
+ * next launch, which sets every argument. */
+clp_status clp__worker_rebuild_with(clp_worker *worker, const char *name, long long value,
+                                    clp_error *err);
 /* Releases every kernel (on a new program, or at destroy). */
 void clp__worker_release_kernels(clp_worker *worker);
 /* A device buffer outside the named set (scratch of scans and sorts), checked against the

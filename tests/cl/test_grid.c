@@ -170,6 +170,9 @@ static size_t compare(const scene *s, const uint32_t *ids, const float *r2, cons
     size_t judged = 0;
     char *seen = calloc(s->n, 1);
     for (size_t i = 0; i < s->n; i++) {
+        if (count[i] == UINT32_MAX) /* grid_collect's mark */
+            CLP_TEST_FAIL("%s: particle %zu: a neighbour's carried position is not its pos[]",
+                          label, i);
         if (count[i] > COLLECT_MAX)
             CLP_TEST_FAIL("%s: particle %zu has %u neighbours, more than %d", label, i, count[i],
                           COLLECT_MAX);

@@ -115,6 +115,26 @@ int main(void) {
     CLP_ASSERT_EQ(strlen(a), strlen(b) - strlen(" /* kbn */") + strlen(" /* kahan */"));
     free(b);
 
+    /* A constant set anew: its line alone changes, and only in the prelude. */
+    CLP_ASSERT_OK(clp__source_redefine(a, "CLP_TEST_INT", 7, &b, &err), &err);
+    char *expected = strdup(a);
+    char *line = strstr(expected, "\n#define CLP_TEST_INT 42\n");
+    memmove(line + strlen("\n#define CLP_TEST_INT 7"), line + strlen("\n#define CLP_TEST_INT 42"),
+            strlen(line + strlen("\n#define CLP_TEST_INT 42")) + 1);
+    line[strlen("\n#define CLP_TEST_INT ")] = '7';
+    CLP_ASSERT_STR_EQ(b, expected);
+    free(expected);
+    free(b);
+    CLP_ASSERT_STATUS(clp__source_redefine(a, "CLP_NO_SUCH_CONSTANT", 1, &b, &err), CLP_USAGE,
+                      &err);
+    CLP_ASSERT_CONTAINS(err.message, "CLP_NO_SUCH_CONSTANT");
+    clp_error_clear(&err);
+    /* a define of a cl/ file is none of the prelude's */
+    CLP_ASSERT_CONTAINS(a, "\n#define CLP_SUMMATION_COMPENSATED ");
+    CLP_ASSERT_STATUS(clp__source_redefine(a, "CLP_SUMMATION_COMPENSATED", 1, &b, &err), CLP_USAGE,
+                      &err);
+    clp_error_clear(&err);
+
     /* Only the spec's modules are emitted. */
     clp_program_spec core_only = {"test", modules, 1, files, 1, NULL, 0};
     b = assemble(opts, &core_only);
