@@ -644,8 +644,8 @@ typedef struct clp_grid_geometry {
 
 CLP_API clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
                                           clp_grid_geometry *out, clp_error *err);
-/* The most words a cell a list of bits takes (cells of 992 particles): its first word holds
- * the number in 5 bits. */
+/* The most words a cell a list of bits takes (cells of 992 particles); fuller cells take a
+ * list of indices (neighbors.format=index). */
 enum { CLP_GRID_BITS_MOST_CELL_WORDS = 31 };
 /* The most buffers a neighbour list is split into (neighbors.pieces). */
 enum { CLP_LIST_MOST_PIECES = 64 };
