@@ -92,6 +92,14 @@ float acc_result(acc_t a) {
 #error "core.summation has a value this file does not know"
 #endif
 
+/* Adds a term without compensation, whatever core.summation says: for sums whose rounding
+ * does not matter (cl/sph/sph.cl says which). An accumulator all the same, beside the
+ * compensated ones of a kernel: plain floats there crash Oclgrind 21.10's
+ * uninitialised-value check. */
+void acc_add_plain(acc_t *a, float term) {
+    a->sum += term;
+}
+
 /* Adds accumulator b into a: b stands for its sum less (Kahan) or plus (KBN) its correction. */
 void acc_merge(acc_t *a, acc_t b) {
     acc_add(a, b.sum);
@@ -144,6 +152,9 @@ void acc_merge(acc_t *a, acc_t b) {
     acc##N##_t acc##N##_zero(void) {                                                               \
         acc##N##_t a = {(float##N)(0.0f), (float##N)(0.0f)};                                       \
         return a;                                                                                  \
+    }                                                                                              \
+    void acc##N##_add_plain(acc##N##_t *a, float##N term) {                                        \
+        a->sum += term;                                                                            \
     }                                                                                              \
     CLP_ACC_VECTOR_ADD(N)
 
