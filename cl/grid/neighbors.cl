@@ -304,21 +304,21 @@ typedef struct {
 } neib_iter;
 
 neib_iter *neib_begin(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS,
-                      __global const float4 *data) {
-    (void)type, (void)cell_start, (void)cell_end, (void)data;
+                      __global const float4 *data, bool carries) {
+    (void)type, (void)cell_start, (void)cell_end, (void)data, (void)carries;
     cell_search_begin(&it->search, i, pos, key);
     it->want_type = want_type;
     return it;
 }
 
-/* The next neighbour found by the cell search, its entry of `data` (when there is one)
- * loaded after it; false after the last. */
-bool neib_step(neib_iter *it, CLP_GRID_FN_PARAMS, __global const float4 *data, uint *j,
-               float4 *r_ij, float4 *d_j) {
+/* The next neighbour found by the cell search, its entry of `data` (when the loop carries
+ * one) loaded after it; false after the last. */
+bool neib_step(neib_iter *it, CLP_GRID_FN_PARAMS, __global const float4 *data, bool carries,
+               uint *j, float4 *r_ij, float4 *d_j) {
     while (cell_search_next(&it->search, pos, key, cell_start, cell_end, CLP_RADIUS2, j, r_ij))
         if (it->want_type < 0 || type[*j] == (uint)it->want_type) {
             it->pos_j = pos[*j];
-            if (data)
+            if (carries)
                 *d_j = data[*j];
             return true;
         }
