@@ -66,10 +66,20 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
 /* ---- The candidates of the iteration (cl/grid/iterate.cl): the set bits of each cell's
  * words, lowest first. */
 
+/* With linear keys and no periodic axis, the key of a neighbouring cell is that of the
+ * cell at step (-1, -1, -1) plus the cell's number in base 3, its digits weighted by the
+ * keys' strides along x, y and z: cheaper than taking the cell to its step and the step to
+ * a key, which a warp pays at almost every candidate, as one of its work-items or another
+ * moves on to a new cell. */
+#define CLP_BITS_KEY_STRIDES                                                                      \
+    (CLP_GRID_KEY != CLP_GRID_KEY_MORTON && !CLP_GRID_PERIODIC_X && !CLP_GRID_PERIODIC_Y &&       \
+     !CLP_GRID_PERIODIC_Z)
+
 typedef struct {
     float4 pos_i;
     int4 cell_i;
     int4 step; /* to the cell of the current word */
+    uint corner_key; /* with CLP_BITS_KEY_STRIDES: of the cell at step (-1, -1, -1) */
     CLP_NEIB_AHEAD_FIELDS
     uint row;   /* the particle's, in its piece of the list */
     uint cells; /* the cells not yet visited that have a bit set, a bit each */
@@ -85,6 +95,7 @@ void neib_start(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
     it->row = CLP_LIST_ROW(i);
     it->pos_i = pos[i];
     it->cell_i = key_cell(key[i]);
+    it->corner_key = key[i] - cell_key((int4)(1, 1, CLP_CORE_DIM == 3 ? 1 : 0, 0));
     it->step = (int4)(0);
     /* an outside particle has no list */
     it->cells = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[CLP_LIST_AT(0, it->row)];
@@ -101,7 +112,15 @@ int neib_bits_cell(neib_iter *it, __global const uint *cell_start) {
        beside a / makes LLVM emit a freeze, which Oclgrind 21.10 cannot check) */
     const int cell = 31 - (int)clz(lowest), q = cell / 3, r = q / 3;
     it->step = (int4)(cell - 3 * q - 1, q - 3 * r - 1, CLP_CORE_DIM == 3 ? r - 1 : 0, 0);
+#if CLP_BITS_KEY_STRIDES
+    /* for cell = x + 3 y + 9 z: x sx + y sy + z sz = cell sx + q (sy - 3 sx) + r (sz - 3 sy) */
+    const uint sx = cell_key((int4)(1, 0, 0, 0)), sy = cell_key((int4)(0, 1, 0, 0));
+    const uint sz = CLP_CORE_DIM == 3 ? cell_key((int4)(0, 0, 1, 0)) : 0u;
+    it->first = cell_start[it->corner_key + (uint)cell * sx + (uint)q * (sy - 3u * sx) +
+                           (uint)r * (sz - 3u * sy)];
+#else
     it->first = cell_start[cell_key(wrap_cell(it->cell_i + it->step))];
+#endif
     return cell;
 }
 
