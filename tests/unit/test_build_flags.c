@@ -36,13 +36,19 @@ int main(void) {
     clp_device_info older = fake_device("OpenCL C 1.1", "");
 
     char *f = flags_for(&nvidia, opts);
-    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.2"); /* defaults: no fast-math, no mad */
+    /* defaults: subnormals flushed, no fast-math, no mad */
+    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.2 -cl-denorms-are-zero");
     free(f);
     f = flags_for(&newer, opts);
-    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.2"); /* clpart's code is OpenCL C 1.2 */
+    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.2 -cl-denorms-are-zero"); /* clpart's code is OpenCL C 1.2 */
     free(f);
     f = flags_for(&older, opts);
-    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.1");
+    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.1 -cl-denorms-are-zero");
+    free(f);
+
+    CLP_ASSERT_OK(clp_options_apply_assignment(opts, "core.denorms_are_zero=false", &err), &err);
+    f = flags_for(&nvidia, opts);
+    CLP_ASSERT_STR_EQ(f, "-cl-std=CL1.2");
     free(f);
 
     CLP_ASSERT_OK(clp_options_apply_assignment(opts, "core.mad=true", &err), &err);

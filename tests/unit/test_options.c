@@ -42,7 +42,7 @@ static void test_defaults(const clp_schema *schema) {
     CLP_ASSERT_STR_EQ(clp_options_enum(opts, "core.kbn_form"), "branch");
     CLP_ASSERT(!clp_options_bool(opts, "core.fast_math"));
     CLP_ASSERT(!clp_options_bool(opts, "core.mad"));
-    CLP_ASSERT(!clp_options_bool(opts, "core.denorms_are_zero"));
+    CLP_ASSERT(clp_options_bool(opts, "core.denorms_are_zero"));
     CLP_ASSERT_EQ(clp_options_int(opts, "core.nv_maxrregcount"), 0);
     CLP_ASSERT_EQ(clp_options_int(opts, "selftest.n"), 65536);
     CLP_ASSERT_EQ(clp_options_int(opts, "selftest.terms"), 4096);
