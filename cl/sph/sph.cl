@@ -385,9 +385,11 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
  * (DualSPHysics and GPUSPH keep the density in vel.w for the same reason). Its pressure and
  * inverse density computed here too, into a third array, saved the forces as much
  * arithmetic as the extra gather cost them (H100, docs/benchmarks/sph.md), so they are not.
- * It runs over the slots the forces read, after the last writes of type and density; every
- * other kernel ignores both w components (particle_delta and particle_position zero them,
- * speeds take xyz). */
+ * The integration writes the same copies as it writes the state (advance, step_end), and a
+ * rebuild's reorder moves them with it; this runs over the slots the forces read when some
+ * other kernel or the host wrote a type or density last (the start of a run, mDBC, the
+ * density by summation, a multi-device run's halos). Every other kernel ignores both w
+ * components (particle_delta and particle_position zero them, speeds take xyz). */
 __kernel void sph_pack(__global float4 *restrict pos, __global const uint *restrict type,
                        __global float4 *restrict vel, __global const float *restrict rho) {
     const uint i = get_global_id(0);
@@ -515,15 +517,17 @@ uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM
 }
 
 /* After fluid particle i's step by `move`: takes it out of the computation when it is an
- * outlier, and records the largest move of the step (when lists last more than a step),
- * whose sum over the steps since the last rebuild bounds every particle's displacement. */
-void step_end(uint i, __global const float4 *pos, __global const uint *key, __global uint *type,
+ * outlier (its type's copy in pos.w too), and records the largest move of the step (when
+ * lists last more than a step), whose sum over the steps since the last rebuild bounds every
+ * particle's displacement. */
+void step_end(uint i, __global float4 *pos, __global const uint *key, __global uint *type,
               __global const uint *id, __global float4 *vel, __global const float *rho,
               __global uint *step, float4 move CLP_CONSTANTS_FN_PARAM) {
     const uint why =
         outlier_reasons(particle_position(pos[i], key[i]), vel[i], rho[i] CLP_CONSTANTS_ARG);
     if (why) {
         type[i] = CLP_GRID_EXCLUDED;
+        pos[i].w = as_float(CLP_GRID_EXCLUDED);
         vel[i] = (float4)(0.0f);
         atomic_inc(&step[SPH_STEP_EXCLUDED]);
         atomic_or(&step[SPH_STEP_REASONS], why);
@@ -565,17 +569,22 @@ void step_end(uint i, __global const float4 *pos, __global const uint *key, __gl
 
 /* Boundary particles keep at least the rest density; density, velocity and position of fluid
  * particle i after k seconds from state (x0, v0, r0) with rates a (divergence of position in
- * w) and dr, moving by `move`. */
+ * w) and dr, moving by `move`. It writes sph_pack's copies with them, the stored density in
+ * vel.w and the type in pos.w, so that the forces of the next step need no packing of
+ * their own unless another kernel changes a density (the host's sph_run.packed). */
 void advance(__global float4 *pos, __global float4 *vel, __global float *rho, uint i, uint t,
              float k, float4 x0, float4 v0, float r0, float4 a, float dr,
              float4 move CLP_CONSTANTS_FN_PARAM) {
     const float r = SPH_ADVANCE_RHO(r0, k, dr);
     if (t == 0) {
-        rho[i] = SPH_SURFACE_FLOORED(r, a.w);
-        vel[i] = v0 + k * (float4)(a.xyz, 0.0f);
-        pos[i] = x0 + (float4)(move.xyz, 0.0f);
+        const float stored = SPH_SURFACE_FLOORED(r, a.w);
+        rho[i] = stored;
+        vel[i] = (float4)(v0.xyz + k * a.xyz, stored);
+        pos[i] = (float4)(x0.xyz + move.xyz, as_float(t));
     } else if (t != CLP_GRID_EXCLUDED) {
-        rho[i] = fmax(r, SPH_REST);
+        const float stored = fmax(r, SPH_REST);
+        rho[i] = stored;
+        vel[i].w = stored;
     }
 }
 

@@ -15,8 +15,11 @@ static bool is(const clp_options *opts, const char *name, const char *value) {
 static void step_bytes(const clp_options *opts, double listed, double out[CLP_PHASE_COUNT]) {
     const double list = is(opts, "neighbors.mode", "list") ? 4 * (listed + 1) : 0;
     const bool xsph = clp_options_bool(opts, "sph.xsph");
-    /* sph_pack (par_part): type and rho in; their copies in pos.w and vel.w out */
-    const double pack = is(opts, "sph.strategy", "par_part") ? 4 + 4 + 4 + 4 : 0;
+    /* sph_pack (par_part): type and rho in, their copies in pos.w and vel.w out, where a
+       kernel besides the integration changed densities (on one device: the integration
+       writes the copies itself) */
+    const bool repacked = is(opts, "sph.density", "summation") || is(opts, "sph.boundary", "mdbc");
+    const double pack = is(opts, "sph.strategy", "par_part") && repacked ? 4 + 4 + 4 + 4 : 0;
     /* sph_forces: pos, type, vel, rho and the list in; acc, drho, and the optional sums out */
     out[CLP_PHASE_FORCES] = pack + 16 + 4 + 16 + 4 + list + 16 + 4 +
                             (clp_options_bool(opts, "sph.shifting") ? 16 : 0) + (xsph ? 16 : 0);

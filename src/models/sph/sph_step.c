@@ -86,14 +86,17 @@ fail:
 
 /* The forces a work-item per particle, over the particles this device owns, while the halo
  * refresh the last step began ends: first over the inner layers, which read no halo, then
- * over the edges. Each part reads the packed copies of the slots it reads. */
+ * over the edges. Each part reads the packed copies of the slots it reads; on one device the
+ * integration left them packed unless a kernel since wrote a density (r->packed). */
 static clp_status run_forces(sph_run *r, clp_buffer_set buffers, clp_error *err) {
     clp_status st = CLP_OK;
     double *phase = &r->timing.forces;
     size_t local, first, count;
     CLP_TRY(forces_group(r, &local, err));
     if (!r->comm) {
-        CLP_TRY(run_kernel(r, "sph_pack", PACK_BUFFERS, r->n, 0, phase, err));
+        if (!r->packed)
+            CLP_TRY(run_kernel(r, "sph_pack", PACK_BUFFERS, r->n, 0, phase, err));
+        r->packed = true;
         return run_kernel(r, "sph_forces", buffers, r->n, local, phase, err);
     }
     if (!r->dist.pending) {
@@ -121,8 +124,10 @@ static clp_status rates(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
     const bool summed = strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0;
-    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
+    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed) {
         CLP_TRY(end_refresh(r, err)); /* their densities need the halo's state */
+        r->packed = false;            /* and they change densities */
+    }
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
         CLP_TRY(run_particles(r, "sph_mdbc",
                               CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
@@ -222,6 +227,7 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
     r->listed = false;
     CLP_TRY(rates(r, err));
     CLP_TRY(choose_step(r, err));
+    /* the integration kernels write the packed copies with the state (cl/sph/sph.cl) */
     if (symplectic) {
         CLP_TRY(run_particles(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS,
                               &r->timing.integration, err));
