@@ -39,12 +39,13 @@ typedef struct sph_run {
     clp__sph_physics_values phys;
     clp_grid_geometry geo; /* a rank's: its slab and halo layers */
     clp_grid *grid;
-    size_t n, n_fluid; /* slots on this device (a rank's capacity), fluid particles */
-    size_t particles;  /* the case's particles, on every device together */
-    bool centred;      /* rho[] holds rho/rho0 - 1 */
-    bool timed;        /* profiling on: device time per phase goes into `timing` */
-    bool listed;       /* the grid was just rebuilt: the first step need not rebuild it again */
-    bool packed; /* pos.w and vel.w hold every slot's type and stored density (sph_pack's copies) */
+    size_t n, n_fluid;     /* slots on this device (a rank's capacity), fluid particles */
+    size_t particles;      /* the case's particles, on every device together */
+    bool centred;          /* rho[] holds rho/rho0 - 1 */
+    bool timed;            /* profiling on: device time per phase goes into `timing` */
+    bool listed;           /* the grid was just rebuilt: the first step need not rebuild it again */
+    bool packed;           /* pos.w and vel.w hold every slot's type and stored density (sph_pack's
+                              copies): the integration keeps them so between rebuilds */
     bool stop_on_outliers; /* sph.outliers=stop */
     double half_skin;      /* a particle that moved farther since the last rebuild forces one */
     clp_run_timing timing;

@@ -222,7 +222,8 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err) {
             clp__run_timing_add_rebuild(&r->timing, &g);
             r->timing.forced_rebuilds += !scheduled;
         }
-        clock->moved = 0; /* from this rebuild, or the setup's that stood for it */
+        clock->moved = 0;  /* from this rebuild, or the setup's that stood for it */
+        r->packed = false; /* with local positions the keys' kernel rewrites pos[] */
     }
     r->listed = false;
     CLP_TRY(rates(r, err));
