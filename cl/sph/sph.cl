@@ -206,8 +206,12 @@ __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONS
  * order (the argument is below 1e-2 within the kernel's support). */
 float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #if CLP_SPH_DIFFUSION == CLP_SPH_DIFFUSION_FOURTAKAS
-    const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);
-    const float x = dot(gravity.xyz, r_ij.xyz) * (7.0f / (CLP_SPH_C0 * CLP_SPH_C0));
+    /* g . r_ij without the products of gravity's zero components: they come as -0, which
+       the compiler drops from a sum (it cannot drop 0 * r, nor + 0) */
+    const float g_r = (CLP_SPH_GX != 0.0f ? CLP_SPH_GX * r_ij.x : -0.0f) +
+                      (CLP_SPH_GY != 0.0f ? CLP_SPH_GY * r_ij.y : -0.0f) +
+                      (CLP_SPH_GZ != 0.0f ? CLP_SPH_GZ * r_ij.z : -0.0f);
+    const float x = g_r * (7.0f / (CLP_SPH_C0 * CLP_SPH_C0));
     return CLP_SPH_RHO0 / SPH_DENSITY_UNIT * x * (1.0f / 7.0f - 3.0f / 49.0f * x);
 #else
     (void)r_ij;
@@ -284,7 +288,7 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     /* delta-SPH: 2 delta h c0 sum V_j (rho_j - rho_i - hydrostatic) (x_ji . grad W) /
      * (r^2 + eta^2), between fluid particles */
     if (fluid_i && type_j == 0)
-        d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * volume_j *
+        d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * CLP_SPH_MASS * inv_rho_j *
              (s_j - me->s - hydrostatic_difference(r_ij CLP_CONSTANTS_ARG)) * r_grad *
              inv_r2_eta2;
 #endif
@@ -297,13 +301,13 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     /* Monaghan's: m alpha c0 mu / rho_ij with mu = h v_ij . x_ij / (r^2 + eta^2) and rho_ij
        the mean density, for approaching pairs */
     if (vx < 0.0f)
-        s += 2.0f * CLP_SPH_MASS * CLP_SPH_ALPHA * CLP_SPH_C0 * CLP_SPH_H * vx * inv_r2_eta2 /
-             (me->rho + rho_j);
+        s += 2.0f * CLP_SPH_MASS * CLP_SPH_ALPHA * CLP_SPH_C0 * CLP_SPH_H * vx * inv_r2_eta2 *
+             (1.0f / (me->rho + rho_j)); /* a reciprocal: cheaper than a division */
     acc4_add(a, -s * f * r_ij);
 #else
     /* Lo and Shao: 4 m nu (x_ij . grad W) / ((rho_i + rho_j)(r^2 + eta^2)) v_ij */
     const float laminar =
-        4.0f * CLP_SPH_MASS * CLP_SPH_NU * r_grad * inv_r2_eta2 / (me->rho + rho_j);
+        4.0f * CLP_SPH_MASS * CLP_SPH_NU * r_grad * inv_r2_eta2 * (1.0f / (me->rho + rho_j));
     acc4_add(a, -s * f * r_ij + laminar * v_ij);
 #endif
     acc_add_plain(divergence, volume_j * r_grad);
@@ -385,10 +389,10 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
  * (DualSPHysics and GPUSPH keep the density in vel.w for the same reason). Its pressure and
  * inverse density computed here too, into a third array, saved the forces as much
  * arithmetic as the extra gather cost them (H100, docs/benchmarks/sph.md), so they are not.
- * The integration writes the same copies as it writes the state (advance, step_end), and a
- * rebuild's reorder moves them with it; this runs over the slots the forces read when some
- * other kernel or the host wrote a type or density last (the start of a run, mDBC, the
- * density by summation, a multi-device run's halos). Every other kernel ignores both w
+ * The integration writes the same copies as it writes the state (advance, step_end); this
+ * runs over the slots the forces read when some other kernel or the host wrote pos[], a type
+ * or a density last (the start of a run, a rebuild, whose keys' kernel rewrites local
+ * positions, mDBC, the density by summation, a multi-device run's halos). Every other kernel ignores both w
  * components (particle_delta and particle_position zero them, speeds take xyz). */
 __kernel void sph_pack(__global float4 *restrict pos, __global const uint *restrict type,
                        __global float4 *restrict vel, __global const float *restrict rho) {
