@@ -78,15 +78,15 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
 typedef struct {
     float4 pos_i;
     int4 cell_i;
-    int4 step; /* to the cell of the current word */
+    int4 step;       /* to the cell of the current word */
     uint corner_key; /* with CLP_BITS_KEY_STRIDES: of the cell at step (-1, -1, -1) */
     CLP_NEIB_AHEAD_FIELDS
-    uint row;   /* the particle's, in its piece of the list */
-    uint cells; /* the cells not yet visited that have a bit set, a bit each */
-    uint word;  /* the next word of the current cell */
-    uint left;  /* the current cell's words not yet loaded */
-    uint bits;  /* the current word's bits not yet taken */
-    uint first; /* the particle of its lowest bit */
+    uint row;        /* the particle's, in its piece of the list */
+    uint cells;      /* the cells not yet visited that have a bit set, a bit each */
+    uint word;       /* the next word of the current cell */
+    uint left;       /* the current cell's words not yet loaded */
+    uint bits;       /* the current word's bits not yet taken */
+    uint first;      /* the particle of its lowest bit */
     int want_type;
 } neib_iter;
 

@@ -392,8 +392,9 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
  * The integration writes the same copies as it writes the state (advance, step_end); this
  * runs over the slots the forces read when some other kernel or the host wrote pos[], a type
  * or a density last (the start of a run, a rebuild, whose keys' kernel rewrites local
- * positions, mDBC, the density by summation, a multi-device run's halos). Every other kernel ignores both w
- * components (particle_delta and particle_position zero them, speeds take xyz). */
+ * positions, mDBC, the density by summation, a multi-device run's halos). Every other
+ * kernel ignores both w components (particle_delta and particle_position zero them, speeds
+ * take xyz). */
 __kernel void sph_pack(__global float4 *restrict pos, __global const uint *restrict type,
                        __global float4 *restrict vel, __global const float *restrict rho) {
     const uint i = get_global_id(0);
