@@ -81,7 +81,10 @@ typedef struct {
     int4 step;       /* to the cell of the current word */
     uint corner_key; /* with CLP_BITS_KEY_STRIDES: of the cell at step (-1, -1, -1) */
     CLP_NEIB_AHEAD_FIELDS
-    uint row;        /* the particle's, in its piece of the list */
+    /* the particle's word 0 of cell 0 in its piece of the list: word w of cell c at
+       [(c * CLP_GRID_CELL_WORDS + w) * CLP_GRID_LIST_STRIDE], a single multiply-add from
+       the cell's number at every new cell */
+    __global const uint *cell_words;
     uint cells;      /* the cells not yet visited that have a bit set, a bit each */
     uint word;       /* the next word of the current cell */
     uint left;       /* the current cell's words not yet loaded */
@@ -92,32 +95,33 @@ typedef struct {
 
 void neib_start(neib_iter *it, uint i, int want_type, CLP_GRID_FN_PARAMS) {
     (void)type, (void)cell_start, (void)cell_end;
-    it->row = CLP_LIST_ROW(i);
+    it->cell_words = neib_list + CLP_LIST_SLOT(1, i);
     it->pos_i = pos[i];
     it->cell_i = key_cell(key[i]);
     it->corner_key = key[i] - cell_key((int4)(1, 1, CLP_CORE_DIM == 3 ? 1 : 0, 0));
     it->step = (int4)(0);
     /* an outside particle has no list */
-    it->cells = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[CLP_LIST_AT(0, it->row)];
+    it->cells = key[i] == CLP_GRID_OUTSIDE ? 0 : neib_list[CLP_LIST_SLOT(0, i)];
     it->word = it->left = it->bits = it->first = 0;
     it->want_type = want_type;
 }
 
 /* Moves on to the next cell with a bit set and returns its number; its first particle in
- * it->first. */
-int neib_bits_cell(neib_iter *it, __global const uint *cell_start) {
+ * it->first. Unsigned arithmetic: signed divisions and indices cost a warp sign fix-ups at
+ * almost every candidate. */
+uint neib_bits_cell(neib_iter *it, __global const uint *cell_start) {
     const uint lowest = it->cells & (0u - it->cells);
     it->cells ^= lowest;
     /* its step: its number in base 3, from (-1, -1, -1); the remainders written out (a %
        beside a / makes LLVM emit a freeze, which Oclgrind 21.10 cannot check) */
-    const int cell = 31 - (int)clz(lowest), q = cell / 3, r = q / 3;
-    it->step = (int4)(cell - 3 * q - 1, q - 3 * r - 1, CLP_CORE_DIM == 3 ? r - 1 : 0, 0);
+    const uint cell = 31 - clz(lowest), q = cell / 3, r = q / 3;
+    it->step = (int4)((int)(cell - 3 * q) - 1, (int)(q - 3 * r) - 1,
+                      CLP_CORE_DIM == 3 ? (int)r - 1 : 0, 0);
 #if CLP_BITS_KEY_STRIDES
     /* for cell = x + 3 y + 9 z: x sx + y sy + z sz = cell sx + q (sy - 3 sx) + r (sz - 3 sy) */
     const uint sx = cell_key((int4)(1, 0, 0, 0)), sy = cell_key((int4)(0, 1, 0, 0));
     const uint sz = CLP_CORE_DIM == 3 ? cell_key((int4)(0, 0, 1, 0)) : 0u;
-    it->first = cell_start[it->corner_key + (uint)cell * sx + (uint)q * (sy - 3u * sx) +
-                           (uint)r * (sz - 3u * sy)];
+    it->first = cell_start[it->corner_key + cell * sx + q * (sy - 3u * sx) + r * (sz - 3u * sy)];
 #else
     it->first = cell_start[cell_key(wrap_cell(it->cell_i + it->step))];
 #endif
@@ -133,20 +137,20 @@ uint neib_candidate(neib_iter *it, CLP_GRID_FN_PARAMS, int4 *step) {
     if (it->bits == 0) {
         if (it->cells == 0)
             return CLP_NEIB_END;
-        const int cell = neib_bits_cell(it, cell_start);
-        it->bits = neib_list[CLP_LIST_AT(1 + cell, it->row)];
+        const uint cell = neib_bits_cell(it, cell_start);
+        it->bits = it->cell_words[(size_t)cell * CLP_GRID_LIST_STRIDE];
     }
 #else
     while (it->bits == 0) {
         if (it->left == 0) { /* on to the next cell with a bit set */
             if (it->cells == 0)
                 return CLP_NEIB_END;
-            it->word = 1 + (uint)neib_bits_cell(it, cell_start) * CLP_GRID_CELL_WORDS;
+            it->word = neib_bits_cell(it, cell_start) * CLP_GRID_CELL_WORDS;
             it->left = CLP_GRID_CELL_WORDS;
         } else {
             it->first += 32;
         }
-        it->bits = neib_list[CLP_LIST_AT(it->word++, it->row)];
+        it->bits = it->cell_words[(size_t)it->word++ * CLP_GRID_LIST_STRIDE];
         it->left--;
     }
 #endif
