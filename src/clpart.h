@@ -451,8 +451,8 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_ACC CLP_BUF_BIT(21)
 /* float: rate of change of density */
 #define CLP_BUF_DRHO CLP_BUF_BIT(22)
-/* float2 per group: largest |a| and |v| of its fluid */
-#define CLP_BUF_DT_PARTIAL CLP_BUF_BIT(23)
+/* uint[2]: the bits of the largest |a| and |v| of the fluid at the last force evaluation */
+#define CLP_BUF_SPH_LARGEST CLP_BUF_BIT(23)
 /* uint[5]: the step the device chose, and what its integration saw (cl/sph/sph.cl) */
 #define CLP_BUF_SPH_STEP CLP_BUF_BIT(24)
 /* float4: XSPH velocity correction, m/s */

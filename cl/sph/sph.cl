@@ -12,8 +12,8 @@
  * the fluid and lower at its free surface), drho[i] float (stored density per second; without
  * shifting), xsph[i] float4 (m/s, w 0), shift[i] float4 (the concentration gradient
  * sum_j V_j grad_i W_ij, w the stored density per second),
- * dt_partial[group] float2 (largest |a|, largest |v| of the group's fluid), step[] the step record
- * (SPH_STEP_* below). SI units throughout. */
+ * largest[2] uint (the bits of the largest |a| and |v| of the fluid at the last evaluation of
+ * the forces), step[] the step record (SPH_STEP_* below). SI units throughout. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL          1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -94,10 +94,6 @@
 #define CLP_SPH_DP                 7.7e-3f /* lattice spacing, m */
 #define CLP_SPH_SURFACE_DIVERGENCE 1.5f    /* the divergence of position at the free surface */
 #endif
-#ifndef CLP_SPH_DT_GROUP
-#define CLP_SPH_DT_GROUP  64 /* work-items of the time-step reduction */
-#define CLP_SPH_DT_GROUPS 16 /* its work-groups */
-#endif
 
 /* Helpers take no constants (see cl/common/constants.cl); kernels scale their results. */
 #if CLP_SPH_KERNEL == CLP_SPH_KERNEL_WENDLAND
@@ -168,7 +164,7 @@ float tait_term(float s) {
 #define SPH_DENSITY_UNIT 1.0f
 #endif
 
-/* The step record, uint step[SPH_STEP_WORDS], set by sph_dt_final and filled in by the
+/* The step record, uint step[SPH_STEP_WORDS], set by sph_dt and filled in by the
  * integration: the step (bits of a float, s), the largest distance a particle has moved since
  * the last rebuild (bits of a float: non-negative floats order as their bits), the fluid
  * particles excluded in this step, an OR of their reasons, and the smallest ID among them. */
@@ -370,17 +366,53 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     } while (0)
 #endif
 /* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
-   uninitialised-value check from crashing on the kernel) */
-#define SPH_STORE_RATES(i, type_i)                                                                 \
+   uninitialised-value check from crashing on the kernel); largest_i gets a fluid particle's
+   |a| and |v| (v_i its velocity) for the choice of the step (record_largest) */
+#define SPH_STORE_RATES(i, type_i, v_i, largest_i)                                                 \
     do {                                                                                           \
         const bool stored_fluid = (type_i) == 0;                                                   \
         const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);                 \
-        acc[i] = stored_fluid ? (float4)(acc4_result(a).xyz + gravity.xyz, acc_result(divergence)) \
-                              : (float4)(0.0f);                                                    \
+        const float4 a_i = stored_fluid ? (float4)(acc4_result(a).xyz + gravity.xyz,               \
+                                                   acc_result(divergence))                         \
+                                        : (float4)(0.0f);                                          \
+        acc[i] = a_i;                                                                              \
+        largest_i = stored_fluid ? fmax((float2)(0.0f),                                            \
+                                        (float2)(length(a_i.xyz), length((v_i).xyz)))              \
+                                 : (float2)(0.0f);                                                 \
         SPH_STORE_XSPH(i, stored_fluid);                                                           \
         SPH_STORE_SHIFT_DRHO(i, stored_fluid,                                                      \
                              (type_i) == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr));               \
     } while (0)
+
+/* The largest |a| and |v| of the fluid, from which sph_dt chooses the step, as the bits of
+ * floats (non-negative floats order as their bits): a work-group takes the maximum of its
+ * work-items' in local memory (group[2]), then adds it to largest[] with one atomic each.
+ * Every work-item of the group calls record_begin before and record_end after its
+ * record_add calls. Local atomics on two words: an array a work-item reduced by halves took
+ * the forces of the 3D dam break longer (NVIDIA H200), and a global maximum read without an
+ * atomic to spare atomics is a data race. */
+void record_begin(__local uint *group) {
+    if (get_local_id(0) == 0) {
+        group[0] = 0;
+        group[1] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+void record_add(__local uint *group, float2 mine) {
+    if (mine.x > 0.0f)
+        atomic_max(&group[0], as_uint(mine.x));
+    if (mine.y > 0.0f)
+        atomic_max(&group[1], as_uint(mine.y));
+}
+
+void record_end(__local uint *group, __global uint *largest) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        atomic_max(&largest[0], group[0]);
+        atomic_max(&largest[1], group[1]);
+    }
+}
 
 #if CLP_SPH_STRATEGY == CLP_SPH_STRATEGY_PAR_PART
 /* Copies what the forces read of a neighbour besides its position and velocity into the w
@@ -405,90 +437,65 @@ __kernel void sph_pack(__global float4 *restrict pos, __global const uint *restr
 }
 
 /* The rate of change of velocity and density of every particle, its XSPH correction and its
- * shifting sums, a work-item per particle. Excluded neighbours, which stay in a list until the
- * next rebuild, are skipped. */
+ * shifting sums, a work-item per particle; and the largest |a| and |v| for the step, so that
+ * the step needs no pass of its own over the particles. Excluded neighbours, which stay in a
+ * list until the next rebuild, are skipped. */
 __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
                          __global const float *restrict rho,
-                         __global float4 *restrict acc SPH_DRHO_PARAM() SPH_XSPH_PARAM
-                             SPH_SHIFT_PARAM()
+                         __global float4 *restrict acc SPH_DRHO_PARAM(),
+                         __global uint *restrict largest SPH_XSPH_PARAM SPH_SHIFT_PARAM()
                              CLP_CONSTANTS_PARAM) {
+    __local uint group_largest[2];
+    record_begin(group_largest);
     const uint i = get_global_id(0);
-    if (i >= CLP_GRID_PARTICLES)
-        return;
-    const bool fluid_i = type[i] == 0;
-    sph_self me;
-    sph_self_from(&me, vel[i], rho[i] CLP_CONSTANTS_ARG);
-    SPH_SUMS_DECLARE(a, dr, divergence, blend, concentration);
-    uint j;
-    float4 r_ij, v_j; /* x_j - x_i, and vel[j], loaded with the position */
-    CLP_FOR_EACH_NEIGHBOR_WITH(i, j, r_ij, vel, v_j) {
-        /* under mDBC a boundary particle has no sums (a break, not an if around the loop:
-           that crashes Oclgrind 21.10's uninitialised-value check) */
-        if (!sph_has_sums(fluid_i))
-            break;
-        const float r2 = dot(r_ij.xyz, r_ij.xyz);
-        /* Skipped, not added as zeros: a restart's list, built from later positions, then
-         * gives the same sums bit for bit even where compensation would see the zeros. */
-        const uint type_j = as_uint(CLP_NEIGHBOR_POS(j).w); /* sph_pack's copies */
-        if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
-            continue;
-        const float s_j = v_j.w, rho_j = SPH_RHO(s_j);
-        sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, v_j,
-                 type_j, s_j, rho_j, SPH_PRESSURE(s_j), 1.0f / rho_j CLP_CONSTANTS_ARG);
+    if (i < CLP_GRID_PARTICLES) {
+        const bool fluid_i = type[i] == 0;
+        sph_self me;
+        sph_self_from(&me, vel[i], rho[i] CLP_CONSTANTS_ARG);
+        SPH_SUMS_DECLARE(a, dr, divergence, blend, concentration);
+        uint j;
+        float4 r_ij, v_j; /* x_j - x_i, and vel[j], loaded with the position */
+        CLP_FOR_EACH_NEIGHBOR_WITH(i, j, r_ij, vel, v_j) {
+            /* under mDBC a boundary particle has no sums (a break, not an if around the loop:
+               that crashes Oclgrind 21.10's uninitialised-value check) */
+            if (!sph_has_sums(fluid_i))
+                break;
+            const float r2 = dot(r_ij.xyz, r_ij.xyz);
+            /* Skipped, not added as zeros: a restart's list, built from later positions, then
+             * gives the same sums bit for bit even where compensation would see the zeros. */
+            const uint type_j = as_uint(CLP_NEIGHBOR_POS(j).w); /* sph_pack's copies */
+            if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
+                continue;
+            const float s_j = v_j.w, rho_j = SPH_RHO(s_j);
+            sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, v_j,
+                     type_j, s_j, rho_j, SPH_PRESSURE(s_j), 1.0f / rho_j CLP_CONSTANTS_ARG);
+        }
+        float2 largest_i;
+        SPH_STORE_RATES(i, type[i], me.v, largest_i);
+        record_add(group_largest, largest_i);
     }
-    SPH_STORE_RATES(i, type[i]);
+    record_end(group_largest, largest);
 }
 #endif
 
-/* Component-wise maximum over the work-group; largest[0] holds it afterwards. Every
- * work-item of the group must call it. */
-void group_max(float2 mine, __local float2 *largest) {
-    const uint lid = get_local_id(0);
-    largest[lid] = mine;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = CLP_SPH_DT_GROUP / 2; stride > 0; stride /= 2) {
-        if (lid < stride)
-            largest[lid] = fmax(largest[lid], largest[lid + stride]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
-
-/* Largest |a| and |v| among the fluid particles, per work-group. */
-__kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
-sph_dt_partial(__global const uint *restrict type, __global const float4 *restrict vel,
-               __global const float4 *restrict acc, __global float2 *restrict dt_partial) {
-    __local float2 largest[CLP_SPH_DT_GROUP];
-    const uint lid = get_local_id(0);
-    float2 m = (float2)(0.0f);
-    for (uint i = get_global_id(0); i < CLP_GRID_PARTICLES; i += get_global_size(0))
-        if (type[i] == 0)
-            m = fmax(m, (float2)(length(acc[i].xyz), length(vel[i].xyz)));
-    group_max(m, largest);
-    if (lid == 0)
-        dt_partial[get_group_id(0)] = largest[0];
-}
-
 /* The step (Monaghan): cfl h / (c0 + |v|max), 0.25 sqrt(h / |a|max), and the largest step
- * (the CFL step at rest and the viscous bound), into a new step record. One work-group. */
-__kernel __attribute__((reqd_work_group_size(CLP_SPH_DT_GROUP, 1, 1))) void
-sph_dt_final(__global const float2 *restrict dt_partial,
-             __global uint *restrict step CLP_CONSTANTS_PARAM) {
-    __local float2 largest[CLP_SPH_DT_GROUP];
-    const uint lid = get_local_id(0);
-    float2 m = (float2)(0.0f);
-    for (uint g = lid; g < CLP_SPH_DT_GROUPS; g += CLP_SPH_DT_GROUP)
-        m = fmax(m, dt_partial[g]);
-    group_max(m, largest);
-    if (lid == 0) {
-        float dt = fmin(CLP_SPH_DT, CLP_SPH_CFL * CLP_SPH_H / (CLP_SPH_C0 + largest[0].y));
-        if (largest[0].x > 0.0f)
-            dt = fmin(dt, 0.25f * sqrt(CLP_SPH_H / largest[0].x));
-        step[SPH_STEP_DT] = as_uint(dt);
-        step[SPH_STEP_MOVED] = 0;
-        step[SPH_STEP_EXCLUDED] = 0;
-        step[SPH_STEP_REASONS] = 0;
-        step[SPH_STEP_FIRST_ID] = 0xffffffffu;
-    }
+ * (the CFL step at rest and the viscous bound), into a new step record, from the largest |a|
+ * and |v| the forces recorded, which it clears for the next evaluation. One work-item. */
+__kernel void sph_dt(__global uint *restrict largest,
+                     __global uint *restrict step CLP_CONSTANTS_PARAM) {
+    if (get_global_id(0) != 0)
+        return;
+    const float a_max = as_float(largest[0]), v_max = as_float(largest[1]);
+    largest[0] = 0;
+    largest[1] = 0;
+    float dt = fmin(CLP_SPH_DT, CLP_SPH_CFL * CLP_SPH_H / (CLP_SPH_C0 + v_max));
+    if (a_max > 0.0f)
+        dt = fmin(dt, 0.25f * sqrt(CLP_SPH_H / a_max));
+    step[SPH_STEP_DT] = as_uint(dt);
+    step[SPH_STEP_MOVED] = 0;
+    step[SPH_STEP_EXCLUDED] = 0;
+    step[SPH_STEP_REASONS] = 0;
+    step[SPH_STEP_FIRST_ID] = 0xffffffffu;
 }
 
 /* Summation recomputes density from positions before every force evaluation. */
@@ -552,14 +559,15 @@ void step_end(uint i, __global float4 *pos, __global const uint *key, __global u
 #else
 #define SPH_XSPH_OF(i) ((float4)(0.0f))
 #endif
-/* The integration kernels' buffers: the state, then (predictor-corrector) the state at the
- * start of the step, then what the end of a step checks. */
+/* The integration kernels' buffers: the state and the forces' largest |a| and |v| (which
+ * sph_correct clears), then (predictor-corrector) the state at the start of the step, then
+ * what the end of a step checks. */
 #define SPH_STATE_PARAMS                                                                           \
     __global float4 *restrict pos, __global const uint *restrict key,                              \
         __global uint *restrict type, __global const uint *restrict id,                            \
         __global float4 *restrict vel, __global float *restrict rho,                               \
         __global const float4 *restrict acc SPH_DRHO_PARAM(const),                                 \
-        __global uint *restrict step SPH_XSPH_PARAM
+        __global uint *restrict largest, __global uint *restrict step SPH_XSPH_PARAM
 #define SPH_END_PARAMS SPH_SHIFT_PARAM(const)
 
 /* A fluid particle's new stored density r, with divergence of position div: at the free
@@ -638,6 +646,11 @@ __kernel void sph_predict(SPH_STATE_PARAMS,
  * move with the corrected half-step velocity, and shifting with the rates of the half step. */
 __kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
     const uint i = get_global_id(0);
+    /* the half step's forces recorded their largest |a| and |v| too, which no step uses */
+    if (i == get_global_offset(0)) {
+        largest[0] = 0;
+        largest[1] = 0;
+    }
     if (i >= CLP_GRID_PARTICLES)
         return;
     const float dt = as_float(step[SPH_STEP_DT]);

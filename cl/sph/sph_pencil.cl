@@ -41,7 +41,8 @@ float4 frame_offset(int4 c, int4 w, int4 corner) {
 
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
 sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const float *restrict rho,
-           __global float4 *restrict acc SPH_DRHO_PARAM() SPH_XSPH_PARAM SPH_SHIFT_PARAM() CLP_CONSTANTS_PARAM) {
+           __global float4 *restrict acc SPH_DRHO_PARAM(), __global uint *restrict largest
+               SPH_XSPH_PARAM SPH_SHIFT_PARAM() CLP_CONSTANTS_PARAM) {
     __local float4 staged_x[CAPACITY]; /* frame position */
     __local float4 staged_v[CAPACITY]; /* velocity */
     __local uint staged_type[CAPACITY];
@@ -53,6 +54,8 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
     __local float4 stage_offset[ROW_CELLS];
     __local uint target_lo[CLP_SPH_PENCIL_X + 1], target_from[CLP_SPH_PENCIL_X];
     __local ushort hits[HITS * GROUP]; /* hit h of work-item l at h * GROUP + l */
+    __local uint group_largest[2];
+    record_begin(group_largest);
     const uint lid = get_local_id(0);
     const int4 corner = sub_box_corner(get_group_id(0), PENCIL);
 
@@ -127,9 +130,13 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
                     }
                 }
             }
-        if (active)
-            SPH_STORE_RATES(i, type_i);
+        if (active) {
+            float2 largest_i;
+            SPH_STORE_RATES(i, type_i, me.v, largest_i);
+            record_add(group_largest, largest_i);
+        }
     }
+    record_end(group_largest, largest);
 }
 
 #endif

@@ -64,7 +64,7 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     /* With shifting, the rate of density goes in the shifting sums' w (cl/sph/sph.cl). */
     ROW_IF(CLP_BUF_DRHO, "drho", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE, "sph.shifting",
            "false"),
-    ROW(CLP_BUF_DT_PARTIAL, "dt_partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
+    ROW(CLP_BUF_SPH_LARGEST, "sph_largest", "uint", sizeof(cl_uint), 2, CLP_SINGLE),
     ROW(CLP_BUF_SPH_STEP, "sph_step", "uint", sizeof(cl_uint), 5, CLP_SINGLE),
     ROW_IF(CLP_BUF_XSPH, "xsph", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE, "sph.xsph",
            "true"),

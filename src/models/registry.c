@@ -65,8 +65,7 @@ static const clp_model_stage sph_stages[] = {
     WHEN("sph_density", "fluid density as a kernel sum", CLP_PHASE_DENSITY, "sph.density",
          "summation"),
     STAGE("sph_forces", "accelerations and density rates", CLP_PHASE_FORCES),
-    STAGE("sph_dt_partial", "time step: per work-group minima", CLP_PHASE_TIME_STEP),
-    STAGE("sph_dt_final", "time step: the step's dt", CLP_PHASE_TIME_STEP),
+    STAGE("sph_dt", "time step from the forces' largest |a| and |v|", CLP_PHASE_TIME_STEP),
     UNLESS("sph_integrate", "symplectic update", CLP_PHASE_INTEGRATION, "sph.integrator",
            "predictor_corrector"),
     WHEN("sph_predict", "predictor half step, then the rates again", CLP_PHASE_INTEGRATION,
@@ -104,7 +103,7 @@ static const clp_model_stage search_stages[] = {
 /* The buffers of each model's runs: its own and those of the neighbour search. */
 #define SPH_BUFFERS                                                                                \
     (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |                   \
-     CLP_BUF_DT_PARTIAL | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD |    \
+     CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD |   \
      CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST | CLP_BUF_GAUGE_POINTS |  \
      CLP_BUF_GAUGE_SAMPLES | CLP_BUF_WALL_FORCE)
 #define LJ_BUFFERS (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL)

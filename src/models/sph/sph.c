@@ -187,11 +187,6 @@ static double fluid_height(const clp_sph_case *c) {
     return high - low;
 }
 
-size_t clp__sph_dt_groups(size_t particles) {
-    size_t groups = (particles + CLP_SPH_DT_GROUP - 1) / CLP_SPH_DT_GROUP;
-    return groups < CLP_SPH_DT_MAX_GROUPS ? groups : CLP_SPH_DT_MAX_GROUPS;
-}
-
 void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p) {
     double g = sqrt(c->gravity[0] * c->gravity[0] + c->gravity[1] * c->gravity[1] +
                     c->gravity[2] * c->gravity[2]);
@@ -205,7 +200,7 @@ void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p) {
 }
 
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
-                          const clp__sph_physics_values *p, size_t particles, clp_constant *out) {
+                          const clp__sph_physics_values *p, clp_constant *out) {
     const bool wendland = strcmp(clp_options_enum(opts, "sph.kernel"), "wendland") == 0;
     /* Kernel normalisation over h^d: Wendland C2 7/(4 pi), 21/(16 pi); cubic 10/(7 pi), 1/pi */
     double sigma = wendland ? (c->dim == 3 ? 21.0 / (16 * M_PI) : 7.0 / (4 * M_PI))
@@ -239,11 +234,8 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
     size_t n = 0;
     for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)
         out[n++] = (clp_constant){physical[k].name, CLP_CONST_FLOAT, physical[k].value, 0, true};
-    out[n++] = (clp_constant){"CLP_SPH_DT_GROUP", CLP_CONST_INT, 0, CLP_SPH_DT_GROUP, false};
     out[n++] = (clp_constant){"CLP_SPH_GAUGE_POINTS", CLP_CONST_INT, 0,
                               (long long)clp__sph_gauge_points(c, NULL), false};
-    out[n++] = (clp_constant){"CLP_SPH_DT_GROUPS", CLP_CONST_INT, 0,
-                              (long long)clp__sph_dt_groups(particles), false};
     return n;
 }
 

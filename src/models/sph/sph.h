@@ -9,13 +9,6 @@ typedef struct clp__sph_physics_values {
     double dt; /* the largest step: cfl h / c0, and the viscous bound 0.125 h^2 / nu */
 } clp__sph_physics_values;
 
-/* Work-items per group of the device's time-step reduction, and the most groups: enough
- * work-items to fill a GPU (64 groups held a 2M-particle step to 0.47 ms on an H200; 1024 of
- * 64, a quarter of an H100's, took 0.033 ms at 1M, half the integration's rate), few enough
- * for the final one-group pass to take 4 each. */
-enum { CLP_SPH_DT_GROUP = 256, CLP_SPH_DT_MAX_GROUPS = 1024 };
-size_t clp__sph_dt_groups(size_t particles);
-
 /* The step record the device fills each step (CLP_BUF_SPH_STEP, SPH_STEP_* in cl/sph/sph.cl). */
 typedef struct clp__sph_step_record {
     cl_float dt;      /* the step taken, s */
@@ -57,7 +50,7 @@ bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]
  * physical ones, computed in double, may be kernel arguments (core.inline_constants). */
 enum { CLP_SPH_MAX_CONSTANTS = 30 };
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
-                          const clp__sph_physics_values *p, size_t particles, clp_constant *out);
+                          const clp__sph_physics_values *p, clp_constant *out);
 /* What the CLP_SPH_OUT_* bits of `reasons` say, as a phrase ("left the domain, ..."). */
 void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
                               const clp__sph_physics_values *p, unsigned reasons, char *out,

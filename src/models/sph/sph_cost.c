@@ -27,7 +27,7 @@ static void step_bytes(const clp_options *opts, double listed, double out[CLP_PH
         out[CLP_PHASE_DENSITY] = 16 + 4 + list + 4;
     if (is(opts, "sph.boundary", "mdbc")) /* sph_mdbc: a boundary's ghost, its sums, rho */
         out[CLP_PHASE_BOUNDARY] = 16 + 16 + 4 + list + 4;
-    out[CLP_PHASE_TIME_STEP] = 4 + 16 + 16; /* sph_dt_partial: type, vel, acc */
+    /* sph_dt reads what the forces recorded: no bytes a particle */
     /* sph_integrate: pos, vel, rho, acc, drho, type and shift in; pos, vel, rho out, and the
        XSPH velocity the forces wrote. The predictor-corrector reads and writes the state
        twice and keeps the old one. */

@@ -56,7 +56,7 @@ typedef struct program_parts {
 
 static void program_spec(const sph_run *r, program_parts *p) {
     size_t nc = clp_grid_constants(&r->geo, r->n, p->constants, 64 - CLP_SPH_MAX_CONSTANTS);
-    nc += clp__sph_constants(&r->c, r->opts, &r->phys, r->n, p->constants + nc);
+    nc += clp__sph_constants(&r->c, r->opts, &r->phys, p->constants + nc);
     size_t nf = 0;
     p->files[nf++] = "common/summation.cl";
     p->files[nf++] = "common/constants.cl";
@@ -163,7 +163,7 @@ fail:
 
 /* The model's buffers beyond the grid's; the options leave out those they do not need. */
 #define MODEL_BUFFERS                                                                              \
-    (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_DT_PARTIAL |                 \
+    (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST |                \
      CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |       \
      CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST)
 
@@ -174,7 +174,6 @@ static clp_buffer_set model_buffers(const sph_run *r, clp_buffer_counts *counts,
     program_parts parts;
     program_spec(r, &parts);
     *counts = (clp_buffer_counts){.particles = r->n};
-    counts->custom[clp__buffer_index(CLP_BUF_DT_PARTIAL)] = clp__sph_dt_groups(r->n);
     counts->custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
         clp_constant_arguments(r->opts, &parts.spec, arguments);
     return MODEL_BUFFERS | clp__sph_gauge_buffers(&r->c, counts);

@@ -140,7 +140,8 @@ static clp_status rates(sph_run *r, clp_error *err) {
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
         CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
     const clp_buffer_set forces = grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                                  CLP_BUF_XSPH | CLP_BUF_SHIFT | CLP_BUF_CONSTANTS;
+                                  CLP_BUF_SPH_LARGEST | CLP_BUF_XSPH | CLP_BUF_SHIFT |
+                                  CLP_BUF_CONSTANTS;
     if (r->pencils)
         CLP_TRY(run_kernel(r, "sph_forces", forces, r->pencil.groups * r->pencil.group,
                            r->pencil.group, &r->timing.forces, err));
@@ -150,26 +151,25 @@ fail:
     return st;
 }
 
-/* The device's choice of step from the rates just computed, into a new step record. */
+/* The device's choice of step from the largest |a| and |v| the forces just recorded, into a
+ * new step record. */
 static clp_status choose_step(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t groups = clp__sph_dt_groups(r->n);
-    CLP_TRY(run_kernel(r, "sph_dt_partial",
-                       CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_ACC | CLP_BUF_DT_PARTIAL,
-                       groups * CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
-    CLP_TRY(run_kernel(r, "sph_dt_final", CLP_BUF_DT_PARTIAL | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS,
-                       CLP_SPH_DT_GROUP, CLP_SPH_DT_GROUP, &r->timing.time_step, err));
+    CLP_TRY(run_kernel(r, "sph_dt", CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS, 1,
+                       1, &r->timing.time_step, err));
     if (r->comm)
         CLP_TRY(clp__sph_dist_agree_step(r, err));
 fail:
     return st;
 }
 
-/* The buffers of the integration kernels: the state every one takes, the state at the start
- * of a step (predictor-corrector), and those the end of a step checks. */
+/* The buffers of the integration kernels: the state every one takes (with the forces' largest
+ * |a| and |v|, which the corrector clears), the state at the start of a step
+ * (predictor-corrector), and those the end of a step checks. */
 #define STATE_BUFFERS                                                                              \
     (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
-     CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_CONSTANTS)
+     CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH |          \
+     CLP_BUF_CONSTANTS)
 #define OLD_BUFFERS (CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD)
 #define END_BUFFERS CLP_BUF_SHIFT
 
