@@ -367,7 +367,7 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
 #endif
 /* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
    uninitialised-value check from crashing on the kernel); largest_i gets a fluid particle's
-   |a| and |v| (v_i its velocity) for the choice of the step (record_largest) */
+   |a| and |v| (v_i its velocity) for the choice of the step (group_max_add) */
 #define SPH_STORE_RATES(i, type_i, v_i, largest_i)                                                 \
     do {                                                                                           \
         const bool stored_fluid = (type_i) == 0;                                                   \
@@ -384,34 +384,31 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
                              (type_i) == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr));               \
     } while (0)
 
-/* The largest |a| and |v| of the fluid, from which sph_dt chooses the step, as the bits of
- * floats (non-negative floats order as their bits): a work-group takes the maximum of its
- * work-items' in local memory (group[2]), then adds it to largest[] with one atomic each.
- * Every work-item of the group calls record_begin before and record_end after its
- * record_add calls. Local atomics on two words: an array a work-item reduced by halves took
- * the forces of the 3D dam break longer (NVIDIA H200), and a global maximum read without an
- * atomic to spare atomics is a data race. */
-void record_begin(__local uint *group) {
-    if (get_local_id(0) == 0) {
-        group[0] = 0;
-        group[1] = 0;
-    }
+/* Maxima of non-negative floats over a work-group, as their bits (which order as the floats):
+ * in `n` words of local memory with local atomics, then added to as many words of device
+ * memory with one atomic each. Every work-item of the group calls group_max_begin before and
+ * group_max_end after its group_max_add calls. An atomic a work-item on one word of device
+ * memory, and the maximum taken in an element a work-item by halves, each took the kernels
+ * longer (NVIDIA H200); a device-memory maximum read without an atomic to spare atomics is
+ * a data race. */
+void group_max_begin(__local uint *group, uint n) {
+    if (get_local_id(0) == 0)
+        for (uint k = 0; k < n; k++)
+            group[k] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-void record_add(__local uint *group, float2 mine) {
-    if (mine.x > 0.0f)
-        atomic_max(&group[0], as_uint(mine.x));
-    if (mine.y > 0.0f)
-        atomic_max(&group[1], as_uint(mine.y));
+void group_max_add(__local uint *word, float value) {
+    if (value > 0.0f)
+        atomic_max(word, as_uint(value));
 }
 
-void record_end(__local uint *group, __global uint *largest) {
+void group_max_end(__local uint *group, __global uint *words, uint n) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (get_local_id(0) == 0) {
-        atomic_max(&largest[0], group[0]);
-        atomic_max(&largest[1], group[1]);
-    }
+    if (get_local_id(0) == 0)
+        for (uint k = 0; k < n; k++)
+            if (group[k])
+                atomic_max(&words[k], group[k]);
 }
 
 #if CLP_SPH_STRATEGY == CLP_SPH_STRATEGY_PAR_PART
@@ -445,8 +442,8 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
                          __global float4 *restrict acc SPH_DRHO_PARAM(),
                          __global uint *restrict largest SPH_XSPH_PARAM SPH_SHIFT_PARAM()
                              CLP_CONSTANTS_PARAM) {
-    __local uint group_largest[2];
-    record_begin(group_largest);
+    __local uint group_largest[2]; /* the largest |a| and |v| of the group's fluid */
+    group_max_begin(group_largest, 2);
     const uint i = get_global_id(0);
     if (i < CLP_GRID_PARTICLES) {
         const bool fluid_i = type[i] == 0;
@@ -472,9 +469,10 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
         }
         float2 largest_i;
         SPH_STORE_RATES(i, type[i], me.v, largest_i);
-        record_add(group_largest, largest_i);
+        group_max_add(&group_largest[0], largest_i.x);
+        group_max_add(&group_largest[1], largest_i.y);
     }
-    record_end(group_largest, largest);
+    group_max_end(group_largest, largest, 2);
 }
 #endif
 
@@ -529,12 +527,12 @@ uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM
 }
 
 /* After fluid particle i's step by `move`: takes it out of the computation when it is an
- * outlier (its type's copy in pos.w too), and records the largest move of the step (when
- * lists last more than a step), whose sum over the steps since the last rebuild bounds every
- * particle's displacement. */
+ * outlier (its type's copy in pos.w too), and adds the move to its work-group's largest
+ * (`moved`, group_max_add; when lists last more than a step), which goes to the step record,
+ * whose sum over the steps since the last rebuild bounds every particle's displacement. */
 void step_end(uint i, __global float4 *pos, __global const uint *key, __global uint *type,
               __global const uint *id, __global float4 *vel, __global const float *rho,
-              __global uint *step, float4 move CLP_CONSTANTS_FN_PARAM) {
+              __global uint *step, __local uint *moved, float4 move CLP_CONSTANTS_FN_PARAM) {
     const uint why =
         outlier_reasons(particle_position(pos[i], key[i]), vel[i], rho[i] CLP_CONSTANTS_ARG);
     if (why) {
@@ -546,7 +544,7 @@ void step_end(uint i, __global float4 *pos, __global const uint *key, __global u
         atomic_min(&step[SPH_STEP_FIRST_ID], id[i]);
     }
     if (CLP_NEIGHBORS_EVERY > 1)
-        atomic_max(&step[SPH_STEP_MOVED], as_uint(length(move.xyz)));
+        group_max_add(moved, length(move.xyz));
 }
 
 #if CLP_SPH_SHIFTING
@@ -605,17 +603,20 @@ void advance(__global float4 *pos, __global float4 *vel, __global float *rho, ui
 
 /* Symplectic Euler: density and velocity first, then positions with the new velocity. */
 __kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
+    __local uint moved[1]; /* the largest move of the group's fluid (step_end) */
+    group_max_begin(moved, 1);
     const uint i = get_global_id(0);
-    if (i >= CLP_GRID_PARTICLES)
-        return;
-    const float dt = as_float(step[SPH_STEP_DT]);
-    const uint t = type[i];
-    const float4 v = vel[i] + dt * acc[i];
-    const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
-    advance(pos, vel, rho, i, t, dt, pos[i], vel[i], rho[i], acc[i], SPH_DRHO_OF(i),
-            move CLP_CONSTANTS_ARG);
-    if (t == 0)
-        step_end(i, pos, key, type, id, vel, rho, step, move CLP_CONSTANTS_ARG);
+    if (i < CLP_GRID_PARTICLES) {
+        const float dt = as_float(step[SPH_STEP_DT]);
+        const uint t = type[i];
+        const float4 v = vel[i] + dt * acc[i];
+        const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
+        advance(pos, vel, rho, i, t, dt, pos[i], vel[i], rho[i], acc[i], SPH_DRHO_OF(i),
+                move CLP_CONSTANTS_ARG);
+        if (t == 0)
+            step_end(i, pos, key, type, id, vel, rho, step, moved, move CLP_CONSTANTS_ARG);
+    }
+    group_max_end(moved, &step[SPH_STEP_MOVED], 1);
 }
 
 #else
@@ -645,22 +646,25 @@ __kernel void sph_predict(SPH_STATE_PARAMS,
  * y_half = y_n + dt/2 rate_half, and y_n+1 = 2 y_half - y_n = y_n + dt rate_half; positions
  * move with the corrected half-step velocity, and shifting with the rates of the half step. */
 __kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
+    __local uint moved[1]; /* the largest move of the group's fluid (step_end) */
     const uint i = get_global_id(0);
     /* the half step's forces recorded their largest |a| and |v| too, which no step uses */
     if (i == get_global_offset(0)) {
         largest[0] = 0;
         largest[1] = 0;
     }
-    if (i >= CLP_GRID_PARTICLES)
-        return;
-    const float dt = as_float(step[SPH_STEP_DT]);
-    const uint t = type[i];
-    const float4 v0 = vel_old[i], a = acc[i], v = v0 + 0.5f * dt * a;
-    const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
-    advance(pos, vel, rho, i, t, dt, pos_old[i], v0, rho_old[i], a, SPH_DRHO_OF(i),
-            move CLP_CONSTANTS_ARG);
-    if (t == 0)
-        step_end(i, pos, key, type, id, vel, rho, step, move CLP_CONSTANTS_ARG);
+    group_max_begin(moved, 1);
+    if (i < CLP_GRID_PARTICLES) {
+        const float dt = as_float(step[SPH_STEP_DT]);
+        const uint t = type[i];
+        const float4 v0 = vel_old[i], a = acc[i], v = v0 + 0.5f * dt * a;
+        const float4 move = dt * (v + SPH_XSPH_OF(i)) + SPH_SHIFT_OF(i, v, dt);
+        advance(pos, vel, rho, i, t, dt, pos_old[i], v0, rho_old[i], a, SPH_DRHO_OF(i),
+                move CLP_CONSTANTS_ARG);
+        if (t == 0)
+            step_end(i, pos, key, type, id, vel, rho, step, moved, move CLP_CONSTANTS_ARG);
+    }
+    group_max_end(moved, &step[SPH_STEP_MOVED], 1);
 }
 
 #endif

@@ -54,8 +54,8 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
     __local float4 stage_offset[ROW_CELLS];
     __local uint target_lo[CLP_SPH_PENCIL_X + 1], target_from[CLP_SPH_PENCIL_X];
     __local ushort hits[HITS * GROUP]; /* hit h of work-item l at h * GROUP + l */
-    __local uint group_largest[2];
-    record_begin(group_largest);
+    __local uint group_largest[2]; /* the largest |a| and |v| of the group's fluid */
+    group_max_begin(group_largest, 2);
     const uint lid = get_local_id(0);
     const int4 corner = sub_box_corner(get_group_id(0), PENCIL);
 
@@ -133,10 +133,11 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
         if (active) {
             float2 largest_i;
             SPH_STORE_RATES(i, type_i, me.v, largest_i);
-            record_add(group_largest, largest_i);
+            group_max_add(&group_largest[0], largest_i.x);
+            group_max_add(&group_largest[1], largest_i.y);
         }
     }
-    record_end(group_largest, largest);
+    group_max_end(group_largest, largest, 2);
 }
 
 #endif
