@@ -44,13 +44,24 @@ __kernel void grid_build_list(__global const float4 *restrict pos,
         fullest = max(fullest, s.j_end - s.j);
         for (uint part = 0; part < cell_words; part++, w++) {
             const uint from = s.j + 32 * part, to = min(s.j_end, from + 32);
+            /* A candidate's bit is the sign of r^2 - R^2, which the fused multiply-adds of r^2
+               give at no cost, shifted in from the top: fewer instructions a candidate than a
+               compare, a select and a shift by its place. Not unrolled: the NVIDIA driver's
+               unrolling by four made the build 8 % slower (H200). */
             uint word = 0;
-            for (uint j = from; j < to; j++) {
-                const float4 d = particle_delta(s.pos_i, pos[j], s.step);
-                const bool near = j != i && dot(d.xyz, d.xyz) <= CLP_SEARCH_RADIUS2;
-                word |= (uint)near << (j - from);
-                found += near;
+            _Pragma("unroll 1") for (__global const float4 *p = pos + from; p < pos + to; p++) {
+                const float4 d = particle_delta(s.pos_i, *p, s.step);
+                const float z_part = CLP_CORE_DIM == 3 ? fma(d.z, d.z, -CLP_SEARCH_RADIUS2)
+                                                       : -CLP_SEARCH_RADIUS2;
+                const float excess = fma(d.x, d.x, fma(d.y, d.y, z_part)); /* r^2 - R^2 */
+                word = word >> 1 | (as_uint(excess) & 0x80000000u);
             }
+            word = to > from ? word >> (32 - (to - from)) % 32 : 0;
+            /* the particle's own bit cleared once, and the bits counted once, rather than
+               a test and a count at every candidate */
+            if (i - from < 32)
+                word &= ~(1u << (i - from));
+            found += popcount(word);
             neib_list[CLP_LIST_SLOT(w, i)] = word;
             cells |= (uint)(word != 0) << cell;
         }
