@@ -197,21 +197,24 @@ __kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONS
 }
 #endif
 
-/* The hydrostatic part of rho_j - rho_i in stored units, subtracted by Fourtakas' diffusion:
- * rho0 ((1 + rho0 g . r_ij / B)^(1/7) - 1) with B = c0^2 rho0 / 7, by its series to second
- * order (the argument is below 1e-2 within the kernel's support). */
-float hydrostatic_difference(float4 r_ij CLP_CONSTANTS_FN_PARAM) {
+/* rho_j - rho_i in stored units less its hydrostatic part, which Fourtakas' diffusion takes
+ * out: rho0 ((1 + rho0 g . r_ij / B)^(1/7) - 1) with B = c0^2 rho0 / 7, by its series to
+ * second order (the argument is below 1e-2 within the kernel's support): rho0 x (1/7 - 3/49 x)
+ * with x = 7 g . r_ij / c0^2, that is y (1 - 3 y / rho0) with y = rho0 g . r_ij / c0^2, in
+ * which the constants fold (a multiplication, two fused multiply-adds and a subtraction). */
+float density_difference(float s_i, float s_j, float4 r_ij CLP_CONSTANTS_FN_PARAM) {
 #if CLP_SPH_DIFFUSION == CLP_SPH_DIFFUSION_FOURTAKAS
-    /* g . r_ij without the products of gravity's zero components: they come as -0, which
-       the compiler drops from a sum (it cannot drop 0 * r, nor + 0) */
-    const float g_r = (CLP_SPH_GX != 0.0f ? CLP_SPH_GX * r_ij.x : -0.0f) +
-                      (CLP_SPH_GY != 0.0f ? CLP_SPH_GY * r_ij.y : -0.0f) +
-                      (CLP_SPH_GZ != 0.0f ? CLP_SPH_GZ * r_ij.z : -0.0f);
-    const float x = g_r * (7.0f / (CLP_SPH_C0 * CLP_SPH_C0));
-    return CLP_SPH_RHO0 / SPH_DENSITY_UNIT * x * (1.0f / 7.0f - 3.0f / 49.0f * x);
+    /* y = rho0 g . r_ij / c0^2 without the products of gravity's zero components: they
+       come as -0, which the compiler drops from a sum (it cannot drop 0 * r, nor + 0) */
+    const float k = CLP_SPH_RHO0 / SPH_DENSITY_UNIT / (CLP_SPH_C0 * CLP_SPH_C0);
+    const float y = (CLP_SPH_GX != 0.0f ? k * CLP_SPH_GX * r_ij.x : -0.0f) +
+                    (CLP_SPH_GY != 0.0f ? k * CLP_SPH_GY * r_ij.y : -0.0f) +
+                    (CLP_SPH_GZ != 0.0f ? k * CLP_SPH_GZ * r_ij.z : -0.0f);
+    /* y (1 - 3 y / rho0) in stored units */
+    return (s_j - s_i) - y * (1.0f + y * (-3.0f * SPH_DENSITY_UNIT / CLP_SPH_RHO0));
 #else
     (void)r_ij;
-    return 0.0f;
+    return s_j - s_i;
 #endif
 }
 
@@ -273,7 +276,9 @@ bool sph_has_sums(bool fluid) {
 void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2, float4 v_j,
               uint type_j, float s_j, float rho_j, float p_j,
               float inv_rho_j CLP_CONSTANTS_FN_PARAM) {
-    const float q = sqrt(r2) * (1.0f / CLP_SPH_H);
+    /* r as r^2 / r: NVIDIA's driver scales a sqrt's argument for subnormal inputs, not an
+       rsqrt's (two instructions a pair); the floor keeps coincident particles at q = 0 */
+    const float q = r2 * rsqrt(fmax(r2, FLT_MIN)) * (1.0f / CLP_SPH_H);
     const float volume_j = CLP_SPH_MASS * inv_rho_j, inv_r2_eta2 = 1.0f / (r2 + CLP_SPH_ETA2);
     const float f = CLP_SPH_GRAD_SCALE * kernel_f(q); /* grad_i W_ij = -r_ij f */
     const float r_grad = -r2 * f;                      /* r_ij . grad_i W_ij */
@@ -285,7 +290,7 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
      * (r^2 + eta^2), between fluid particles */
     if (fluid_i && type_j == 0)
         d += 2.0f * CLP_SPH_DELTA * CLP_SPH_H * CLP_SPH_C0 * CLP_SPH_MASS * inv_rho_j *
-             (s_j - me->s - hydrostatic_difference(r_ij CLP_CONSTANTS_ARG)) * r_grad *
+             density_difference(me->s, s_j, r_ij CLP_CONSTANTS_ARG) * r_grad *
              inv_r2_eta2;
 #endif
     acc_add(dr, d);
@@ -458,10 +463,14 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
             if (!sph_has_sums(fluid_i))
                 break;
             const float r2 = dot(r_ij.xyz, r_ij.xyz);
-            /* Skipped, not added as zeros: a restart's list, built from later positions, then
-             * gives the same sums bit for bit even where compensation would see the zeros. */
+            /* The iteration hands out neighbours within the grid's radius, 2h, in float: no
+             * test of the support of its own (r^2 < (2h)^2 took a compare a pair; the two
+             * bounds differ by an ulp, where the kernel's gradient is below 1e-13 of its
+             * largest). Excluded neighbours are skipped, not added as zeros: a
+             * restart's list, built from later positions, then gives the same sums bit for
+             * bit even where compensation would see the zeros. */
             const uint type_j = as_uint(CLP_NEIGHBOR_POS(j).w); /* sph_pack's copies */
-            if (r2 >= CLP_SPH_SUPPORT2 || type_j == CLP_GRID_EXCLUDED)
+            if (type_j == CLP_GRID_EXCLUDED)
                 continue;
             const float s_j = v_j.w, rho_j = SPH_RHO(s_j);
             sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, v_j,
