@@ -689,8 +689,18 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             if (gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
                 clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
         }
+        /* whether the turn after this step will only step, whatever the step's size (at most
+           the largest step, with a margin for its rounding to float on the device) */
+        const double next = clock.time + 1.001 * r.phys.dt;
+        const bool next_plain =
+            next < end_time - slack && next < clock.next_output - slack &&
+            (!gauges || next < clock.next_gauge - slack) &&
+            (!config->out_dir || next < clock.next_checkpoint - slack) &&
+            !(config->max_steps && clock.step + 1 - first >= config->max_steps) &&
+            !(config->stop_requested && *config->stop_requested) &&
+            !(config->checkpoint_requested && *config->checkpoint_requested);
         clp__sph_balance_step_begin(&r);
-        CLP_TRY(clp__sph_step(&r, &clock, err));
+        CLP_TRY(clp__sph_step(&r, &clock, next_plain, err));
         clp__sph_balance_step_end(&r);
         clock.time += clock.dt;
         clock.step++;

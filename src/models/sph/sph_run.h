@@ -46,6 +46,7 @@ typedef struct sph_run {
     bool listed;           /* the grid was just rebuilt: the first step need not rebuild it again */
     bool packed;           /* pos.w and vel.w hold every slot's type and stored density (sph_pack's
                               copies): the integration keeps them so between rebuilds */
+    bool rates_ahead;      /* the next step's rates are queued, ahead of the last step's record */
     bool stop_on_outliers; /* sph.outliers=stop */
     double half_skin;      /* a particle that moved farther since the last rebuild forces one */
     clp_run_timing timing;
@@ -79,8 +80,9 @@ typedef struct sph_run {
 /* One step from the clock's step and time: rebuild when due or forced, rates, the device's
  * step, then the integrator: symplectic Euler, or a predictor half step, rates again and the
  * corrector. The clock gets the step taken and whether the next one must rebuild first
- * (sph_step.c). */
-clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, clp_error *err);
+ * (sph_step.c). next_plain: the time loop will take another step after this one and read
+ * nothing of the device before it, whatever this step's size. */
+clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp_error *err);
 
 /* A rank's slab of the case (r->c, r->geo global, r->particles loaded): its options with the
  * slab axis slowest, the cut by work per layer (a fluid particle 1, a boundary particle
