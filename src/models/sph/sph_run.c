@@ -600,6 +600,21 @@ static void checkpoint_path(const clp_run_config *config, char *path, size_t siz
 
 /* The run on this device, alone (comm NULL) or as one rank of a multi-device run, where every
  * rank calls it and rank 0 writes the outputs. */
+/* Whether the time loop's turn after the coming step will only step, whatever that step's
+ * size (at most the largest step, with a margin for its rounding to float on the device): no
+ * end, output, gauge, checkpoint, step limit or request due then. `slack` as the loop's. */
+static bool next_turn_only_steps(const sph_run *r, const clp__sph_clock *clock,
+                                 const clp_run_config *config, double end_time, bool gauges,
+                                 uint64_t first) {
+    const double slack = 1e-9 * clock->dt, next = clock->time + 1.001 * r->phys.dt;
+    return next < end_time - slack && next < clock->next_output - slack &&
+           (!gauges || next < clock->next_gauge - slack) &&
+           (!config->out_dir || next < clock->next_checkpoint - slack) &&
+           !(config->max_steps && clock->step + 1 - first >= config->max_steps) &&
+           !(config->stop_requested && *config->stop_requested) &&
+           !(config->checkpoint_requested && *config->checkpoint_requested);
+}
+
 static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                       const clp_options *opts, const char *case_path, const clp_run_config *config,
                       clp_error *err) {
@@ -719,16 +734,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
             if (gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
                 clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
         }
-        /* whether the turn after this step will only step, whatever the step's size (at most
-           the largest step, with a margin for its rounding to float on the device) */
-        const double next = clock.time + 1.001 * r.phys.dt;
         const bool next_plain =
-            next < end_time - slack && next < clock.next_output - slack &&
-            (!gauges || next < clock.next_gauge - slack) &&
-            (!config->out_dir || next < clock.next_checkpoint - slack) &&
-            !(config->max_steps && clock.step + 1 - first >= config->max_steps) &&
-            !(config->stop_requested && *config->stop_requested) &&
-            !(config->checkpoint_requested && *config->checkpoint_requested);
+            next_turn_only_steps(&r, &clock, config, end_time, gauges != NULL, first);
         clp__sph_balance_step_begin(&r);
         CLP_TRY(clp__sph_step(&r, &clock, next_plain, err));
         clp__sph_balance_step_end(&r);
