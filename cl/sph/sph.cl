@@ -371,10 +371,10 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     } while (0)
 #endif
 /* an excluded particle has no rate (written out, this select also keeps Oclgrind 21.10's
-   uninitialised-value check from crashing on the kernel); a fluid particle's |a| and |v| (v_i
-   its velocity) go to its work-group's largest, group_largest[2] (group_max_add), for the
-   choice of the step */
-#define SPH_STORE_RATES(i, type_i, v_i, group_largest)                                             \
+   uninitialised-value check from crashing on the kernel); largest_i gets a fluid particle's
+   |a| and |v| (v_i its velocity) for the choice of the step, which the kernel adds to its
+   group's (group_max_add: added here, that check crashes on the kernel too) */
+#define SPH_STORE_RATES(i, type_i, v_i, largest_i)                                                 \
     do {                                                                                           \
         const bool stored_fluid = (type_i) == 0;                                                   \
         const float4 gravity = (float4)(CLP_SPH_GX, CLP_SPH_GY, CLP_SPH_GZ, 0.0f);                 \
@@ -382,11 +382,9 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
                                                    acc_result(divergence))                         \
                                         : (float4)(0.0f);                                          \
         acc[i] = a_i;                                                                              \
-        const float2 largest_i = stored_fluid ? fmax((float2)(0.0f), (float2)(length(a_i.xyz),     \
-                                                                      length((v_i).xyz)))          \
-                                              : (float2)(0.0f);                                    \
-        group_max_add(&(group_largest)[0], largest_i.x);                                           \
-        group_max_add(&(group_largest)[1], largest_i.y);                                           \
+        largest_i = stored_fluid ? fmax((float2)(0.0f),                                            \
+                                        (float2)(length(a_i.xyz), length((v_i).xyz)))              \
+                                 : (float2)(0.0f);                                                 \
         SPH_STORE_XSPH(i, stored_fluid);                                                           \
         SPH_STORE_SHIFT_DRHO(i, stored_fluid,                                                      \
                              (type_i) == CLP_GRID_EXCLUDED ? 0.0f : acc_result(dr));               \
@@ -479,7 +477,10 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
             sph_pair(&a, &dr, &divergence, &blend, &concentration, fluid_i, &me, r_ij, r2, v_j,
                      type_j, s_j, rho_j, SPH_PRESSURE(s_j), 1.0f / rho_j CLP_CONSTANTS_ARG);
         }
-        SPH_STORE_RATES(i, type[i], me.v, group_largest);
+        float2 largest_i;
+        SPH_STORE_RATES(i, type[i], me.v, largest_i);
+        group_max_add(&group_largest[0], largest_i.x);
+        group_max_add(&group_largest[1], largest_i.y);
     }
     group_max_end(group_largest, largest, 2);
 }

@@ -130,8 +130,12 @@ sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const 
                     }
                 }
             }
-        if (active)
-            SPH_STORE_RATES(i, type_i, me.v, group_largest);
+        if (active) {
+            float2 largest_i;
+            SPH_STORE_RATES(i, type_i, me.v, largest_i);
+            group_max_add(&group_largest[0], largest_i.x);
+            group_max_add(&group_largest[1], largest_i.y);
+        }
     }
     group_max_end(group_largest, largest, 2);
 }
