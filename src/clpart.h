@@ -140,6 +140,7 @@ typedef struct clp_device_info {
     cl_ulong max_mem_alloc_size;
     size_t max_work_group_size;
     bool fp64;
+    bool simulator;         /* an interpreter such as Oclgrind: chosen only by name or index */
     char *extensions;       /* space-separated list, owned by the list */
     cl_int query_error[16]; /* per clp_device_field, CL_SUCCESS when it was read */
 } clp_device_info;

@@ -44,6 +44,7 @@ static const row rows[] = {
     ROW("Max alloc", "max_alloc_bytes", CELL_BYTES, max_mem_alloc_size, CLP_FIELD_MAX_ALLOC),
     ROW("Local mem", "local_mem_bytes", CELL_BYTES, local_mem_size, CLP_FIELD_LOCAL_MEM),
     ROW("fp64", "fp64", CELL_BOOL, fp64, NO_FIELD),
+    ROW("Simulator", "simulator", CELL_BOOL, simulator, NO_FIELD),
 };
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
 
@@ -153,7 +154,7 @@ static int print_table(const clp_device_list *list, const clp_device_info *selec
         putchar('\n');
     }
     printf("\n* the device other commands use: --device or $CLPART_DEVICE, else the first GPU, "
-           "else the first CPU\n");
+           "else the first CPU (never a simulator)\n");
     free(cells);
     return CLP_EXIT_OK;
 }

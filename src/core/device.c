@@ -108,6 +108,8 @@ clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const
     return CLP_OK;
 }
 
+static bool is_simulator(const clp_device_info *d);
+
 /* Reads every field of d (platform and device already set). A failed query leaves its field
  * empty or zero and records the code; only running out of host memory is an error. */
 static clp_status read_fields(clp_device_info *d, clp_error *err) {
@@ -139,6 +141,7 @@ static clp_status read_fields(clp_device_info *d, clp_error *err) {
                         NULL) != CL_SUCCESS)
         double_config = 0;
     d->fp64 = clp_device_has_extension(d, "cl_khr_fp64") || double_config != 0;
+    d->simulator = is_simulator(d);
     return CLP_OK;
 }
 
@@ -247,14 +250,6 @@ bool clp_device_has_extension(const clp_device_info *dev, const char *ext) {
     return false;
 }
 
-/* Index of the first device of `type`, or list->count when there is none. */
-static size_t first_of_type(const clp_device_list *list, cl_device_type type) {
-    size_t i = 0;
-    while (i < list->count && !(list->devices[i].type & type))
-        i++;
-    return i;
-}
-
 static bool contains_nocase(const char *haystack, const char *needle) {
     size_t n = strlen(needle);
     for (; *haystack; haystack++)
@@ -269,17 +264,18 @@ static bool contains_nocase(const char *haystack, const char *needle) {
 static const struct {
     const char *name;
     const char *platforms[2];
+    bool simulator; /* runs kernels in an interpreter: never chosen by default or by type */
 } short_names[] = {
-    {"pocl", {"Portable Computing Language"}},
-    {"nvidia", {"NVIDIA CUDA"}},
-    {"cuda", {"NVIDIA CUDA"}},
-    {"amd", {"AMD Accelerated Parallel Processing"}},
-    {"rocm", {"AMD Accelerated Parallel Processing"}},
-    {"intel", {"Intel(R) OpenCL", "Intel(R) CPU Runtime"}},
-    {"neo", {"Intel(R) OpenCL Graphics", "Intel(R) OpenCL HD Graphics"}},
-    {"oclgrind", {"Oclgrind"}},
-    {"rusticl", {"rusticl"}},
-    {"clover", {"Clover"}},
+    {"pocl", {"Portable Computing Language"}, false},
+    {"nvidia", {"NVIDIA CUDA"}, false},
+    {"cuda", {"NVIDIA CUDA"}, false},
+    {"amd", {"AMD Accelerated Parallel Processing"}, false},
+    {"rocm", {"AMD Accelerated Parallel Processing"}, false},
+    {"intel", {"Intel(R) OpenCL", "Intel(R) CPU Runtime"}, false},
+    {"neo", {"Intel(R) OpenCL Graphics", "Intel(R) OpenCL HD Graphics"}, false},
+    {"oclgrind", {"Oclgrind"}, true},
+    {"rusticl", {"rusticl"}, false},
+    {"clover", {"Clover"}, false},
 };
 enum { SHORT_NAME_COUNT = sizeof short_names / sizeof short_names[0] };
 
@@ -288,6 +284,25 @@ static int find_short_name(const char *selector) {
         if (strcasecmp(selector, short_names[k].name) == 0)
             return k;
     return -1;
+}
+
+/* Index of the first device of `type` that is not a simulator, or list->count when there is
+ * none. Oclgrind reports itself as a GPU, but runs 300 to 3700 times slower than PoCL on the
+ * same cores: a user asking for "a GPU" or for the default never means it. */
+static size_t first_of_type(const clp_device_list *list, cl_device_type type) {
+    size_t i = 0;
+    while (i < list->count && (!(list->devices[i].type & type) || list->devices[i].simulator))
+        i++;
+    return i;
+}
+
+/* Whether d's platform is one that short_names marks as a simulator. */
+static bool is_simulator(const clp_device_info *d) {
+    for (int k = 0; k < SHORT_NAME_COUNT; k++)
+        for (int p = 0; short_names[k].simulator && p < 2 && short_names[k].platforms[p]; p++)
+            if (contains_nocase(d->platform_name, short_names[k].platforms[p]))
+                return true;
+    return false;
 }
 
 bool clp__device_matches_name(const clp_device_info *d, const char *selector) {
@@ -333,10 +348,15 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
     size_t found = count;
     bool by_index = selector && *selector && strspn(selector, "0123456789") == strlen(selector);
     if (!selector || !*selector) {
-        for (size_t t = 0; t < 2 && found == count; t++) /* the first GPU, else the first CPU */
+        /* the first GPU, else the first CPU, else the first of any other type; simulators
+           only by name or index */
+        for (size_t t = 0; t < TYPE_COUNT && found == count; t++)
             found = first_of_type(list, type_names[t].type);
         if (found == count)
-            found = 0;
+            return fail_with_list(list,
+                                  "every device is a simulator: choose one by name or index "
+                                  "(--device oclgrind, CLPART_DEVICE)",
+                                  err, __FILE__, __LINE__);
     } else if (by_index) {
         unsigned long long i = strtoull(selector, NULL, 10); /* too big: ULLONG_MAX */
         found = i < count ? (size_t)i : count;

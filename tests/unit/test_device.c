@@ -14,6 +14,7 @@ typedef struct ref_device {
     char *name;
     char *extensions;
     bool fp64;
+    bool simulator; /* its platform is Oclgrind's */
 } ref_device;
 
 static char *ref_string(cl_device_id dev, cl_device_info param) {
@@ -71,6 +72,11 @@ static ref_device *ref_enumerate(size_t *count) {
                 CL_SUCCESS)
                 dfp = 0;
             r->fp64 = has_token(r->extensions, "cl_khr_fp64") || dfp != 0;
+            char platform[256] = "";
+            CLP_ASSERT_EQ(
+                clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL),
+                CL_SUCCESS);
+            r->simulator = strstr(platform, "Oclgrind") != NULL;
         }
         free(ids);
     }
@@ -79,10 +85,10 @@ static ref_device *ref_enumerate(size_t *count) {
     return refs;
 }
 
-/* Index of the first reference device of `type`, or n. */
+/* Index of the first reference device of `type` that is not a simulator, or n. */
 static size_t ref_first(const ref_device *refs, size_t n, cl_device_type type) {
     for (size_t i = 0; i < n; i++)
-        if (refs[i].type & type)
+        if ((refs[i].type & type) && !refs[i].simulator)
             return i;
     return n;
 }
@@ -260,14 +266,23 @@ int main(void) {
     CLP_ASSERT_STR_EQ(clp_device_type_name(CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT), "CPU");
     CLP_ASSERT_STR_EQ(clp_device_type_name(CL_DEVICE_TYPE_ACCELERATOR), "Accelerator");
 
-    /* Default: the first GPU, else the first CPU, else device 0. */
+    /* Default: the first GPU, else the first CPU, else the first device of another type;
+     * never a simulator (Oclgrind says it is a GPU). */
     size_t want = ref_first(refs, n, CL_DEVICE_TYPE_GPU);
     if (want == n)
         want = ref_first(refs, n, CL_DEVICE_TYPE_CPU);
     if (want == n)
-        want = 0;
-    CLP_ASSERT_EQ(select_index(list, NULL), want);
-    CLP_ASSERT_EQ(select_index(list, ""), want);
+        want = ref_first(refs, n, CL_DEVICE_TYPE_ALL);
+    if (want == n) {
+        clp_error all_simulated = CLP_ERROR_INIT;
+        expect_no_device(list, NULL, &all_simulated);
+        CLP_ASSERT_CONTAINS(all_simulated.message, "simulator");
+    } else {
+        CLP_ASSERT_EQ(select_index(list, NULL), want);
+        CLP_ASSERT_EQ(select_index(list, ""), want);
+    }
+    for (size_t i = 0; i < n; i++)
+        CLP_ASSERT_EQ(clp_device_list_get(list, i)->simulator, refs[i].simulator);
 
     /* Indices. */
     CLP_ASSERT_EQ(select_index(list, "0"), 0);
