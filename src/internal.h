@@ -97,6 +97,8 @@ size_t clp__edit_distance(const char *a, const char *b);
 /* mkdir -p of `path` (modified during the call, restored); false with the failing step in
  * `why`. */
 bool clp__make_dirs(char *path, char *why, size_t why_size);
+/* "dir/name" (just `name` when dir is "" or NULL), new; NULL when out of memory. */
+char *clp__path_join(const char *dir, const char *name);
 /* A work-group of one work-item per item: `items` rounded up to whole warps of 32 where that
  * stays within `cap`, else `items`. */
 size_t clp__warp_group(size_t items, size_t cap);

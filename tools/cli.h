@@ -26,6 +26,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli);
 int cmd_sweep(int argc, char **argv, const clp_cli *cli);
 int cmd_bench(int argc, char **argv, const clp_cli *cli);
 int cmd_report(int argc, char **argv, const clp_cli *cli);
+int cmd_compare(int argc, char **argv, const clp_cli *cli);
 
 enum { CLP_EXIT_OK = 0, CLP_EXIT_RUNTIME = 1, CLP_EXIT_USAGE = 2 };
 

@@ -88,6 +88,14 @@ double clp__median(double *values, size_t n) {
 }
 
 /* mkdir -p; false with the failing step in `why`. */
+char *clp__path_join(const char *dir, const char *name) {
+    const size_t d = dir ? strlen(dir) : 0, size = d + strlen(name) + 2;
+    char *path = malloc(size);
+    if (path)
+        snprintf(path, size, "%s%s%s", d ? dir : "", d && dir[d - 1] != '/' ? "/" : "", name);
+    return path;
+}
+
 bool clp__make_dirs(char *path, char *why, size_t why_size) {
     for (char *p = path + 1;; p++) {
         if (*p != '/' && *p != '\0')

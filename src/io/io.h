@@ -30,6 +30,39 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
 clp_status clp__pvd_write(const char *path, const double *times, const char *const *files,
                           size_t count, clp_error *err);
 
+/* A snapshot read back (vtk_read.c): each array of its field, point and point-coordinate
+ * data ("TimeValue", "velocity", ..., "position" for the points), as doubles. */
+typedef struct clp__vtp_array {
+    char *name;
+    int components;
+    size_t tuples;
+    double *values; /* tuples x components */
+} clp__vtp_array;
+typedef struct clp__vtp_data {
+    char *path;
+    size_t n;    /* points */
+    double time; /* the TimeValue field, 0 without one */
+    clp__vtp_array *arrays;
+    size_t n_arrays;
+} clp__vtp_data;
+/* Reads a snapshot that clp__vtp_write wrote; any other layout, a truncated file or an array
+ * whose length is not the point count is CLP_IO naming the file. *out is filled only on
+ * success. */
+clp_status clp__vtp_read(const char *path, clp__vtp_data *out, clp_error *err);
+/* The array `name` of d (borrowed), or NULL. */
+const clp__vtp_array *clp__vtp_find(const clp__vtp_data *d, const char *name);
+void clp__vtp_data_free(clp__vtp_data *d);
+
+/* A collection read back: its snapshots' times and paths (relative names made relative to
+ * the working folder, through the collection's folder). */
+typedef struct clp__pvd_list {
+    size_t count;
+    double *times;
+    char **files;
+} clp__pvd_list;
+clp_status clp__pvd_read(const char *path, clp__pvd_list *out, clp_error *err);
+void clp__pvd_list_free(clp__pvd_list *l);
+
 /* ---- Diagnostics CSV (csv.c) */
 
 typedef struct clp__csv clp__csv;
@@ -60,6 +93,22 @@ clp_status clp__csv_write_table(const char *dir, const char *name, const char *c
 clp_status clp__csv_row(clp__csv *csv, const double *values, clp_error *err);
 /* Closes and frees `csv` (NULL does nothing); reports a failed final close as CLP_IO. */
 clp_status clp__csv_close(clp__csv *csv, clp_error *err);
+
+/* A CSV file read back whole (csv_read.c): its header's names and its rows of numbers. */
+typedef struct clp__csv_table {
+    char *path;
+    char **columns;
+    size_t n_columns, n_rows;
+    double *values; /* n_rows rows of n_columns numbers */
+} clp__csv_table;
+/* Reads the file at `path`: a header row of names (quoted as clp__csv_open writes them), then
+ * rows of as many numbers, in any locale; blank lines are skipped. A row that is not all
+ * numbers is CLP_IO naming its line and column. *out is filled only on success. */
+clp_status clp__csv_read(const char *path, clp__csv_table *out, clp_error *err);
+/* The index of the column `name`, or -1. */
+long clp__csv_table_column(const clp__csv_table *t, const char *name);
+/* Frees what t holds and zeroes it (a zeroed table does nothing). */
+void clp__csv_table_free(clp__csv_table *t);
 
 /* A number as CSV text, whatever the process locale: integral values below 2^53 in magnitude
  * without a decimal point ("12"), others with 17 significant digits ("0.10000000000000001"),

@@ -1,0 +1,154 @@
+/* Reading a numeric CSV table back: the header's names and every row's numbers, as the runs'
+ * CSV outputs write them (csv.c), whatever the process locale. */
+#include "io.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CLP_REQUIRE with the file as the error's source. */
+#define REQUIRE_IN(path, cond, err, ...)                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            st = CLP_FAIL_AT((err), CLP_IO, (path), -1, -1, __VA_ARGS__);                          \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* One header cell from *p (quoted with doubled quotes, or plain up to a comma or the line's
+ * end), advanced past it and its comma. New string, or NULL when out of memory. */
+static char *header_cell(const char **p) {
+    const char *s = *p;
+    clp_strbuf sb = {0};
+    if (*s == '"') {
+        for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+            if (*s == '"')
+                s++; /* a doubled quote */
+            clp__sb_append_n(&sb, s, 1);
+        }
+        if (*s == '"')
+            s++;
+    } else {
+        const size_t n = strcspn(s, ",\r\n");
+        clp__sb_append_n(&sb, s, n);
+        s += n;
+    }
+    if (*s == ',')
+        s++;
+    *p = s;
+    clp__sb_append(&sb, "");
+    if (sb.failed) {
+        clp__sb_free(&sb);
+        return NULL;
+    }
+    return sb.data;
+}
+
+/* Whether `line` holds only a line break, or nothing. */
+static bool blank(const char *line) {
+    return line[strspn(line, "\r\n")] == '\0';
+}
+
+static clp_status read_header(clp__csv_table *t, const char *line, clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t cap = 0;
+    const char *p = line;
+    while (*p && *p != '\n' && *p != '\r') {
+        if (t->n_columns == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **grown = realloc(t->columns, cap * sizeof *grown);
+            CLP_REQUIRE_ALLOC(grown, err);
+            t->columns = grown;
+        }
+        t->columns[t->n_columns] = header_cell(&p);
+        CLP_REQUIRE_ALLOC(t->columns[t->n_columns], err);
+        t->n_columns++;
+    }
+    REQUIRE_IN(t->path, t->n_columns > 0, err, "%s: the header names no column", t->path);
+fail:
+    return st;
+}
+
+static clp_status read_row(clp__csv_table *t, const char *line, size_t number, size_t *cap,
+                           clp_error *err) {
+    clp_status st = CLP_OK;
+    if (t->n_rows == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        double *grown = realloc(t->values, *cap * t->n_columns * sizeof *grown);
+        CLP_REQUIRE_ALLOC(grown, err);
+        t->values = grown;
+    }
+    double *row = t->values + t->n_rows * t->n_columns;
+    const char *p = line;
+    for (size_t i = 0; i < t->n_columns; i++) {
+        char *end;
+        row[i] = strtod(p, &end);
+        const char want = i + 1 < t->n_columns ? ',' : '\0';
+        const bool ends = want ? *end == ',' : (*end == '\0' || blank(end));
+        REQUIRE_IN(t->path, end != p && ends, err,
+                   "%s:%zu: column %zu (%s) is not a number, or the row has not %zu columns",
+                   t->path, number, i + 1, t->columns[i], t->n_columns);
+        p = end + 1;
+    }
+    t->n_rows++;
+fail:
+    return st;
+}
+
+static locale_t c_locale;
+static void make_c_locale(void) {
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+clp_status clp__csv_read(const char *path, clp__csv_table *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    *out = (clp__csv_table){0};
+    clp__csv_table t = {.path = strdup(path)};
+    char *line = NULL;
+    size_t line_cap = 0, row_cap = 0, number = 0;
+    FILE *f = NULL;
+    CLP_REQUIRE_ALLOC(t.path, err);
+    f = fopen(path, "r");
+    REQUIRE_IN(path, f, err, "cannot read %s: %s", path, strerror(errno));
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_c_locale);
+    locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+    bool header = false;
+    while (st == CLP_OK && getline(&line, &line_cap, f) > 0) {
+        number++;
+        if (blank(line))
+            continue;
+        st = header ? read_row(&t, line, number, &row_cap, err) : read_header(&t, line, err);
+        header = true;
+    }
+    if (previous)
+        uselocale(previous);
+    CLP_TRY(st);
+    REQUIRE_IN(path, header, err, "%s is empty: it has no header row", path);
+    *out = t;
+    t = (clp__csv_table){0};
+fail:
+    if (f)
+        fclose(f);
+    free(line);
+    clp__csv_table_free(&t);
+    return st;
+}
+
+long clp__csv_table_column(const clp__csv_table *t, const char *name) {
+    for (size_t i = 0; i < t->n_columns; i++)
+        if (!strcmp(t->columns[i], name))
+            return (long)i;
+    return -1;
+}
+
+void clp__csv_table_free(clp__csv_table *t) {
+    for (size_t i = 0; i < t->n_columns; i++)
+        free(t->columns[i]);
+    free(t->columns);
+    free(t->values);
+    free(t->path);
+    *t = (clp__csv_table){0};
+}
