@@ -36,7 +36,8 @@ static const command commands[] = {
     {"bench", "the portability benchmark: probes and standard workloads on each device",
      "bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},
     {"compare", "compare two runs of a case, quantity by quantity, within tolerances",
-     "compare A B [--tol QUANTITY=REL[,ABS]]... [--tolerances FILE] [--model NAME] [--all]",
+     "compare A B [--tol QUANTITY=REL[,ABS]]... [--tolerances FILE] [--model NAME] [--all] "
+     "[--json]",
      cmd_compare},
     {"report", "merge bench results of several machines into one portability table",
      "report BENCH.json... [--out DIR]", cmd_report},

@@ -1,5 +1,5 @@
 /* clpart compare A B [--tol QUANTITY=REL[,ABS]]... [--tolerances FILE] [--model NAME]
- * [--all]: two runs of a case (output folders, or records of a results.jsonl as FILE:LINE)
+ * [--all] [--json]: two runs of a case (output folders, or records of a results.jsonl as FILE:LINE)
  * side by side. Prints what the runs do not share, then a table of the quantities that come
  * nearest to or go beyond their tolerance, and exits 0 when every quantity is within its
  * tolerance, 1 when one is beyond it or nothing could be compared. */
@@ -45,6 +45,30 @@ static void print_table(const compare_result *r, bool all) {
     free(sorted);
 }
 
+/* The verdict, notes and every item as one JSON document on stdout. */
+static void print_json(const compare_result *r, const compare_run *a, const compare_run *b) {
+    json_t *items = json_array(), *notes = json_array();
+    for (size_t i = 0; i < r->n_items; i++) {
+        const compare_item *it = &r->items[i];
+        const double ratio = compare_ratio(it);
+        json_array_append_new(
+            items, json_pack("{s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:o, s:I, s:b}", "file", it->file,
+                             "quantity", it->quantity, "at",
+                             isnan(it->at) ? json_null() : json_real(it->at), "a", it->a, "b",
+                             it->b, "difference", it->difference, "allowed", it->allowed, "used",
+                             isfinite(ratio) ? json_real(ratio) : json_string("inf"), "compared",
+                             (json_int_t)it->compared, "beyond", it->beyond));
+    }
+    for (size_t i = 0; i < r->n_notes; i++)
+        json_array_append_new(notes, json_string(r->notes[i]));
+    const char *verdict = !r->comparable ? "not comparable" : r->beyond ? "beyond" : "within";
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:o}", "a", a->label, "b", b->label, "verdict",
+                            verdict, "notes", notes, "items", items);
+    json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    putchar('\n');
+    json_decref(doc);
+}
+
 /* "kinetic_energy (diagnostics.csv), ..." for the items beyond their tolerance. */
 static void print_beyond(const compare_result *r) {
     size_t listed = 0;
@@ -64,7 +88,7 @@ int cmd_compare(int argc, char **argv, const clp_cli *cli) {
     compare_tolerances tol = {0};
     compare_result result = {0};
     json_t *overrides = json_array();
-    bool all = false;
+    bool all = false, as_json = false;
     int n_paths = 0;
     for (int i = 1; st == CLP_OK && i < argc; i++) {
         const bool value = i + 1 < argc;
@@ -76,6 +100,8 @@ int cmd_compare(int argc, char **argv, const clp_cli *cli) {
             model = argv[++i];
         else if (!strcmp(argv[i], "--all"))
             all = true;
+        else if (!strcmp(argv[i], "--json"))
+            as_json = true;
         else if (argv[i][0] == '-' && argv[i][1])
             st = CLP_FAIL_AT(&err, CLP_USAGE, "command line", -1, -1,
                              "unknown flag '%s' (or it lacks its value)", argv[i]);
@@ -96,7 +122,7 @@ int cmd_compare(int argc, char **argv, const clp_cli *cli) {
         model = a.model ? a.model : b.model;
     if (st == CLP_OK && !model && !tolerances_path)
         st = CLP_FAIL(&err, CLP_USAGE,
-                      "neither %s nor %s says its model (no run.json or summary.json): give "
+                      "neither %s nor %s names its model (in run.json or summary.json): give "
                       "--model NAME",
                       paths[0], paths[1]);
     if (st == CLP_OK)
@@ -107,7 +133,10 @@ int cmd_compare(int argc, char **argv, const clp_cli *cli) {
     if (st == CLP_OK)
         st = compare_runs(&a, &b, &tol, &result, &err);
     int rc = CLP_EXIT_RUNTIME;
-    if (st == CLP_OK) {
+    if (st == CLP_OK && as_json) {
+        print_json(&result, &a, &b);
+        rc = result.comparable && !result.beyond ? CLP_EXIT_OK : CLP_EXIT_RUNTIME;
+    } else if (st == CLP_OK) {
         printf("A: %s\nB: %s\n", a.label, b.label);
         for (size_t i = 0; i < result.n_notes; i++)
             printf("note: %s\n", result.notes[i]);

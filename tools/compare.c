@@ -113,10 +113,15 @@ static bool scope_value(const scope *s, const char *name, double *out) {
             return true;
         }
     }
-    const json_t *a = json_object_get(s->sa, name), *b = json_object_get(s->sb, name);
-    if (json_is_number(a) || json_is_number(b)) {
-        *out = fmax(fabs(json_number_value(a)), fabs(json_number_value(b)));
-        return true;
+    /* a summary counts its particles as particles, atoms (LJ) or points (repulsive) */
+    const char *const aliases[] = {name, "atoms", "points"};
+    for (size_t k = 0; k < (strcmp(name, "particles") ? 1u : 3u); k++) {
+        const json_t *a = json_object_get(s->sa, aliases[k]);
+        const json_t *b = json_object_get(s->sb, aliases[k]);
+        if (json_is_number(a) || json_is_number(b)) {
+            *out = fmax(fabs(json_number_value(a)), fabs(json_number_value(b)));
+            return true;
+        }
     }
     if (!strcmp(name, "spacing") && s->spacing > 0) {
         *out = s->spacing;

@@ -227,6 +227,11 @@ clp_status compare_run_from_record(const json_t *record, const char *label, comp
     CLP_REQUIRE_ALLOC(r.run, err);
     if (model)
         json_object_set_new(r.run, "model", json_string(model));
+    /* the particles a step moves, a scale some tolerances name */
+    const double work = json_number_value(json_object_get(record, "work"));
+    const double steps = json_number_value(json_object_get(record, "steps"));
+    if (work > 0 && steps > 0)
+        CLP_REQUIRE_ALLOC(r.summary = json_pack("{s:f}", "particles", work / steps), err);
     const json_t *diagnostics = json_object_get(record, "diagnostics");
     CLP_REQUIRE(json_object_size(diagnostics) > 0, err, CLP_USAGE,
                 "%s holds no diagnostics to compare", label);
