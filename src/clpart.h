@@ -967,6 +967,11 @@ CLP_API clp_status clp_probe_speed(clp_worker *worker, const clp_options *opts, 
  * mean of its efficiencies there (each in (0, 1]), 0 when one of them is 0 or not a number
  * (the device cannot run it) or the set is empty. */
 CLP_API double clp_phi(const double *efficiencies, size_t n);
+/* The arithmetic mean of the same efficiencies, a device that cannot run the workload (0 or not
+ * a number) counting 0; 0 for an empty set. Reported beside Φ: the harmonic mean follows the
+ * least efficient device, and a set with one failure has Φ 0 whatever the others reach
+ * (Marowka, 2023). */
+CLP_API double clp_efficiency_mean(const double *efficiencies, size_t n);
 
 /* ==== Models ============================================================================ */
 
