@@ -827,6 +827,9 @@ typedef struct clp_run_result {
     double bytes, flops;
     size_t n_values;
     clp_run_value values[CLP_RUN_MAX_VALUES];
+    /* What a run that chooses its program when it starts (lj.strategy=auto) chose, as option
+     * assignments ("lj.strategy=simd neighbors.mode=list"); "" for the others. */
+    char chosen[256];
 } clp_run_result;
 
 /* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the
