@@ -36,7 +36,7 @@ static const command commands[] = {
     {"bench", "the portability benchmark: probes and standard workloads on each device",
      "bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},
     {"report", "merge bench results of several machines into one portability table",
-     "report BENCH.json... [--out DIR]", cmd_report},
+     "report BENCH.json... [--out DIR] [--split]", cmd_report},
     {"selftest", "build, run and check the self-test kernels on a device",
      "selftest [CASE] [-s NAME=VALUE]... [-p PRESET]...", cmd_selftest},
     {"cache", "list, summarise or clear the program binary cache",

@@ -1,8 +1,8 @@
-/* clpart report BENCH.json... [--out DIR]: merges the bench.json files of several machines
- * (a GPU server, a laptop, a CI box) into one portability table: every device as a column,
+/* clpart report BENCH.json... [--out DIR] [--split]: merges the bench.json files of several
+ * machines (a GPU server, a laptop, a CI box) into one portability table: every device as a column,
  * every workload as a row, with both efficiencies, Φ and the arithmetic mean over the devices.
  * Only benches of one suite merge, each workload identified by the hash of its definition and
- * case file: a row never mixes two sizes of a workload. */
+ * case file: a row never mixes two sizes of a workload; --split writes a report per suite. */
 #include "cli_case.h"
 #include "portability.h"
 #include "sweep_engine.h"
@@ -110,7 +110,7 @@ static clp_status check_mergeable(const json_t *bench, const char *path, const j
     if (!same_suite)
         CLP_REQUIRE(false, err, CLP_CASE,
                     "%s (suite %s, %s) and %s (suite %s, %s) are of different suites: %s; "
-                    "report each suite apart",
+                    "report each suite apart (--split)",
                     first_path, text(theirs, "name"), text(theirs, "hash"), path,
                     text(suite, "name"), text(suite, "hash"),
                     why ? why : "their settings outside the workloads differ");
@@ -125,7 +125,7 @@ fail:
 
 /* Appends the devices and results of the bench.json at `path` to `doc`; `first` is the first
  * bench merged (NULL for the first itself, which gives the report its suite). */
-static clp_status merge(json_t *doc, const char *path, json_t *bench, const json_t *first,
+static clp_status merge(json_t *doc, const char *path, const json_t *bench, const json_t *first,
                         const char *first_path, clp_error *err) {
     clp_status st = CLP_OK;
     json_t *devices = json_object_get(doc, "devices"),
@@ -193,17 +193,91 @@ static void warn_versions(const json_t *doc) {
     fprintf(stderr, "\n");
 }
 
+/* The report in `out` of the loaded benches ({"path", "bench"} each) of the suite whose hash is
+ * `suite` (NULL: of them all). */
+static clp_status report(const json_t *loaded, const char *suite, const char *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    const json_t *first = NULL;
+    const char *first_path = NULL;
+    json_t *doc = json_pack("{s:s, s:n, s:[], s:[], s:[]}", "clpart", clp_version(), "suite",
+                            "sources", "devices", "workloads");
+    size_t k;
+    json_t *item;
+    json_array_foreach(loaded, k, item) {
+        const json_t *bench = json_object_get(item, "bench");
+        if (suite && strcmp(text(json_object_get(bench, "suite"), "hash"), suite) != 0)
+            continue;
+        CLP_TRY(merge(doc, text(item, "path"), bench, first, first_path, err));
+        if (!first) {
+            first = bench;
+            first_path = text(item, "path");
+        }
+    }
+    char why[256], dir[1024], charts[2400] = "";
+    snprintf(dir, sizeof dir, "%s", out);
+    CLP_REQUIRE(clp__make_dirs(dir, why, sizeof why), err, CLP_IO, "cannot make %s: %s", out, why);
+    warn_versions(doc);
+    CLP_TRY(portability_compute(doc, err));
+    CLP_TRY(portability_write(doc, out, "report", "clpart portability report", charts,
+                              sizeof charts, err));
+    char phi[128];
+    portability_phi_text(doc, phi, sizeof phi);
+    printf("%zu devices from %zu files: %s/report.md, %s/report.json%s; %s\n",
+           json_array_size(json_object_get(doc, "devices")),
+           json_array_size(json_object_get(doc, "sources")), out, out, charts, phi);
+fail:
+    json_decref(doc);
+    return st;
+}
+
+/* With --split: a report per suite, in DIR/NAME (DIR/NAME-HASH when two suites of the files
+ * share a name). */
+static clp_status split(const json_t *loaded, const char *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    json_t *suites = json_array(); /* each suite once, in the order of the files */
+    size_t k, j;
+    json_t *item, *seen;
+    json_array_foreach(loaded, k, item) {
+        const json_t *suite = json_object_get(json_object_get(item, "bench"), "suite");
+        bool known = false;
+        json_array_foreach(suites, j, seen) {
+            known |= !strcmp(text(seen, "hash"), text(suite, "hash"));
+        }
+        if (!known)
+            json_array_append_new(suites, json_pack("{s:s, s:s}", "name", text(suite, "name"),
+                                                    "hash", text(suite, "hash")));
+    }
+    json_array_foreach(suites, k, item) {
+        bool shared = false;
+        json_array_foreach(suites, j, seen) {
+            shared |= j != k && !strcmp(text(seen, "name"), text(item, "name"));
+        }
+        clp_strbuf dir = {0};
+        clp__sb_appendf(&dir, "%s/%s%s%s", out, text(item, "name"), shared ? "-" : "",
+                        shared ? text(item, "hash") : "");
+        char *path = clp__sb_take(&dir);
+        st = path ? report(loaded, text(item, "hash"), path, err)
+                  : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+        free(path);
+        CLP_TRY(st);
+    }
+fail:
+    json_decref(suites);
+    return st;
+}
+
 int cmd_report(int argc, char **argv, const clp_cli *cli) {
     (void)cli;
     clp_error err = CLP_ERROR_INIT;
     clp_status st = CLP_OK;
-    const char *out = "report", *first_path = NULL;
-    json_t *first = NULL;
-    json_t *doc = json_pack("{s:s, s:n, s:[], s:[], s:[]}", "clpart", clp_version(), "suite",
-                            "sources", "devices", "workloads");
+    const char *out = "report";
+    bool by_suite = false;
+    json_t *loaded = json_array();
     for (int i = 1; st == CLP_OK && i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--split"))
+            by_suite = true;
         else if (argv[i][0] == '-')
             st = CLP_FAIL_AT(&err, CLP_USAGE, "command line", -1, -1,
                              "unknown flag '%s' (or it lacks its value)", argv[i]);
@@ -213,35 +287,14 @@ int cmd_report(int argc, char **argv, const clp_cli *cli) {
             if (!bench)
                 st = CLP_FAIL_AT(&err, CLP_CASE, argv[i], e.line, e.column, "%s", e.text);
             else
-                st = merge(doc, argv[i], bench, first, first_path, &err);
-            if (st == CLP_OK && !first) {
-                first = bench;
-                first_path = argv[i];
-            } else
-                json_decref(bench);
+                json_array_append_new(loaded,
+                                      json_pack("{s:s, s:o}", "path", argv[i], "bench", bench));
         }
     }
-    if (st == CLP_OK && json_array_size(json_object_get(doc, "sources")) == 0)
+    if (st == CLP_OK && json_array_size(loaded) == 0)
         st = CLP_FAIL(&err, CLP_USAGE, "clpart report takes one or more bench.json files");
-    char why[256], dir[1024], charts[2400] = "";
-    snprintf(dir, sizeof dir, "%s", out);
-    if (st == CLP_OK && !clp__make_dirs(dir, why, sizeof why))
-        st = CLP_FAIL_AT(&err, CLP_IO, out, -1, -1, "cannot make %s: %s", out, why);
-    if (st == CLP_OK) {
-        warn_versions(doc);
-        st = portability_compute(doc, &err);
-    }
     if (st == CLP_OK)
-        st = portability_write(doc, out, "report", "clpart portability report", charts,
-                               sizeof charts, &err);
-    if (st == CLP_OK) {
-        char phi[128];
-        portability_phi_text(doc, phi, sizeof phi);
-        printf("%zu devices from %zu files: %s/report.md, %s/report.json%s; %s\n",
-               json_array_size(json_object_get(doc, "devices")),
-               json_array_size(json_object_get(doc, "sources")), out, out, charts, phi);
-    }
-    json_decref(first);
-    json_decref(doc);
+        st = by_suite ? split(loaded, out, &err) : report(loaded, NULL, out, &err);
+    json_decref(loaded);
     return st == CLP_OK ? CLP_EXIT_OK : cli_report(&err);
 }

@@ -397,6 +397,16 @@ static clp_status write_markdown(const json_t *doc, const char *path, const char
     return close_for(&md, path, err);
 }
 
+/* Closes the script DIR/NAME.gp (*f) and has gnuplot draw DIR/NAME.png from it. */
+static clp_status draw(FILE **f, const char *dir, const char *name, bool *drawn, clp_error *err) {
+    char path[1024], script[300], chart[300];
+    snprintf(script, sizeof script, "%s.gp", name);
+    snprintf(chart, sizeof chart, "%s.png", name);
+    snprintf(path, sizeof path, "%s/%s", dir, script);
+    const clp_status st = close_for(f, path, err);
+    return st == CLP_OK ? sweep_gnuplot(dir, script, chart, drawn, err) : st;
+}
+
 /* A range's low or high end as a percentage: the efficiency itself where there is none. */
 static double range_end(const json_t *result, const char *key, int end) {
     char range_key[64];
@@ -411,7 +421,7 @@ static double range_end(const json_t *result, const char *key, int end) {
 static clp_status write_chart(const json_t *doc, const char *dir, const char *stem,
                               const char *title, bool *drawn, clp_error *err) {
     clp_status st = CLP_OK;
-    char path[1024], script[256], chart[256];
+    char path[1024];
     const json_t *devices = json_object_get(doc, "devices");
     const size_t n = json_array_size(devices);
     const json_t *workloads = json_object_get(doc, "workloads");
@@ -460,10 +470,7 @@ static clp_status write_chart(const json_t *doc, const char *dir, const char *st
         fputc('\n', f);
     }
     fprintf(f, "unset multiplot\n");
-    CLP_TRY(close_for(&f, path, err));
-    snprintf(script, sizeof script, "%s.gp", stem);
-    snprintf(chart, sizeof chart, "%s.png", stem);
-    CLP_TRY(sweep_gnuplot(dir, script, chart, drawn, err));
+    CLP_TRY(draw(&f, dir, stem, drawn, err));
 fail:
     if (f)
         fclose(f);
@@ -491,7 +498,7 @@ static clp_status write_cascade(const json_t *doc, const char *dir, const char *
     const json_t *devices = json_object_get(doc, "devices");
     const size_t n = json_array_size(devices);
     const char *keys[2] = {"application", "architectural"};
-    char path[1024], script[256], chart[256];
+    char path[1024];
     ranked *order = calloc(n + 1, sizeof *order);
     double *sorted = calloc(n + 1, sizeof *sorted);
     FILE *f = NULL;
@@ -536,10 +543,8 @@ static clp_status write_cascade(const json_t *doc, const char *dir, const char *
         "unset multiplot\n",
         stem, title, (long long)json_integer_value(json_object_get(doc, "common_workloads")), n,
         stem, stem);
-    CLP_TRY(close_for(&f, path, err));
-    snprintf(script, sizeof script, "%s-cascade.gp", stem);
-    snprintf(chart, sizeof chart, "%s-cascade.png", stem);
-    CLP_TRY(sweep_gnuplot(dir, script, chart, drawn, err));
+    snprintf(path, sizeof path, "%s-cascade", stem);
+    CLP_TRY(draw(&f, dir, path, drawn, err));
 fail:
     if (f)
         fclose(f);

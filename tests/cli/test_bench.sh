@@ -269,6 +269,22 @@ out=$("$clpart" report "$work/bench/bench.json" "$work/case_changed.json" --out 
 out=$("$clpart" report "$work/bench/bench.json" "$work/steps_changed.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -qF "are of different suites: workload pso-128d: its \"steps\" differs" <<<"$out" ||
     fail "other steps merged: $out"
+# --split: a report per suite, in a folder named by the suite (and its hash when two share a name).
+out=$("$clpart" report "$work/bench/bench.json" "$work/prune/bench.json" "$work/steps_changed.json" \
+    --split --out "$work/split" 2>&1)
+[ $? -eq 0 ] || fail "report --split failed: $out"
+python3 - "$work" <<'PY' || fail "report --split: $out"
+import json, os, sys
+w = sys.argv[1]
+quick = json.load(open(w + "/bench/bench.json"))["suite"]["hash"]
+folders = sorted(os.listdir(w + "/split"))
+assert folders == sorted(["prune", "quick-" + quick, "quick-fedcba9876543210"]), folders
+for folder, workloads, source in (("prune", 1, "/prune/bench.json"), ("quick-" + quick, 6, "/bench/bench.json"),
+                                  ("quick-fedcba9876543210", 6, "/steps_changed.json")):
+    report = json.load(open(w + "/split/" + folder + "/report.json"))
+    assert [s["file"] for s in report["sources"]] == [w + source], (folder, report["sources"])
+    assert len(report["workloads"]) == workloads and len(report["devices"]) == 1, folder
+PY
 out=$("$clpart" report "$work/bench/bench.json" "$CLPART_DATA_DIR/tests/data/bench/old_bench.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -qF "old_bench.json was written by clpart 0.1.0 before workloads were hashed; rerun the bench" <<<"$out" ||
     fail "an old bench.json merged: $out"
