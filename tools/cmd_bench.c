@@ -430,20 +430,44 @@ fail:
     return st;
 }
 
-/* The default and best records of bench.json with their case (DIR/cases/NAME.json) named
- * relative to the bench folder: copies, the records of results.jsonl as they were. */
-static void relative_cases(bench *b) {
+/* `object`'s string `key` with each "DIR/" of the bench folder taken out, so that it names
+ * the bench's cases relative to the folder. */
+static void relative_to(const bench *b, json_t *object, const char *key) {
+    const char *text = json_string_value(json_object_get(object, key));
     const size_t prefix = strlen(b->dir);
+    if (!text || !prefix)
+        return;
+    clp_strbuf out = {0};
+    for (const char *at = text, *found; *at; at = found + prefix + 1) {
+        found = strstr(at, b->dir);
+        while (found && found[prefix] != '/')
+            found = strstr(found + 1, b->dir);
+        if (!found) {
+            clp__sb_append(&out, at);
+            break;
+        }
+        clp__sb_append_n(&out, at, (size_t)(found - at));
+    }
+    char *relative = clp__sb_take(&out);
+    if (relative)
+        json_object_set_new(object, key, json_string(relative));
+    free(relative);
+}
+
+/* bench.json without the bench folder's path: its default and best records (copies: those of
+ * results.jsonl stay as they were) name their case relative to it, as do the reasons of
+ * failures, which often name the case. */
+static void relative_cases(bench *b) {
     const char *keys[2] = {"default", "best"};
     size_t w, r;
     json_t *workload, *result;
     json_array_foreach(json_object_get(b->doc, "workloads"), w, workload) {
         json_array_foreach(json_object_get(workload, "results"), r, result) {
+            relative_to(b, result, "reason");
             for (int k = 0; k < 2; k++) {
                 json_t *copy = json_deep_copy(json_object_get(result, keys[k]));
-                const char *path = json_string_value(json_object_get(copy, "case"));
-                if (path && !strncmp(path, b->dir, prefix) && path[prefix] == '/')
-                    json_object_set_new(copy, "case", json_string(path + prefix + 1));
+                relative_to(b, copy, "case");
+                relative_to(b, copy, "reason");
                 if (copy)
                     json_object_set_new(result, keys[k], copy);
             }

@@ -289,6 +289,25 @@ out=$("$clpart" report "$work/bench/bench.json" "$CLPART_DATA_DIR/tests/data/ben
 [ $? -eq 1 ] && grep -qF "old_bench.json was written by clpart 0.1.0 before workloads were hashed; rerun the bench" <<<"$out" ||
     fail "an old bench.json merged: $out"
 
+# A workload that no device can run: Φ 0, the failure with its reason naming the case relative
+# to the bench folder, and no claim that everything ran.
+printf '{"probe": {"floats": 65536, "launches": 2}, "workloads": [{"name": "lj-too-small",
+  "case": "cases/lj_liquid_small.json", "steps": 2, "patch": {"lj": {"fcc_cells": 2}}, "sweep": []}]}' \
+    >"$work/too_small.json"
+out=$("$clpart" bench --suite "$work/too_small.json" --out "$work/too_small" 2>&1)
+[ $? -eq 0 ] || fail "a bench of a workload that cannot run failed: $out"
+python3 - "$work/too_small" <<'PY' || fail "a workload that cannot run: $out"
+import json, sys
+d = sys.argv[1]
+doc, md = json.load(open(d + "/bench.json")), open(d + "/bench.md").read()
+(w,) = doc["workloads"]
+assert w["phi"] == {"architectural": 0, "application": 0} and w["results"][0]["status"] == "refused", w
+assert w["results"][0]["reason"].startswith("cases/lj-too-small.json: the box"), w["results"][0]
+assert d not in json.dumps(doc) and d not in md
+assert "- lj-too-small on device 0 (" in md and "): failed: refused: cases/lj-too-small.json: the box" in md
+assert "Every workload ran on every device." not in md
+PY
+
 # Bad input: one clear message each, exit status 1 or 2, nothing half-written passed off.
 out=$("$clpart" report "$CLPART_DATA_DIR/cases/dam_break_2d.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -q 'not a clpart bench.json' <<<"$out" || fail "report of a case: $out"
