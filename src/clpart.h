@@ -828,6 +828,9 @@ typedef struct clp_run_result {
     double bytes, flops;
     size_t n_values;
     clp_run_value values[CLP_RUN_MAX_VALUES];
+    /* What a run that chooses its program when it starts (lj.strategy=auto) chose, as option
+     * assignments ("lj.strategy=simd neighbors.mode=list"); "" for the others. */
+    char chosen[256];
 } clp_run_result;
 
 /* Where a run writes: `out_dir` gets diagnostics.csv, particles_NNNNN.vtp snapshots and the
@@ -968,6 +971,11 @@ CLP_API clp_status clp_probe_speed(clp_worker *worker, const clp_options *opts, 
  * mean of its efficiencies there (each in (0, 1]), 0 when one of them is 0 or not a number
  * (the device cannot run it) or the set is empty. */
 CLP_API double clp_phi(const double *efficiencies, size_t n);
+/* The arithmetic mean of the same efficiencies, a device that cannot run the workload (0 or not
+ * a number) counting 0; 0 for an empty set. Reported beside Φ: the harmonic mean follows the
+ * least efficient device, and a set with one failure has Φ 0 whatever the others reach
+ * (Marowka, 2023). */
+CLP_API double clp_efficiency_mean(const double *efficiencies, size_t n);
 
 /* ==== Models ============================================================================ */
 

@@ -40,7 +40,7 @@ static const command commands[] = {
      "[--json]",
      cmd_compare},
     {"report", "merge bench results of several machines into one portability table",
-     "report BENCH.json... [--out DIR]", cmd_report},
+     "report BENCH.json... [--out DIR] [--split]", cmd_report},
     {"selftest", "build, run and check the self-test kernels on a device",
      "selftest [CASE] [-s NAME=VALUE]... [-p PRESET]...", cmd_selftest},
     {"cache", "list, summarise or clear the program binary cache",

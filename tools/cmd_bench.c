@@ -5,6 +5,7 @@
  * to DIR/results.jsonl as they come, so that a rerun goes on where an interrupted one
  * stopped; DIR/bench.json, bench.md and bench.png hold the efficiencies and Φ. */
 #include "core/options_schema.h"
+#include "host_info.h"
 #include "portability.h"
 #include "sweep_engine.h"
 
@@ -12,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <xxhash.h>
 
 enum { MAX_AXES = 8 };
 
@@ -78,16 +79,21 @@ fail:
     return st;
 }
 
+/* The workload's case file: its "case", under the data folder unless absolute. */
+static void case_source(const json_t *workload, char *out, size_t size) {
+    const char *file = json_string_value(json_object_get(workload, "case"));
+    if (file[0] == '/')
+        snprintf(out, size, "%s", file);
+    else
+        snprintf(out, size, "%s/%s", clp_data_dir(), file);
+}
+
 /* The workload's case, `patch` merged into it, as DIR/cases/NAME.json. */
 static clp_status write_case(const bench *b, const json_t *workload, const json_t *patch,
                              const char *name, char *path, size_t size, clp_error *err) {
     clp_status st = CLP_OK;
     char source[1024];
-    const char *file = json_string_value(json_object_get(workload, "case"));
-    if (file[0] == '/')
-        snprintf(source, sizeof source, "%s", file);
-    else
-        snprintf(source, sizeof source, "%s/%s", clp_data_dir(), file);
+    case_source(workload, source, sizeof source);
     json_error_t e;
     json_t *c = json_load_file(source, 0, &e);
     if (!c)
@@ -354,10 +360,8 @@ fail:
 static clp_status run_device(bench *b, size_t d, clp_error *err) {
     clp_status st = CLP_OK;
     cli_session s = {.cache = b->cache};
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     json_t *device = json_deep_copy(b->dev.identities[d]);
-    json_object_set_new(device, "host", json_string(host));
+    json_object_set_new(device, "host", host_info_json());
     json_object_set_new(device, "version", json_string(clp_version()));
     json_object_set_new(device, "global_memory",
                         json_integer((json_int_t)b->dev.devices[d]->global_mem_size));
@@ -372,6 +376,103 @@ static clp_status run_device(bench *b, size_t d, clp_error *err) {
 fail:
     clp_worker_destroy(s.worker);
     return st;
+}
+
+/* 16 hex digits of XXH64 over `value` as canonical JSON (keys sorted, compact), then `extra`. */
+static clp_status canonical_hash(const json_t *value, const char *extra, char out[17],
+                                 clp_error *err) {
+    char *text = json_dumps(value, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    XXH64_state_t *h = XXH64_createState();
+    if (!h) {
+        free(text);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    }
+    XXH64_reset(h, 0);
+    XXH64_update(h, text, strlen(text));
+    XXH64_update(h, extra, strlen(extra));
+    snprintf(out, 17, "%016llx", (unsigned long long)XXH64_digest(h));
+    XXH64_freeState(h);
+    free(text);
+    return CLP_OK;
+}
+
+/* bench.json as it starts: what the bench measures, so that clpart report merges only benches
+ * of one suite and one definition of each workload. The suite by the stem of its file and a
+ * hash of its contents; each workload with its definition in the suite and a hash of that and
+ * of its case file's bytes (an edited case is another workload). No path of this machine. */
+static clp_status bench_document(bench *b, clp_error *err) {
+    clp_status st = CLP_OK;
+    char hash[17], case_hash[17], source[1024];
+    const char *base =
+        strrchr(b->suite_path, '/') ? strrchr(b->suite_path, '/') + 1 : b->suite_path;
+    const char *dot = strstr(base, ".json");
+    CLP_TRY(canonical_hash(b->suite, "", hash, err));
+    b->doc = json_pack("{s:{s:s%, s:s}, s:s, s:[], s:[]}", "suite", "name", base,
+                       dot && !dot[5] ? (size_t)(dot - base) : strlen(base), "hash", hash, "clpart",
+                       clp_version(), "devices", "workloads");
+    CLP_REQUIRE_ALLOC(b->doc, err);
+    size_t w;
+    json_t *workload;
+    json_array_foreach(json_object_get(b->suite, "workloads"), w, workload) {
+        case_source(workload, source, sizeof source);
+        CLP_TRY(sweep_case_hash(source, case_hash, err));
+        CLP_TRY(canonical_hash(workload, case_hash, hash, err));
+        const json_t *note = json_object_get(workload, "note");
+        json_array_append_new(json_object_get(b->doc, "workloads"),
+                              json_pack("{s:O, s:s, s:O, s:s, s:[]}", "name",
+                                        json_object_get(workload, "name"), "note",
+                                        note ? json_string_value(note) : "", "definition", workload,
+                                        "definition_hash", hash, "results"));
+    }
+fail:
+    return st;
+}
+
+/* `object`'s string `key` with each "DIR/" of the bench folder taken out, so that it names
+ * the bench's cases relative to the folder. */
+static void relative_to(const bench *b, json_t *object, const char *key) {
+    const char *text = json_string_value(json_object_get(object, key));
+    const size_t prefix = strlen(b->dir);
+    if (!text || !prefix)
+        return;
+    clp_strbuf out = {0};
+    for (const char *at = text, *found; *at; at = found + prefix + 1) {
+        found = strstr(at, b->dir);
+        while (found && found[prefix] != '/')
+            found = strstr(found + 1, b->dir);
+        if (!found) {
+            clp__sb_append(&out, at);
+            break;
+        }
+        clp__sb_append_n(&out, at, (size_t)(found - at));
+    }
+    char *relative = clp__sb_take(&out);
+    if (relative)
+        json_object_set_new(object, key, json_string(relative));
+    free(relative);
+}
+
+/* bench.json without the bench folder's path: its default and best records (copies: those of
+ * results.jsonl stay as they were) name their case relative to it, as do the reasons of
+ * failures, which often name the case. */
+static void relative_cases(bench *b) {
+    const char *keys[2] = {"default", "best"};
+    size_t w, r;
+    json_t *workload, *result;
+    json_array_foreach(json_object_get(b->doc, "workloads"), w, workload) {
+        json_array_foreach(json_object_get(workload, "results"), r, result) {
+            relative_to(b, result, "reason");
+            for (int k = 0; k < 2; k++) {
+                json_t *copy = json_deep_copy(json_object_get(result, keys[k]));
+                relative_to(b, copy, "case");
+                relative_to(b, copy, "reason");
+                if (copy)
+                    json_object_set_new(result, keys[k], copy);
+            }
+        }
+    }
 }
 
 static clp_status parse(int argc, char **argv, bench *b, clp_error *err) {
@@ -425,35 +526,30 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
     }
     if (st == CLP_OK)
         st = sweep_results_load(b.results, &b.done, &err);
-    if (st == CLP_OK) {
-        b.doc = json_pack("{s:s, s:s, s:o, s:o}", "suite", b.suite_path, "clpart", clp_version(),
-                          "devices", json_array(), "workloads", json_array());
-        size_t w;
-        json_t *workload;
-        json_array_foreach(json_object_get(b.suite, "workloads"), w, workload) {
-            json_array_append_new(
-                json_object_get(b.doc, "workloads"),
-                json_pack("{s:O, s:O, s:o}", "name", json_object_get(workload, "name"), "note",
-                          json_object_get(workload, "note") ? json_object_get(workload, "note")
-                                                            : json_string(""),
-                          "results", json_array()));
-        }
-    }
+    if (st == CLP_OK)
+        st = bench_document(&b, &err);
     for (size_t d = 0; st == CLP_OK && d < b.dev.n; d++)
         st = run_device(&b, d, &err);
-    bool charted = false;
-    char chart[1100];
+    char charts[2400] = "";
     if (st == CLP_OK) {
-        portability_compute(b.doc);
-        char title[1100];
-        snprintf(title, sizeof title, "clpart bench, suite %s", b.suite_path);
-        st = portability_write(b.doc, b.dir, "bench", title, &charted, &err);
+        relative_cases(&b);
+        st = portability_compute(b.doc, &err);
     }
-    if (st == CLP_OK)
-        printf("done: %s/bench.md, %s/bench.json%s; Φ architectural %.3f, application %.3f\n",
-               b.dir, b.dir, sweep_chart_mention(charted, b.dir, "bench.png", chart, sizeof chart),
-               json_real_value(json_object_get(json_object_get(b.doc, "phi"), "architectural")),
-               json_real_value(json_object_get(json_object_get(b.doc, "phi"), "application")));
+    if (st == CLP_OK) {
+        clp_strbuf title = {0};
+        clp__sb_appendf(
+            &title, "clpart bench, suite %s",
+            json_string_value(json_object_get(json_object_get(b.doc, "suite"), "name")));
+        char *text = clp__sb_take(&title);
+        st = text ? portability_write(b.doc, b.dir, "bench", text, charts, sizeof charts, &err)
+                  : CLP_FAIL(&err, CLP_NOMEM, "out of host memory");
+        free(text);
+    }
+    if (st == CLP_OK) {
+        char phi[128];
+        portability_phi_text(b.doc, phi, sizeof phi);
+        printf("done: %s/bench.md, %s/bench.json%s; %s\n", b.dir, b.dir, charts, phi);
+    }
     int rc;
     if (st == CLP_INTERRUPTED || (st != CLP_OK && err.status == CLP_INTERRUPTED)) {
         fprintf(stderr,

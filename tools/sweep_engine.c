@@ -102,6 +102,8 @@ static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const 
     for (size_t i = 0; i < result.n_values; i++)
         json_object_set_new(diagnostics, result.values[i].name, json_real(result.values[i].value));
     json_object_set_new(record, "diagnostics", diagnostics);
+    if (result.chosen[0]) /* the program the run chose (lj.strategy=auto) */
+        json_object_set_new(record, "chosen", json_string(result.chosen));
 fail:
     return st;
 }

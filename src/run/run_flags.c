@@ -49,3 +49,8 @@ void clp__run_result_cost(const clp_run_config *config, double bytes, double flo
         config->result->flops = flops;
     }
 }
+
+void clp__run_result_chosen(const clp_run_config *config, const char *chosen) {
+    if (config->result)
+        snprintf(config->result->chosen, sizeof config->result->chosen, "%s", chosen);
+}

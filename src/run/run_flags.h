@@ -18,5 +18,8 @@ void clp__run_result_set(const clp_run_config *config, double seconds, double wo
 
 /* Adds to config->result, when asked for, the least bytes and the flops of its steps. */
 void clp__run_result_cost(const clp_run_config *config, double bytes, double flops);
+/* Adds to config->result, when asked for, what a run that chooses its program chose, as
+ * option assignments. */
+void clp__run_result_chosen(const clp_run_config *config, const char *chosen);
 
 #endif

@@ -4,22 +4,49 @@
 # workload's records, each architectural efficiency the best record's bytes/s or flop/s
 # over the probes, each Φ the harmonic mean; the hand counts of bytes and flops per unit
 # (PSO 24 bytes per component update, repulsive 10 D + 12 flops per pair at q = 3, the
-# neighbour search's bytes per particle-update from its documented count); a rerun
-# that runs nothing again. Then clpart report merging this machine's bench.json with a
-# hand-made one from another machine, its Φ computed by hand; and bad input.
+# neighbour search's bytes per particle-update from its documented count); what
+# lj.strategy=auto chose; the suite and workloads named by hash, no path of this machine; a
+# rerun that runs nothing again. Then clpart report: this machine's bench.json merged with a
+# hand-made one from another machine that lacks workloads and failed one, its Φ and means
+# computed by hand over the workloads both ran; a version mismatch warned of; benches of
+# other suites or other workload definitions, and an old bench.json, refused; and bad input.
 set -uo pipefail
 clpart=$1
 . "$(dirname "$0")/common.sh"
 
 out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
 [ $? -eq 0 ] || fail "the bench failed: $out"
-grep -q "^done: $work/bench/bench.md, $work/bench/bench.json, $work/bench/bench.png;" <<<"$out" &&
-    [ -s "$work/bench/bench.png" ] || fail "no done line naming the chart, or no chart: $out"
-python3 - "$work/bench" <<'PY' || fail "bench.json disagrees with its records"
-import json, sys
-d = sys.argv[1]
+if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
+    grep -q "^done: $work/bench/bench.md, $work/bench/bench.json, $work/bench/bench.png, $work/bench/bench-cascade.png; Φ .* (over 6 workloads)$" <<<"$out" &&
+        [ -s "$work/bench/bench.png" ] && [ -s "$work/bench/bench-cascade.png" ] ||
+        fail "no done line naming the charts, or no charts: $out"
+fi
+python3 - "$work/bench" "$CLPART_DATA_DIR" <<'PY' || fail "bench.json disagrees with its records"
+import ctypes, ctypes.util, json, os, re, sys
+d, data = sys.argv[1], sys.argv[2]
 doc = json.load(open(d + "/bench.json"))
 records = [json.loads(l) for l in open(d + "/results.jsonl")]
+for r in records:  # results.jsonl names the case where it is; bench.json relative to the folder
+    r["case"] = os.path.relpath(r["case"], d)
+for name in ("/bench.json", "/bench.md"):
+    assert d not in open(d + name).read(), name + " holds a path of this machine"
+assert doc["suite"]["name"] == "quick" and re.fullmatch("[0-9a-f]{16}", doc["suite"]["hash"]), doc["suite"]
+host = doc["devices"][0]["host"]
+assert host["hostname"] and host["cpu"] and host["cpus"] == os.cpu_count(), host
+quick = json.load(open(data + "/suites/quick.json"))
+assert [w["definition"] for w in doc["workloads"]] == quick["workloads"]
+assert len({w["definition_hash"] for w in doc["workloads"]}) == 6
+# the hash of a definition without reals, by hand: XXH64 of its JSON (keys sorted, compact)
+# followed by the XXH64 of its case file's bytes, each as 16 hex digits
+library = ctypes.util.find_library("xxhash")
+if library:
+    xxh64 = ctypes.CDLL(library).XXH64
+    xxh64.restype, xxh64.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint64]
+    h = lambda b: "%016x" % xxh64(b, len(b), 0)
+    lj = next(w for w in doc["workloads"] if w["name"] == "lj-liquid-864")
+    text = json.dumps(lj["definition"], sort_keys=True, separators=(",", ":"))
+    case = h(open(data + "/" + lj["definition"]["case"], "rb").read())
+    assert lj["definition_hash"] == h((text + case).encode()), lj["definition_hash"]
 assert len(doc["devices"]) == 1 and len(doc["workloads"]) == 6, doc.keys()
 probe = doc["devices"][0]["probe"]
 bandwidth = max(probe[k] for k in ("copy_float", "copy_float4", "triad_float", "triad_float4"))
@@ -42,6 +69,7 @@ for w in doc["workloads"]:
     assert abs(result["application_efficiency"] - app) < 1e-9 * app, (w["name"], app)
     assert abs(result["architectural_efficiency"] - arch) <= 1e-9 * arch, (w["name"], arch)
     assert abs(w["phi"]["application"] - app) < 1e-9, w["phi"]
+    assert abs(w["mean"]["application"] - app) < 1e-9 and w["over_devices"] == [0], w
     arch_all.append(arch)
     app_all.append(app)
     if w["name"] == "pso-128d":
@@ -72,51 +100,30 @@ for w in doc["workloads"]:
         assert len({r["diagnostics"]["mean_neighbours"] for r in mine}) == 1, mine
         assert 40 < mine[0]["diagnostics"]["mean_neighbours"] < 60, mine[0]
         assert len(mine) == 8, [r["options"] for r in mine]  # the defaults and 7 variants
+    if w["name"] == "lj-liquid-864":  # auto times the strategies and names the one it ran
+        strategies = {"par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm", "simd"}
+        (auto,) = [r for r in mine if r["options"].get("lj.strategy") == "auto"]
+        m = re.fullmatch(r"lj\.strategy=(\w+) neighbors\.mode=(list|jit)", auto["chosen"])
+        assert m and m.group(1) in strategies, auto["chosen"]
+        assert all("chosen" not in r for r in mine if r is not auto), mine
+        if result["best"]["options"].get("lj.strategy") == "auto":
+            shown = "`lj.strategy=auto` (chose %s, %s)" % m.groups()
+            assert shown in open(d + "/bench.md").read(), shown
     if w["name"] == "repulsive-24-2d":
         assert all(r["flops_per_unit"] == 10 * 2 + 12 for r in mine), "repulsive flops"
         assert {r["options"].get("repulsive.impl") for r in mine} == {None, "global"}
 mean = lambda e: sum(e) / len(e)
 assert abs(doc["phi"]["architectural"] - mean(arch_all)) < 1e-9, doc["phi"]
 assert abs(doc["phi"]["application"] - mean(app_all)) < 1e-9, doc["phi"]
+assert abs(doc["mean"]["application"] - mean(app_all)) < 1e-9, doc["mean"]
+assert doc["common_workloads"] == 6 and doc["left_out"] == [], doc
+assert "Every workload ran on every device." in open(d + "/bench.md").read()
 PY
 lines=$(wc -l <"$work/bench/results.jsonl")
 out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
 [ $? -eq 0 ] || fail "the rerun failed: $out"
 [ "$(wc -l <"$work/bench/results.jsonl")" -eq "$lines" ] || fail "the rerun ran again: $out"
 grep -q "What did not run" "$work/bench/bench.md" || fail "bench.md lacks its sections"
-
-# Two machines merged: this one's pso-128d and the hand-made GPU's; only-there ran only on
-# the other machine, so its Φ over both is 0.
-out=$("$clpart" report "$work/bench/bench.json" "$CLPART_DATA_DIR/tests/data/bench/other_machine.json" \
-    --out "$work/report" 2>&1)
-[ $? -eq 0 ] || fail "report failed: $out"
-grep -q "^2 devices from 2 files" <<<"$out" || fail "report: $out"
-python3 - "$work/report/report.json" "$work/bench/bench.json" <<'PY' || fail "the merged report is wrong"
-import json, sys
-report, here = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert [d["name"] for d in report["devices"]][1] == "Hand-made GPU", report["devices"]
-names = [w["name"] for w in report["workloads"]]
-assert names == [w["name"] for w in here["workloads"]] + ["only-there"], names
-pso = next(w for w in report["workloads"] if w["name"] == "pso-128d")
-mine = next(w for w in here["workloads"] if w["name"] == "pso-128d")["results"][0]
-# the other machine by hand: architectural 4e10 * 24 / 2e12 = 0.48, application 2e10 / 4e10
-other = next(r for r in pso["results"] if r["device"] == 1)
-assert abs(other["architectural_efficiency"] - 0.48) < 1e-12, other
-assert abs(other["application_efficiency"] - 0.5) < 1e-12, other
-a, b = mine["architectural_efficiency"], 0.48
-assert abs(pso["phi"]["architectural"] - 2 / (1 / a + 1 / b)) < 1e-12, pso["phi"]
-c = mine["application_efficiency"]
-assert abs(pso["phi"]["application"] - 2 / (1 / c + 1 / 0.5)) < 1e-12, pso["phi"]
-only = report["workloads"][-1]
-assert only["phi"]["architectural"] == 0 and only["phi"]["application"] == 0, only["phi"]
-# flop-bound there: 1e12 * 20 / 5e13 = 0.4
-assert abs(only["results"][0]["architectural_efficiency"] - 0.4) < 1e-12, only
-PY
-[ -s "$work/report/report.md" ] || fail "no report.md"
-if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
-    [ "$(head -c 8 "$work/report/report.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
-        fail "report.png is not a PNG file"
-fi
 
 # Pruning: with prune_factor 1, exactly the PSO layouts whose one-step warm-up ran slower than
 # the defaults' timed rate are recorded as pruned and left untimed; the best is among the rest.
@@ -142,6 +149,163 @@ for r in variants:
 (result,) = json.load(open(d + "/bench.json"))["workloads"][0]["results"]
 best = max([default] + [r for r in variants if r["status"] == "ok"], key=lambda r: r["throughput"])
 assert result["best"]["throughput"] == best["throughput"], result
+PY
+
+# Two machines merged: this one's and a hand-made GPU's of the same suite, which ran pso-128d
+# (with the spread of its runs), failed lj-liquid-864 and lacks the other four.
+python3 - "$work/bench/bench.json" "$work/other.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+record = lambda options, rate, spread: {"options": options, "status": "ok", "throughput": rate,
+    "throughput_min": rate * (1 - spread), "throughput_max": rate * (1 + spread),
+    "bytes_per_unit": 24, "flops_per_unit": 0}
+failed = {"options": {}, "status": "run failed", "reason": "hand-made failure"}
+results = {"pso-128d": {"device": 0, "status": "ok", "default": record({}, 2e10, 0.1),
+                        "best": record({"pso.wide_layout": "chunk8"}, 4e10, 0.1)},
+           "lj-liquid-864": {"device": 0, "status": "run failed", "reason": "hand-made failure",
+                             "default": failed, "best": failed}}
+doc["devices"] = [{"index": 0, "name": "Hand-made GPU", "platform": "Elsewhere", "driver": "1.0",
+    "type": "GPU", "host": {"hostname": "other", "cpu": "Other CPU", "cpus": 64},
+    "version": doc["clpart"], "probe": {"floats": 1048576, "copy_float": 1.0e12,
+    "copy_float4": 2.0e12, "triad_float": 1.5e12, "triad_float4": 1.9e12, "fma": 5.0e13}}]
+doc["workloads"] = [dict(w, results=[results[w["name"]]]) for w in doc["workloads"] if w["name"] in results]
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+out=$("$clpart" report "$work/bench/bench.json" "$work/other.json" --out "$work/report" 2>&1)
+[ $? -eq 0 ] || fail "report failed: $out"
+grep -q "^2 devices from 2 files.*(over 2 workloads)$" <<<"$out" || fail "report: $out"
+grep -q "warning" <<<"$out" && fail "report warns of one version: $out"
+python3 - "$work/report" "$work/bench/bench.json" <<'PY' || fail "the merged report is wrong"
+import json, sys
+report, here = json.load(open(sys.argv[1] + "/report.json")), json.load(open(sys.argv[2]))
+md = open(sys.argv[1] + "/report.md").read()
+assert [d["name"] for d in report["devices"]][1] == "Hand-made GPU", report["devices"]
+names = [w["name"] for w in report["workloads"]]
+assert names == [w["name"] for w in here["workloads"]], names
+mine = {w["name"]: w["results"][0] for w in here["workloads"]}
+harmonic = lambda e: 0.0 if min(e) <= 0 else len(e) / sum(1 / x for x in e)
+near = lambda a, b: abs(a - b) <= 1e-12 * max(1, abs(b))
+pso = next(w for w in report["workloads"] if w["name"] == "pso-128d")
+other = next(r for r in pso["results"] if r["device"] == 1)
+# the other machine by hand: architectural 4e10 * 24 / 2e12 = 0.48, application 2e10 / 4e10;
+# their ranges from the runs' +-10 %: 0.48 * 0.9 to 0.48 * 1.1, 1.8 / 4.4 to 2.2 / 3.6
+assert near(other["architectural_efficiency"], 0.48) and near(other["application_efficiency"], 0.5), other
+assert all(map(near, other["architectural_efficiency_range"], [0.432, 0.528])), other
+assert all(map(near, other["application_efficiency_range"], [1.8 / 4.4, 2.2 / 3.6])), other
+arch, app = {"pso-128d": 0.48, "lj-liquid-864": 0.0}, {"pso-128d": 0.5, "lj-liquid-864": 0.0}
+for w in report["workloads"]:
+    a, b = mine[w["name"]]["architectural_efficiency"], mine[w["name"]]["application_efficiency"]
+    if w["name"] in arch:  # both devices ran it; a failed run counts 0, so Φ is 0 (Pennycook)
+        assert w["over_devices"] == [0, 1], w
+        assert near(w["phi"]["architectural"], harmonic([a, arch[w["name"]]])), w["phi"]
+        assert near(w["phi"]["application"], harmonic([b, app[w["name"]]])), w["phi"]
+        assert near(w["mean"]["architectural"], (a + arch[w["name"]]) / 2), w["mean"]
+        assert near(w["mean"]["application"], (b + app[w["name"]]) / 2), w["mean"]
+    else:  # this machine alone
+        assert w["over_devices"] == [0] and near(w["phi"]["application"], b), w
+        assert "- %s on device 1 (Hand-made GPU): not run" % w["name"] in md, w["name"]
+assert next(w for w in report["workloads"] if w["name"] == "lj-liquid-864")["phi"]["application"] == 0
+assert "- lj-liquid-864 on device 1 (Hand-made GPU): failed: run failed: hand-made failure" in md
+# overall: over the devices, each device's mean over the two workloads both ran
+assert report["common_workloads"] == 2, report["common_workloads"]
+assert report["left_out"] == [n for n in names if n not in arch], report["left_out"]
+for key, theirs in (("architectural", arch), ("application", app)):
+    e = "%s_efficiency" % key
+    means = [sum(mine[n][e] for n in theirs) / 2, sum(theirs.values()) / 2]
+    assert all(near(report["devices"][d]["efficiency"][key], means[d]) for d in (0, 1))
+    assert near(report["phi"][key], harmonic(means)), (key, report["phi"])
+    assert near(report["mean"][key], sum(means) / 2), (key, report["mean"])
+assert "Every workload ran on every device." not in md
+assert "Left out of the overall Φ and mean, as not every device ran them: " + ", ".join(report["left_out"]) in md
+assert "Warning" not in md
+PY
+if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
+    for png in report.png report-cascade.png; do
+        [ "$(head -c 8 "$work/report/$png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
+            fail "$png is not a PNG file"
+    done
+fi
+# Another clpart version: merged, with a warning and a line in report.md.
+python3 - "$work/other.json" "$work/older.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["clpart"] = "0.0.9 (git older)"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+out=$("$clpart" report "$work/bench/bench.json" "$work/older.json" --out "$work/older" 2>&1)
+[ $? -eq 0 ] && grep -q "^clpart: warning: the files were written by different versions of clpart:.*$work/older.json by 0.0.9 (git older)" <<<"$out" ||
+    fail "no warning of two versions: $out"
+grep -q "^- \`$work/older.json\`, written by clpart 0.0.9 (git older)$" "$work/older/report.md" &&
+    grep -q "^\*\*Warning:\*\* these files were written by different versions" "$work/older/report.md" ||
+    fail "report.md does not list the versions"
+
+# Refusals: one message naming both files, their suites and the first workload that differs.
+# The prune suite's pso-128d is quick's: the same definition hash in another suite.
+python3 - "$work/bench/bench.json" "$work/prune/bench.json" <<'PY' || fail "the hashes of two suites"
+import json, sys
+quick, prune = (json.load(open(p)) for p in sys.argv[1:])
+assert prune["suite"]["name"] == "prune" and prune["suite"]["hash"] != quick["suite"]["hash"]
+same = lambda doc: next(w for w in doc["workloads"] if w["name"] == "pso-128d")["definition_hash"]
+assert same(quick) == same(prune)
+PY
+out=$("$clpart" report "$work/bench/bench.json" "$work/prune/bench.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -qF "clpart: error: $work/bench/bench.json (suite quick, " <<<"$out" &&
+    grep -qF ") and $work/prune/bench.json (suite prune, " <<<"$out" &&
+    grep -qF "are of different suites: workload sph-dam-break-2d is in $work/bench/bench.json's suite only" <<<"$out" ||
+    fail "two suites merged: $out"
+python3 - "$work/bench/bench.json" "$work" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+pso = next(w for w in doc["workloads"] if w["name"] == "pso-128d")
+pso["definition_hash"] = "0123456789abcdef"  # its case file changed
+json.dump(doc, open(sys.argv[2] + "/case_changed.json", "w"))
+pso["definition"]["steps"] += 1
+doc["suite"]["hash"] = "fedcba9876543210"  # the suite file changed with it
+json.dump(doc, open(sys.argv[2] + "/steps_changed.json", "w"))
+PY
+out=$("$clpart" report "$work/bench/bench.json" "$work/case_changed.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -qF "$work/bench/bench.json and $work/case_changed.json (suite quick) define a workload differently: workload pso-128d: its case file cases/pso_sphere_128.json differs" <<<"$out" ||
+    fail "another case file merged: $out"
+out=$("$clpart" report "$work/bench/bench.json" "$work/steps_changed.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -qF "are of different suites: workload pso-128d: its \"steps\" differs" <<<"$out" ||
+    fail "other steps merged: $out"
+# --split: a report per suite, in a folder named by the suite (and its hash when two share a name).
+out=$("$clpart" report "$work/bench/bench.json" "$work/prune/bench.json" "$work/steps_changed.json" \
+    --split --out "$work/split" 2>&1)
+[ $? -eq 0 ] || fail "report --split failed: $out"
+python3 - "$work" <<'PY' || fail "report --split: $out"
+import json, os, sys
+w = sys.argv[1]
+quick = json.load(open(w + "/bench/bench.json"))["suite"]["hash"]
+folders = sorted(os.listdir(w + "/split"))
+assert folders == sorted(["prune", "quick-" + quick, "quick-fedcba9876543210"]), folders
+for folder, workloads, source in (("prune", 1, "/prune/bench.json"), ("quick-" + quick, 6, "/bench/bench.json"),
+                                  ("quick-fedcba9876543210", 6, "/steps_changed.json")):
+    report = json.load(open(w + "/split/" + folder + "/report.json"))
+    assert [s["file"] for s in report["sources"]] == [w + source], (folder, report["sources"])
+    assert len(report["workloads"]) == workloads and len(report["devices"]) == 1, folder
+PY
+out=$("$clpart" report "$work/bench/bench.json" "$CLPART_DATA_DIR/tests/data/bench/old_bench.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -qF "old_bench.json was written by clpart 0.1.0 before workloads were hashed; rerun the bench" <<<"$out" ||
+    fail "an old bench.json merged: $out"
+
+# A workload that no device can run: Φ 0, the failure with its reason naming the case relative
+# to the bench folder, and no claim that everything ran.
+printf '{"probe": {"floats": 65536, "launches": 2}, "workloads": [{"name": "lj-too-small",
+  "case": "cases/lj_liquid_small.json", "steps": 2, "patch": {"lj": {"fcc_cells": 2}}, "sweep": []}]}' \
+    >"$work/too_small.json"
+out=$("$clpart" bench --suite "$work/too_small.json" --out "$work/too_small" 2>&1)
+[ $? -eq 0 ] || fail "a bench of a workload that cannot run failed: $out"
+python3 - "$work/too_small" <<'PY' || fail "a workload that cannot run: $out"
+import json, sys
+d = sys.argv[1]
+doc, md = json.load(open(d + "/bench.json")), open(d + "/bench.md").read()
+(w,) = doc["workloads"]
+assert w["phi"] == {"architectural": 0, "application": 0} and w["results"][0]["status"] == "refused", w
+assert w["results"][0]["reason"].startswith("cases/lj-too-small.json: the box"), w["results"][0]
+assert d not in json.dumps(doc) and d not in md
+assert "- lj-too-small on device 0 (" in md and "): failed: refused: cases/lj-too-small.json: the box" in md
+assert "Every workload ran on every device." not in md
 PY
 
 # Bad input: one clear message each, exit status 1 or 2, nothing half-written passed off.

@@ -317,6 +317,14 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
         clp__run_result_set(config, seconds, (double)s.n * (double)done, done, clp__lj_columns + 1,
                             row + 1, 7);
         clp__run_result_cost(config, bytes, 0.0);
+        clp__lj_strategy named;
+        if (r.sys && !clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &named)) {
+            char chosen[96]; /* what lj.strategy=auto chose, for the sweep's and bench's records */
+            snprintf(chosen, sizeof chosen, "lj.strategy=%s neighbors.mode=%s",
+                     clp__lj_strategy_name(clp__lj_system_layout(r.sys)->strategy),
+                     clp__lj_system_mode(r.sys));
+            clp__run_result_chosen(config, chosen);
+        }
     }
     if (stopped)
         st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of %llu%s",
