@@ -312,7 +312,7 @@ static char *parameters_text(const json_t *record) {
     const char *key;
     json_t *value;
     json_object_foreach(json_object_get(record, "case_parameters"), key, value) {
-        char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+        char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
         clp__sb_appendf(&text, "%s%s=%s", text.len ? " " : "", key, v ? v : "?");
         free(v);
     }
@@ -753,12 +753,12 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
             CLP_TRY(cli_positive("--spread", argv[++i], false, NULL, &sw->plan.timing.spread, err));
         else if (!strcmp(argv[i], "--budget") && value) {
             char *end;
-            const double zero = strtod(argv[++i], &end); /* 0: no run beyond --repeat */
-            if (end == argv[i] || *end || zero != 0)
-                CLP_TRY(
-                    cli_positive("--budget", argv[i], false, NULL, &sw->plan.timing.budget, err));
-            else
-                sw->plan.timing.budget = 0;
+            errno = 0;
+            const double budget = strtod(argv[++i], &end); /* 0: no run beyond --repeat */
+            CLP_REQUIRE(end != argv[i] && !*end && !errno && budget >= 0 && isfinite(budget), err,
+                        CLP_USAGE, "--budget takes a number of seconds of at least 0, not '%s'",
+                        argv[i]);
+            sw->plan.timing.budget = budget;
         } else if (argv[i][0] == '-' && argv[i][1])
             return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
                                "unknown flag '%s' (or it lacks its value)", argv[i]);
