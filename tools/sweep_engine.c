@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 static json_t *device_identity(const clp_device_info *d) {
@@ -334,13 +336,25 @@ fail:
 }
 
 clp_status sweep_write_text(const char *path, const char *text, clp_error *err) {
-    FILE *f = fopen(path, "w");
+    /* a temporary file renamed over `path`: another thread may be reading the same case */
+    clp_strbuf name = {0};
+    clp__sb_appendf(&name, "%s.XXXXXX", path);
+    char *temporary = clp__sb_take(&name);
+    const int fd = temporary ? mkstemp(temporary) : -1;
+    FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL; /* mkstemp's 0600 */
     bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
     if (f)
         ok = fclose(f) == 0 && ok;
+    else if (fd >= 0)
+        close(fd);
+    ok = ok && rename(temporary, path) == 0;
+    const int error = errno;
+    if (!ok && fd >= 0)
+        remove(temporary);
+    free(temporary);
     return ok ? CLP_OK
               : CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s: %s", path,
-                            strerror(errno));
+                            strerror(error));
 }
 
 void sweep_hash_text(const char *text, size_t size, char hash[17]) {

@@ -80,7 +80,7 @@ json_t *sweep_record_new(const sweep_plan *plan, const char *case_hash, const js
 /* The case file `source` with `patch` merged into it (objects key by key, any other value
  * replaced), as sorted, indented JSON text (new). */
 clp_status sweep_case_patch(const char *source, const json_t *patch, char **text, clp_error *err);
-/* Writes `text` to `path`. */
+/* Writes `text` to `path`, whole or not at all (a temporary file renamed over it). */
 clp_status sweep_write_text(const char *path, const char *text, clp_error *err);
 /* The hash of `size` bytes as 16 hex digits. */
 void sweep_hash_text(const char *text, size_t size, char hash[17]);
