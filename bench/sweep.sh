@@ -11,8 +11,8 @@
 #             warm-up and timed runs); part of every run, not of the sweep
 # Medians over each case's combinations.
 # usage: bench/sweep.sh BUILD_DIR [DEVICE_SELECTOR...]   (default: every device)
-#        REPEATS (3): timed runs of each combination after its warm-up; CASES ("sph lj"): the
-#        sweeps to take
+#        REPEATS (3): timed runs of each combination after its warm-up (--budget 0: no more);
+#        CASES ("sph lj"): the sweeps to take
 set -euo pipefail
 build=$1
 shift
@@ -40,7 +40,7 @@ for case in $cases; do sweep_of "$case"; done
 
 # sweeps PASS DEVICE [ENV...]: the sweeps of $cases, their records in $work/PASS-DEVICE-CASE/
 sweeps() {
-    local pass=$1 device=$2 common=(--devices "$2" --steps 5 --repeat "${REPEATS:-3}" --cache-dir "$work/cache-$2")
+    local pass=$1 device=$2 common=(--devices "$2" --steps 5 --repeat "${REPEATS:-3}" --budget 0 --cache-dir "$work/cache-$2")
     shift 2
     local case
     for case in $cases; do

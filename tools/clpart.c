@@ -29,9 +29,9 @@ static const command commands[] = {
      "[--steps N] [--time T] [--devices SEL,...|all [--weights W,...|auto]]",
      cmd_run},
     {"sweep", "run a case under every combination of listed option values, and compare them",
-     "sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...]... [--combos FILE] "
+     "sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...]... [-c KEY=V1,V2,...]... [--combos FILE] "
      "[--fraction F | --max N] [--seed S] [--devices SEL,...|all] [--serial | --parallel] "
-     "[--steps N | --time T] [--repeat R] [--out DIR]",
+     "[--steps N | --time T] [--repeat R] [--spread F] [--budget SECONDS] [--out DIR]",
      cmd_sweep},
     {"bench", "the portability benchmark: probes and standard workloads on each device",
      "bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},

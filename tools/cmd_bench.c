@@ -25,7 +25,8 @@ typedef struct bench {
     sweep_devices dev;
     clp_cache *cache;
     json_t *done;
-    int repeat, variant_repeat;
+    sweep_timing timing;         /* the defaults' runs: "repeat", "spread", "budget_seconds" */
+    sweep_timing variant_timing; /* the variants': "variant_repeat" and the same targets */
     double prune_factor; /* variants whose warm-up is this many times slower are not timed */
     json_t *doc;         /* bench.json as it grows */
 } bench;
@@ -33,6 +34,36 @@ typedef struct bench {
 static double suite_number(const json_t *o, const char *key, double fallback) {
     const json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : fallback;
+}
+
+/* The timing key `key` of `o` (the suite, or workload `workload`) into *out, `fallback` when
+ * it is absent: a whole number of runs from 1 to SWEEP_MAX_SAMPLES (`runs`), else a number of
+ * at least `least` (above it when `above`). */
+static clp_status timing_key(const bench *b, const json_t *o, const char *workload, const char *key,
+                             bool runs, double least, bool above, double fallback, double *out,
+                             clp_error *err) {
+    const json_t *v = json_object_get(o, key);
+    *out = fallback;
+    if (!v)
+        return CLP_OK;
+    const double x = json_number_value(v);
+    const bool fits = runs ? json_is_integer(v) && x >= 1 && x <= SWEEP_MAX_SAMPLES
+                           : json_is_number(v) && isfinite(x) && (above ? x > least : x >= least);
+    if (!fits) {
+        char *text = json_dumps(v, JSON_ENCODE_ANY);
+        const clp_status st =
+            runs ? CLP_FAIL_AT(err, CLP_CASE, b->suite_path, -1, -1,
+                               "%s: %s%s%s\"%s\" takes a whole number of runs from 1 to %d, not %s",
+                               b->suite_path, workload ? "workload " : "", workload ? workload : "",
+                               workload ? ": " : "", key, SWEEP_MAX_SAMPLES, text ? text : "?")
+                 : CLP_FAIL_AT(err, CLP_CASE, b->suite_path, -1, -1,
+                               "%s: \"%s\" takes a number %s %g, not %s", b->suite_path, key,
+                               above ? "above" : "of at least", least, text ? text : "?");
+        free(text);
+        return st;
+    }
+    *out = x;
+    return CLP_OK;
 }
 
 /* --suite NAME (suites/NAME.json of the data folder) or a file; checked for what the bench
@@ -66,13 +97,21 @@ static clp_status load_suite(bench *b, clp_error *err) {
         CLP_REQUIRE(!largest || json_array_size(largest) > 0, err, CLP_CASE,
                     "%s: workload %s: \"largest\" must list patches, smallest first", b->suite_path,
                     name);
+        double repeat;
+        CLP_TRY(timing_key(b, workload, name, "repeat", true, 1, false, 1, &repeat, err));
     }
-    b->repeat = (int)suite_number(b->suite, "repeat", 3);
-    b->variant_repeat = (int)suite_number(b->suite, "variant_repeat", 1);
+    double repeat, variant_repeat;
+    CLP_TRY(timing_key(b, b->suite, NULL, "repeat", true, 1, false, 3, &repeat, err));
+    CLP_TRY(
+        timing_key(b, b->suite, NULL, "variant_repeat", true, 1, false, 3, &variant_repeat, err));
+    CLP_TRY(timing_key(b, b->suite, NULL, "spread", false, 0, true, SWEEP_DEFAULT_SPREAD,
+                       &b->timing.spread, err));
+    CLP_TRY(timing_key(b, b->suite, NULL, "budget_seconds", false, 0, false, SWEEP_DEFAULT_BUDGET,
+                       &b->timing.budget, err));
+    b->timing.min_repeat = (int)repeat;
+    b->variant_timing = b->timing;
+    b->variant_timing.min_repeat = (int)variant_repeat;
     b->prune_factor = suite_number(b->suite, "prune_factor", 0);
-    CLP_REQUIRE(
-        b->repeat >= 1 && b->repeat <= 64 && b->variant_repeat >= 1 && b->variant_repeat <= 64, err,
-        CLP_CASE, "%s: \"repeat\" and \"variant_repeat\" take 1 to 64 runs", b->suite_path);
     CLP_REQUIRE(b->prune_factor == 0 || b->prune_factor >= 1, err, CLP_CASE,
                 "%s: \"prune_factor\" is 0 (time every variant) or at least 1", b->suite_path);
 fail:
@@ -94,18 +133,14 @@ static clp_status write_case(const bench *b, const json_t *workload, const json_
     clp_status st = CLP_OK;
     char source[1024];
     case_source(workload, source, sizeof source);
-    json_error_t e;
-    json_t *c = json_load_file(source, 0, &e);
-    if (!c)
-        return CLP_FAIL_AT(err, CLP_CASE, source, e.line, e.column, "%s", e.text);
-    if (patch)
-        CLP_REQUIRE(json_object_update_recursive(c, (json_t *)patch) == 0, err, CLP_CASE,
-                    "%s: workload %s: its patch must be an object", b->suite_path, name);
+    CLP_REQUIRE(!patch || json_is_object(patch), err, CLP_CASE,
+                "%s: workload %s: its patch must be an object", b->suite_path, name);
+    char *text = NULL;
+    CLP_TRY(sweep_case_patch(source, patch, &text, err));
     snprintf(path, size, "%s/cases/%s.json", b->dir, name);
-    CLP_REQUIRE(json_dump_file(c, path, JSON_INDENT(2) | JSON_SORT_KEYS) == 0, err, CLP_IO,
-                "cannot write %s", path);
+    st = sweep_write_text(path, text, err);
+    free(text);
 fail:
-    json_decref(c);
     return st;
 }
 
@@ -172,26 +207,30 @@ fail:
 }
 
 /* The record of `options` of the case on device d: from results.jsonl, or run now and
- * appended; not timed when its warm-up runs slower than prune_below. */
+ * appended; timed as `timing` says, and not timed when its warm-up runs slower than
+ * prune_below. */
 static clp_status measure(bench *b, size_t d, const cli_session *s, const char *case_path,
-                          const char *name, uint64_t steps, json_t *options, int repeat,
-                          double prune_below, json_t **out, clp_error *err) {
+                          const char *name, uint64_t steps, json_t *options,
+                          const sweep_timing *timing, double prune_below, json_t **out,
+                          clp_error *err) {
     clp_status st = CLP_OK;
-    char hash[17], key[2048];
+    char hash[17], *key = NULL;
+    json_t *record = NULL;
     CLP_TRY(sweep_case_hash(case_path, hash, err));
-    sweep_record_key(hash, options, b->dev.identities[d], key, sizeof key);
-    json_t *record = json_object_get(b->done, key);
-    if (record) {
-        *out = json_incref(record);
-        return CLP_OK;
-    }
-    record = sweep_record_new(case_path, hash, options, b->dev.identities[d]);
-    json_object_set_new(record, "workload", json_string(name));
     const sweep_plan plan = {.case_path = case_path,
                              .schema = b->schema,
                              .limits = {.max_steps = steps},
-                             .repeat = repeat,
+                             .timing = *timing,
                              .prune_below = prune_below};
+    record = sweep_record_new(&plan, hash, NULL, options, b->dev.identities[d]);
+    key = sweep_record_key(record);
+    CLP_REQUIRE_ALLOC(key, err);
+    json_t *known = json_object_get(b->done, key);
+    if (known) {
+        *out = json_incref(known);
+        goto fail;
+    }
+    json_object_set_new(record, "workload", json_string(name));
     const double start = clp__now();
     st = sweep_run_options(&plan, s, options, record, err);
     json_object_set_new(record, "seconds", json_real(clp__now() - start));
@@ -207,10 +246,11 @@ static clp_status measure(bench *b, size_t d, const cli_session *s, const char *
                     json_string_value(json_object_get(record, "unit")));
         fprintf(stderr, " (%.1f s)\n", clp__now() - start);
         json_object_set(b->done, key, record);
-        *out = record;
-    } else
-        json_decref(record);
+        *out = json_incref(record);
+    }
 fail:
+    free(key);
+    json_decref(record);
     return st;
 }
 
@@ -232,7 +272,7 @@ static json_t *faster(json_t *a, json_t *b) {
 }
 
 /* The result of `workload` on device d, another of the devices' results in bench.json. A
- * workload with "largest" climbs its patches, smallest first, each run once after a
+ * workload with "largest" climbs its patches, smallest first, each timed from one run up after a
  * warm-up, and keeps the largest that ran within its "max_seconds"; it runs the defaults
  * and the best variant of the workload "best_from" names. */
 static clp_status run_workload(bench *b, size_t d, const cli_session *s, const json_t *workload,
@@ -243,6 +283,10 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
     const json_t *largest = json_object_get(workload, "largest");
     char case_path[1024], rung[256];
     json_t *defaults = json_object(), *chosen = NULL, *best = NULL, *list = json_array();
+    /* the defaults' timing, at least the workload's "repeat" runs; a climb's rungs and its
+       best variant, which are large, at least one each */
+    sweep_timing timing = b->timing;
+    timing.min_repeat = (int)suite_number(workload, "repeat", largest ? 1 : timing.min_repeat);
     if (largest) {
         const double max_seconds = suite_number(workload, "max_seconds", 30);
         for (size_t k = 0; k < json_array_size(largest); k++) {
@@ -251,7 +295,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
             json_t *record = NULL;
             CLP_TRY(
                 write_case(b, workload, json_array_get(largest, k), rung, path, sizeof path, err));
-            CLP_TRY(measure(b, d, s, path, rung, steps, defaults, 1, 0, &record, err));
+            CLP_TRY(measure(b, d, s, path, rung, steps, defaults, &timing, 0, &record, err));
             const bool fits =
                 record_ok(record) &&
                 json_real_value(json_object_get(record, "run_seconds")) <= max_seconds;
@@ -282,7 +326,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
             json_t *record = NULL;
             CLP_TRY(measure(b, d, s, case_path,
                             json_string_value(json_object_get(chosen, "workload")), steps,
-                            (json_t *)options, 1, 0, &record, err));
+                            (json_t *)options, &timing, 0, &record, err));
             json_t *kept = json_incref(faster(best, record));
             json_decref(best);
             best = kept;
@@ -291,8 +335,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
     } else {
         CLP_TRY(write_case(b, workload, json_object_get(workload, "patch"), name, case_path,
                            sizeof case_path, err));
-        CLP_TRY(measure(b, d, s, case_path, name, steps, defaults,
-                        (int)suite_number(workload, "repeat", b->repeat), 0, &chosen, err));
+        CLP_TRY(measure(b, d, s, case_path, name, steps, defaults, &timing, 0, &chosen, err));
         best = json_incref(chosen);
         /* a variant whose one step runs that far below the defaults' sustained rate cannot be
            the best: not timed. A single step flatters a stored list (no rebuild in it), so the
@@ -306,7 +349,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
         json_t *options;
         json_array_foreach(list, k, options) {
             json_t *record = NULL;
-            CLP_TRY(measure(b, d, s, case_path, name, steps, options, b->variant_repeat,
+            CLP_TRY(measure(b, d, s, case_path, name, steps, options, &b->variant_timing,
                             prune_below, &record, err));
             json_t *kept = json_incref(faster(best, record));
             json_decref(best);

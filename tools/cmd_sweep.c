@@ -1,13 +1,17 @@
-/* clpart sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...] [--combos FILE] [--fraction F |
- * --max N] [--seed S] [--devices SEL,...|all] [--serial | --parallel] [--steps N | --time T]
- * [--repeat R] [--out DIR]: runs the case under every combination of the listed option values
- * and presets (or the option sets of a --combos file, or a random sample of the product) on
- * each device (the selected one by default), a thread per group of devices (sweep_groups.h:
- * the devices on the host's cores one after the other, every other device at the same time).
- * A combination the options refuse, a failed build or a failed run is recorded with its
- * reason and the sweep goes on. Each result is one line of DIR/results.jsonl, written whole
- * as soon as it is known, so an interrupted sweep loses nothing and a rerun skips what is
- * there; DIR/summary.csv and DIR/summary.md compare the combinations with the first. */
+/* clpart sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...] [-c KEY=V1,V2,...]... [--combos FILE]
+ * [--fraction F | --max N] [--seed S] [--devices SEL,...|all] [--serial | --parallel]
+ * [--steps N | --time T] [--repeat R] [--spread F] [--budget SECONDS] [--out DIR]: runs the
+ * case under every combination of the listed option values, presets and case parameters (or
+ * the option sets of a --combos file, or a random sample of the product) on each device (the
+ * selected one by default), a thread per group of devices (sweep_groups.h: the devices on the
+ * host's cores one after the other, every other device at the same time). Each combination
+ * is timed until its spread is under --spread or --budget is spent (sweep_timing.h). A
+ * combination the options or the case refuse, a failed build or a failed run is recorded
+ * with its reason and the sweep goes on. Each result is one line of DIR/results.jsonl,
+ * written whole as soon as it is known, so an interrupted sweep loses nothing and a rerun
+ * skips what is there for the same settings; DIR/summary.csv and DIR/summary.md compare the
+ * combinations with the first. */
+#include "io/io.h"
 #include "sweep_engine.h"
 #include "sweep_groups.h"
 
@@ -24,13 +28,26 @@
 #include <xxhash.h>
 
 enum { MAX_AXES = 16, MAX_VALUES = 64, DEFAULT_REPEAT = 3 };
+/* Seconds between the progress lines of a combination that is still running. */
+static const double progress_interval = 5;
 
-/* One swept option and its values, as given after -s. */
+/* One swept option and its values, as given after -s; or (in_case) a key of the case file and
+ * its values, as given after -c: JSON text, or a string. */
 typedef struct axis {
     char *name;
     char *values[MAX_VALUES];
     size_t n;
+    bool in_case;
 } axis;
+
+/* What device d's thread is doing, for the progress lines (under the sweep's lock). */
+typedef struct busy {
+    bool active;
+    size_t k;                /* its combination */
+    char *text;              /* what it runs, as combination_text says */
+    double since, last_line; /* when it began, when a line last said so (clp__now) */
+    sweep_observation now;
+} busy;
 
 typedef struct sweep {
     const char *case_path;
@@ -48,29 +65,70 @@ typedef struct sweep {
     sweep_devices dev;
     sweep_schedule schedule; /* --serial, --parallel, else by the devices' hardware */
     clp_cache *cache;        /* shared by the threads (clp_cache takes that) */
-    size_t to_run; /* combinations and devices not in results.jsonl when the sweep began */
-    double started;
+    json_t *base;            /* the case file, when -c patches it */
+    size_t to_run;    /* combinations and devices not in results.jsonl when the sweep began */
+    size_t groups;    /* threads */
     atomic_bool stop; /* a thread failed: the others stop after their current run */
     /* Under `lock`, as every device's thread reads and adds to them: */
     pthread_mutex_t lock;
+    pthread_cond_t wake; /* the progress thread's: signalled when the sweep ends */
+    bool ended;
     json_t *done; /* the results in results.jsonl for this version, by sweep_record_key */
     size_t ran;   /* combinations run and recorded by this sweep */
+    busy busy[SWEEP_MAX_DEVICES];
+    /* the seconds of the combinations run so far, for the time left: cold builds and cache
+       hits (prepare_seconds), the rest of each combination */
+    size_t cold, hits;
+    double cold_seconds, hit_seconds, rest_seconds;
 } sweep;
 
-/* -s NAME=V1,V2,... (or, for -p, "preset=P1,P2,...") into a new axis (one value is an axis
- * of one). */
-static clp_status add_axis(sweep *sw, const char *text, clp_error *err) {
+/* The values of -c: split at the commas outside brackets, braces and quotes, so that an
+ * array or an object is one value. */
+static char *next_case_value(char **rest) {
+    char *start = *rest;
+    if (!start)
+        return NULL;
+    int depth = 0;
+    bool quoted = false;
+    for (char *c = start; *c; c++) {
+        if (quoted)
+            quoted = !(*c == '"' && c[-1] != '\\');
+        else if (*c == '"')
+            quoted = true;
+        else if (*c == '[' || *c == '{')
+            depth++;
+        else if (*c == ']' || *c == '}')
+            depth--;
+        else if (*c == ',' && depth == 0) {
+            *c = '\0';
+            *rest = c + 1;
+            return start;
+        }
+    }
+    *rest = NULL;
+    return start;
+}
+
+/* -s NAME=V1,V2,... (or, for -p, "preset=P1,P2,..."; for -c, `in_case`, KEY=V1,V2,...) into a
+ * new axis (one value is an axis of one). */
+static clp_status add_axis(sweep *sw, const char *flag, const char *text, bool in_case,
+                           clp_error *err) {
     const char *eq = strchr(text, '=');
     if (!eq || eq == text || !eq[1])
-        return CLP_FAIL(err, CLP_USAGE, "-s takes NAME=V1,V2,..., not '%s'", text);
+        return CLP_FAIL(err, CLP_USAGE, "%s takes %s=V1,V2,..., not '%s'", flag,
+                        in_case ? "KEY" : "NAME", text);
     if (sw->n_axes == MAX_AXES)
-        return CLP_FAIL(err, CLP_USAGE, "at most %d swept options", MAX_AXES);
+        return CLP_FAIL(err, CLP_USAGE, "at most %d swept options and case keys", MAX_AXES);
     axis *a = &sw->axes[sw->n_axes++];
+    a->in_case = in_case;
     a->name = strndup(text, (size_t)(eq - text));
-    char *values = strdup(eq + 1), *save = NULL;
-    if (!a->name || !values)
+    char *values = strdup(eq + 1), *save = NULL, *rest = values;
+    if (!a->name || !values) {
+        free(values);
         return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
-    for (char *v = strtok_r(values, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+    }
+    for (char *v = in_case ? next_case_value(&rest) : strtok_r(values, ",", &save); v;
+         v = in_case ? next_case_value(&rest) : strtok_r(NULL, ",", &save)) {
         if (a->n == MAX_VALUES) {
             free(values);
             return CLP_FAIL(err, CLP_USAGE, "%s: at most %d values", a->name, MAX_VALUES);
@@ -79,7 +137,7 @@ static clp_status add_axis(sweep *sw, const char *text, clp_error *err) {
     }
     free(values);
     if (a->n == 0)
-        return CLP_FAIL(err, CLP_USAGE, "-s %s lists no value", text);
+        return CLP_FAIL(err, CLP_USAGE, "%s %s lists no value", flag, text);
     return CLP_OK;
 }
 
@@ -93,12 +151,24 @@ static void sweep_free(sweep *sw) {
     }
     sweep_devices_free(&sw->dev);
     json_decref(sw->done);
+    json_decref(sw->base);
+    for (size_t d = 0; d < SWEEP_MAX_DEVICES; d++)
+        free(sw->busy[d].text);
 }
 
-/* The options of combination k, as an object NAME: value text (a preset under "preset");
- * in the product the first axis varies slowest, so combination 0 (every first value) is the
- * reference, and a sample keeps it. */
-static json_t *combination(const sweep *sw, size_t k) {
+/* A value of -c as JSON: a number, boolean, array, object or quoted string as such, any
+ * other text as a string (new). */
+static json_t *case_value(const char *text) {
+    json_t *v = json_loads(text, JSON_DECODE_ANY, NULL);
+    return v ? v : json_string(text);
+}
+
+/* The options of combination k, as an object NAME: value text (a preset under "preset"), and
+ * in *parameters its case parameters, KEY: value (new; NULL without -c); in the product the
+ * first axis varies slowest, so combination 0 (every first value) is the reference, and a
+ * sample keeps it. */
+static json_t *combination(const sweep *sw, size_t k, json_t **parameters) {
+    *parameters = NULL;
     if (sw->combos)
         return json_deep_copy(json_array_get(sw->combos, k));
     json_t *o = json_object();
@@ -106,11 +176,159 @@ static json_t *combination(const sweep *sw, size_t k) {
         k = sw->picked[k];
     size_t stride = sw->product;
     for (size_t i = 0; i < sw->n_axes; i++) {
-        stride /= sw->axes[i].n;
-        json_object_set_new(o, sw->axes[i].name,
-                            json_string(sw->axes[i].values[(k / stride) % sw->axes[i].n]));
+        const axis *a = &sw->axes[i];
+        stride /= a->n;
+        const char *value = a->values[(k / stride) % a->n];
+        if (!a->in_case)
+            json_object_set_new(o, a->name, json_string(value));
+        else {
+            if (!*parameters)
+                *parameters = json_object();
+            json_object_set_new(*parameters, a->name, case_value(value));
+        }
     }
     return o;
+}
+
+/* Sets `key` to `value` (stolen) in `patch`, for the case `base` (NULL where the case has
+ * nothing): a key that the case holds as it is, or one without a dot, names that entry; else
+ * the key is a path split at a dot: at the first whose left part names an object of the case
+ * ("sph.dp": "dp" of the object "sph"; "options.core.dim": "core.dim" of "options"), or at
+ * the first dot when none does (objects made along the path). False when the patch holds a
+ * value that is not an object where the path goes. */
+static bool set_path(json_t *patch, const json_t *base, const char *key, json_t *value) {
+    const char *dot = json_object_get(base, key) ? NULL : strchr(key, '.');
+    for (const char *d = dot; d; d = strchr(d + 1, '.')) {
+        char *prefix = strndup(key, (size_t)(d - key));
+        const bool object = prefix && json_is_object(json_object_get(base, prefix));
+        free(prefix);
+        if (object) {
+            dot = d;
+            break;
+        }
+    }
+    if (!dot) {
+        json_object_set_new(patch, key, value);
+        return true;
+    }
+    char *prefix = strndup(key, (size_t)(dot - key));
+    json_t *inner = prefix ? json_object_get(patch, prefix) : NULL;
+    if (prefix && !inner) {
+        inner = json_object();
+        json_object_set_new(patch, prefix, inner);
+    }
+    const bool ok = json_is_object(inner) &&
+                    set_path(inner, json_object_get(base, prefix), dot + 1, json_incref(value));
+    json_decref(value);
+    free(prefix);
+    return ok;
+}
+
+/* The case of a combination with case parameters `parameters` (NULL: the case file itself):
+ * *path (new), the patched case as DIR/cases/HASH.json, written when `write`, and its hash. */
+static clp_status case_of(const sweep *sw, const json_t *parameters, bool write, char **path,
+                          char hash[17], clp_error *err) {
+    clp_status st = CLP_OK;
+    char *text = NULL;
+    json_t *patch = json_object();
+    clp_strbuf name = {0};
+    *path = NULL;
+    if (!parameters) {
+        *path = strdup(sw->case_path);
+        CLP_REQUIRE_ALLOC(*path, err);
+        memcpy(hash, sw->case_hash, 17);
+        goto fail;
+    }
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)parameters, key, value) {
+        CLP_REQUIRE(set_path(patch, sw->base, key, json_incref(value)), err, CLP_USAGE,
+                    "-c %s: an earlier -c key sets a value that is not an object there", key);
+    }
+    CLP_TRY(sweep_case_patch(sw->case_path, patch, &text, err));
+    sweep_hash_text(text, strlen(text), hash);
+    clp__sb_appendf(&name, "%s/cases", sw->dir);
+    if (write) {
+        char why[256];
+        char *dir = clp__sb_take(&name);
+        CLP_REQUIRE_ALLOC(dir, err);
+        const bool made = clp__make_dirs(dir, why, sizeof why);
+        clp__sb_append(&name, dir);
+        free(dir);
+        CLP_REQUIRE(made, err, CLP_IO, "cannot make %s/cases: %s", sw->dir, why);
+    }
+    clp__sb_appendf(&name, "/%s.json", hash);
+    *path = clp__sb_take(&name);
+    CLP_REQUIRE_ALLOC(*path, err);
+    if (write)
+        CLP_TRY(sweep_write_text(*path, text, err));
+fail:
+    clp__sb_free(&name);
+    json_decref(patch);
+    free(text);
+    return st;
+}
+
+/* The record of combination k on device d before it runs (*record, new), its plan with its
+ * case (*case_path: new, to free; written when `write`), and its key (*key, new). */
+static clp_status combination_record(const sweep *sw, size_t k, size_t d, bool write,
+                                     sweep_plan *plan, char **case_path, json_t **record,
+                                     char **key, clp_error *err) {
+    clp_status st = CLP_OK;
+    json_t *parameters, *options = combination(sw, k, &parameters);
+    char hash[17];
+    *plan = sw->plan;
+    *record = NULL;
+    *key = NULL;
+    CLP_TRY(case_of(sw, parameters, write, case_path, hash, err));
+    plan->case_path = *case_path;
+    *record = sweep_record_new(plan, hash, parameters, options, sw->dev.identities[d]);
+    if (parameters)
+        json_object_set_new(*record, "base_case", json_string(sw->case_path));
+    *key = sweep_record_key(*record);
+    CLP_REQUIRE_ALLOC(*key, err);
+fail:
+    json_decref(options);
+    json_decref(parameters);
+    return st;
+}
+
+/* The record of combination k on device d in results.jsonl (borrowed), or NULL. */
+static json_t *recorded_result(const sweep *sw, size_t k, size_t d) {
+    sweep_plan plan;
+    char *path = NULL, *key;
+    json_t *record, *found = NULL;
+    if (combination_record(sw, k, d, false, &plan, &path, &record, &key, NULL) == CLP_OK)
+        found = json_object_get(sw->done, key);
+    json_decref(record);
+    free(path);
+    free(key);
+    return found;
+}
+
+/* "NAME=VALUE NAME=VALUE" of a record's case parameters (new). */
+static char *parameters_text(const json_t *record) {
+    clp_strbuf text = {0};
+    const char *key;
+    json_t *value;
+    json_object_foreach(json_object_get(record, "case_parameters"), key, value) {
+        char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+        clp__sb_appendf(&text, "%s%s=%s", text.len ? " " : "", key, v ? v : "?");
+        free(v);
+    }
+    return clp__sb_take(&text);
+}
+
+/* What a record ran, as one text: its case parameters, then its options (new). */
+static char *combination_text(const json_t *record) {
+    char options[1024];
+    char *parameters = parameters_text(record);
+    sweep_options_text(json_object_get(record, "options"), options, sizeof options);
+    clp_strbuf text = {0};
+    clp__sb_appendf(&text, "%s%s%s", parameters ? parameters : "",
+                    parameters && *parameters && options[0] ? " " : "", options);
+    free(parameters);
+    return clp__sb_take(&text);
 }
 
 /* The relative difference of `value` from `reference`, 0 when both are 0. */
@@ -125,16 +343,12 @@ static json_t *device_rows(const sweep *sw, size_t d, json_t **reference) {
     json_t *rows = json_array();
     *reference = NULL;
     for (size_t k = 0; k < sw->combinations; k++) {
-        json_t *options = combination(sw, k);
-        char key[2048];
-        sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
-        json_t *record = json_object_get(sw->done, key);
+        json_t *record = recorded_result(sw, k, d);
         if (record) {
             json_array_append(rows, record);
             if (k == 0)
                 *reference = record;
         }
-        json_decref(options);
     }
     const size_t n = json_array_size(rows);
     for (size_t i = 1; i < n; i++) /* insertion sort: stable, and the lists are short */
@@ -150,6 +364,40 @@ static json_t *device_rows(const sweep *sw, size_t d, json_t **reference) {
     return rows;
 }
 
+static bool is_ok(const json_t *record) {
+    const char *status = json_string_value(json_object_get(record, "status"));
+    return status && !strcmp(status, "ok");
+}
+
+/* Whether row i's interval of the median reaches the next faster row's (i - 1), both ok. */
+static bool overlaps_faster(const json_t *rows, size_t i) {
+    const json_t *r = json_array_get(rows, i), *faster = json_array_get(rows, i - 1);
+    return i > 0 && is_ok(r) && is_ok(faster) &&
+           json_real_value(json_object_get(r, "throughput_high")) >=
+               json_real_value(json_object_get(faster, "throughput_low"));
+}
+
+/* " (unstable: ...)" in `out` when the record's timing did not reach its target, else "". */
+static void unstable_note(const json_t *r, char *out, size_t size) {
+    const json_t *timing = json_object_get(r, "timing");
+    const double target = json_real_value(json_object_get(timing, "spread_target"));
+    const double budget = json_real_value(json_object_get(timing, "budget_seconds"));
+    const json_int_t samples = json_integer_value(json_object_get(r, "samples"));
+    const json_t *spread = json_object_get(r, "spread");
+    out[0] = '\0';
+    if (json_is_true(json_object_get(r, "stable")) || !is_ok(r))
+        return;
+    if (!json_is_number(spread))
+        snprintf(out, size, ", unstable: %lld sample, spread unknown (budget %g s)",
+                 (long long)samples, budget);
+    else
+        snprintf(out, size,
+                 ", unstable: spread %.3g %% over %lld samples in %.3g s (target %g %%, %s)",
+                 100 * json_real_value(spread), (long long)samples,
+                 json_real_value(json_object_get(r, "timed_seconds")), 100 * target,
+                 samples >= SWEEP_MAX_SAMPLES ? "the most samples" : "budget spent");
+}
+
 /* Device d's rows of summary.csv and its table in summary.md. */
 static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
     json_t *reference;
@@ -157,18 +405,27 @@ static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
     const double reference_rate = json_real_value(json_object_get(reference, "throughput"));
     const json_t *reference_diagnostics = json_object_get(reference, "diagnostics");
     const clp_device_info *dev = sw->dev.devices[d];
+    bool with_case = false;
+    for (size_t i = 0; i < sw->n_axes; i++)
+        with_case |= sw->axes[i].in_case;
     fprintf(md, "## Device %zu: %s (%s)\n\n", dev->index, dev->name, dev->platform_name);
-    fprintf(md, "| options | status | throughput | speed-up | difference |\n"
-                "| --- | --- | --- | --- | --- |\n");
+    fprintf(md,
+            "| # | %soptions | status | throughput (median) | interval | spread | speed-up | "
+            "difference |\n| --- | %s--- | --- | --- | --- | --- | --- | --- |\n",
+            with_case ? "case | " : "", with_case ? "--- | " : "");
     for (size_t i = 0; i < json_array_size(rows); i++) {
         json_t *r = json_array_get(rows, i);
-        char options[1024];
+        char options[1024], note[256];
+        char *parameters = parameters_text(r);
         sweep_options_text(json_object_get(r, "options"), options, sizeof options);
         const char *status = json_string_value(json_object_get(r, "status"));
         const char *reason = json_string_value(json_object_get(r, "reason"));
         const char *unit = json_string_value(json_object_get(r, "unit"));
         const double rate = json_real_value(json_object_get(r, "throughput"));
-        const bool ok = status && !strcmp(status, "ok");
+        const double low = json_real_value(json_object_get(r, "throughput_low"));
+        const double high = json_real_value(json_object_get(r, "throughput_high"));
+        const json_t *spread = json_object_get(r, "spread");
+        const bool ok = is_ok(r);
         double worst = 0;
         const char *name;
         json_t *value;
@@ -181,25 +438,61 @@ static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
         fprintf(csv, "%zu,", dev->index);
         sweep_csv_field(csv, dev->name);
         fputc(',', csv);
+        sweep_csv_field(csv, parameters);
+        fputc(',', csv);
         sweep_csv_field(csv, options);
-        fprintf(csv, ",%s,%.6g,%s,%.4g,%.3g,", status ? status : "", ok ? rate : 0.0,
-                unit ? unit : "", speedup, ok ? worst : 0.0);
+        fprintf(csv, ",%s,", status ? status : "");
+        if (ok)
+            fprintf(csv, "%.6g,%.6g,%.6g,%.6g,%.6g,", rate, low, high,
+                    json_real_value(json_object_get(r, "throughput_min")),
+                    json_real_value(json_object_get(r, "throughput_max")));
+        else
+            fprintf(csv, ",,,,,");
+        if (ok && json_is_number(spread))
+            fprintf(csv, "%.4g", json_real_value(spread));
+        if (ok)
+            fprintf(csv, ",%lld,%s", (long long)json_integer_value(json_object_get(r, "samples")),
+                    json_is_true(json_object_get(r, "stable")) ? "true" : "false");
+        else
+            fprintf(csv, ",,");
+        fprintf(csv, ",%s,%.4g,%.3g,", unit ? unit : "", speedup, ok ? worst : 0.0);
         sweep_csv_field(csv, reason);
         fputc('\n', csv);
-        if (ok)
-            fprintf(md, "| `%s` | ok | %.4g %s | %.3f | %.2g |\n", options, rate, unit, speedup,
-                    worst);
+        fprintf(md, "| %zu%s | ", i + 1, overlaps_faster(rows, i) ? " ≈" : "");
+        if (with_case)
+            fprintf(md, "`%s` | ", parameters ? parameters : "");
+        fprintf(md, "`%s` | ", options);
+        unstable_note(r, note, sizeof note);
+        if (!ok)
+            fprintf(md, "%s: %s | | | | | |\n", status ? status : "?", reason ? reason : "");
+        else if (json_is_number(spread))
+            fprintf(md, "ok%s | %.4g %s | %.4g to %.4g | %.2g %% | %.3f | %.2g |\n", note, rate,
+                    unit, low, high, 100 * json_real_value(spread), speedup, worst);
         else
-            fprintf(md, "| `%s` | %s: %s | | | |\n", options, status ? status : "?",
-                    reason ? reason : "");
+            fprintf(md, "ok%s | %.4g %s | | | %.3f | %.2g |\n", note, rate, unit, speedup, worst);
+        free(parameters);
     }
+    /* runs of rows whose intervals overlap: their order is within the spread */
+    bool any = false;
+    const size_t n = json_array_size(rows);
+    for (size_t i = 1; i < n; i++) {
+        if (!overlaps_faster(rows, i) || (i > 1 && overlaps_faster(rows, i - 1)))
+            continue;
+        size_t last = i;
+        while (last + 1 < n && overlaps_faster(rows, last + 1))
+            last++;
+        fprintf(md, "%s rows %zu to %zu", any ? " and of" : "\nThe order of", i, last + 1);
+        any = true;
+    }
+    if (any)
+        fprintf(md, " is within their spread: their intervals overlap (marked ≈).\n");
     fprintf(md, "\n");
     json_decref(rows);
 }
 
-/* DIR/summary.png: the median rate of every combination, a bar per device, drawn by gnuplot
- * (from summary.dat and summary.gp, kept beside it). Without gnuplot there is no chart, and
- * a note says so. */
+/* DIR/summary.png: the median rate of every combination with its interval as error bars, a
+ * bar per device, drawn by gnuplot (from summary.dat and summary.gp, kept beside it). Without
+ * gnuplot there is no chart, and a note says so. */
 static clp_status write_chart(const sweep *sw, bool *drawn, clp_error *err) {
     clp_status st = CLP_OK;
     char path[1024];
@@ -209,28 +502,33 @@ static clp_status write_chart(const sweep *sw, bool *drawn, clp_error *err) {
     FILE *dat = fopen(path, "w");
     CLP_REQUIRE(dat, err, CLP_IO, "cannot write %s: %s", path, strerror(errno));
     for (size_t k = 0; k < sw->combinations; k++) {
-        json_t *options = combination(sw, k);
-        char text[1024];
-        sweep_options_text(options, text, sizeof text);
-        for (char *c = text; *c; c++)
+        json_t *parameters, *options = combination(sw, k, &parameters);
+        json_t *labelled =
+            json_pack("{s:O, s:O?}", "options", options, "case_parameters", parameters);
+        char *text = combination_text(labelled);
+        for (char *c = text; c && *c; c++)
             if (*c == '"')
                 *c = '\'';
-        fprintf(dat, "\"%s\"", text);
+        fprintf(dat, "\"%s\"", text ? text : "");
+        free(text);
+        json_decref(labelled);
+        json_decref(options);
+        json_decref(parameters);
         for (size_t d = 0; d < sw->dev.n; d++) {
-            char key[2048];
-            sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
-            const json_t *r = json_object_get(sw->done, key);
-            const json_t *rate = json_object_get(r, "throughput");
-            if (rate && !unit)
+            const json_t *r = recorded_result(sw, k, d);
+            const bool ok = is_ok(r);
+            const double rate = ok ? json_real_value(json_object_get(r, "throughput")) : 0;
+            if (r && !unit)
                 unit = json_string_value(json_object_get(r, "unit"));
-            if (rate && json_real_value(rate) > 0) {
-                lowest = fmin(lowest, json_real_value(rate));
-                highest = fmax(highest, json_real_value(rate));
+            if (rate > 0) {
+                lowest = fmin(lowest, json_real_value(json_object_get(r, "throughput_low")));
+                highest = fmax(highest, json_real_value(json_object_get(r, "throughput_high")));
             }
-            fprintf(dat, " %.6g", rate ? json_real_value(rate) : 0.0);
+            fprintf(dat, " %.6g %.6g %.6g", rate,
+                    ok ? json_real_value(json_object_get(r, "throughput_low")) : 0,
+                    ok ? json_real_value(json_object_get(r, "throughput_high")) : 0);
         }
         fprintf(dat, "\n");
-        json_decref(options);
     }
     CLP_REQUIRE(fclose(dat) == 0, err, CLP_IO, "cannot write %s", path);
     snprintf(path, sizeof path, "%s/summary.gp", sw->dir);
@@ -239,8 +537,9 @@ static clp_status write_chart(const sweep *sw, bool *drawn, clp_error *err) {
     fprintf(gp,
             "set terminal pngcairo size %zu,700 font ',10'\n"
             "set output 'summary.png'\nset termoption noenhanced\n"
-            "set title 'clpart sweep of %s'\nset ylabel '%s'\n"
-            "set style data histograms\nset style histogram clustered gap 1\n"
+            "set title 'clpart sweep of %s (error bars: the interval of the median)'\n"
+            "set ylabel '%s'\n"
+            "set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
             "set style fill solid 0.8 border -1\nset xtics rotate by 30 right scale 0\n"
             "set key outside top center horizontal\nset yrange [0:*]\nset grid ytics\n"
             "set bmargin 14\nset lmargin 12\n",
@@ -248,8 +547,9 @@ static clp_status write_chart(const sweep *sw, bool *drawn, clp_error *err) {
     if (highest > 20 * lowest) /* devices far apart: every bar stays visible */
         fprintf(gp, "set logscale y\nset yrange [*:*]\n");
     for (size_t d = 0; d < sw->dev.n; d++)
-        fprintf(gp, "%s 'summary.dat' using %zu%s title 'device %zu: %s'", d ? ", \\\n  " : "plot",
-                d + 2, d ? "" : ":xtic(1)", sw->dev.devices[d]->index, sw->dev.devices[d]->name);
+        fprintf(gp, "%s 'summary.dat' using %zu:%zu:%zu%s title 'device %zu: %s'",
+                d ? ", \\\n  " : "plot", 3 * d + 2, 3 * d + 3, 3 * d + 4, d ? "" : ":xtic(1)",
+                sw->dev.devices[d]->index, sw->dev.devices[d]->name);
     fprintf(gp, "\n");
     CLP_REQUIRE(fclose(gp) == 0, err, CLP_IO, "cannot write %s", path);
     CLP_TRY(sweep_gnuplot(sw->dir, "summary.gp", "summary.png", drawn, err));
@@ -257,9 +557,31 @@ fail:
     return st;
 }
 
+/* What each combination ran, as summary.md's heading says it: the run's limits and the
+ * timing. */
+static void describe_plan(const sweep *sw, FILE *md) {
+    const sweep_plan *p = &sw->plan;
+    fprintf(md, "Each combination: ");
+    if (p->limits.max_steps)
+        fprintf(md, "%llu steps", (unsigned long long)p->limits.max_steps);
+    if (p->limits.max_steps && p->limits.max_time > 0)
+        fprintf(md, " or ");
+    if (p->limits.max_time > 0)
+        fprintf(md, "%g s of simulated time", p->limits.max_time);
+    if (!p->limits.max_steps && !(p->limits.max_time > 0))
+        fprintf(md, "the whole case");
+    fprintf(md,
+            ", a one-step warm-up, then at least %d timed run%s, more until the spread is at most "
+            "%g %% or %g s of timed runs are spent (at most %d runs). Throughput: the median "
+            "rate; interval: the distribution-free 95 %% confidence interval of the median "
+            "(below 9 runs, their least to largest rate); spread: its width over the median.\n\n",
+            p->timing.min_repeat, p->timing.min_repeat == 1 ? "" : "s", 100 * p->timing.spread,
+            p->timing.budget, SWEEP_MAX_SAMPLES);
+}
+
 /* summary.csv and summary.md: per device, every combination of this sweep, fastest first,
- * with its speed against the reference (the first combination) and the largest relative
- * difference of its final diagnostics from the reference's. */
+ * with its interval, its speed against the reference (the first combination) and the largest
+ * relative difference of its final diagnostics from the reference's. */
 static clp_status write_summary(const sweep *sw, clp_error *err) {
     clp_status st = CLP_OK;
     char path[1024];
@@ -269,9 +591,11 @@ static clp_status write_summary(const sweep *sw, clp_error *err) {
     FILE *md = fopen(path, "w");
     CLP_REQUIRE(csv && md, err, CLP_IO, "cannot write the summary in %s: %s", sw->dir,
                 strerror(errno));
-    fprintf(csv, "device,device_name,options,status,throughput,unit,speedup,"
-                 "largest_diagnostic_difference,reason\n");
+    fprintf(csv, "device,device_name,case_parameters,options,status,throughput,throughput_low,"
+                 "throughput_high,throughput_min,throughput_max,spread,samples,stable,unit,"
+                 "speedup,largest_diagnostic_difference,reason\n");
     fprintf(md, "# Sweep of %s\n\n", sw->case_path);
+    describe_plan(sw, md);
     fprintf(md, "Per device, fastest first. Reference: the first combination. Speed-up: the "
                 "throughput over the reference's. Difference: the largest relative difference "
                 "of a final diagnostic from the reference's.\n\n");
@@ -379,15 +703,20 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     const char *out = NULL;
     char *kept[4] = {argv[0]};
     int n_kept = 1;
-    sw->plan.repeat = DEFAULT_REPEAT;
+    sw->plan.timing = (sweep_timing){DEFAULT_REPEAT, SWEEP_DEFAULT_SPREAD, SWEEP_DEFAULT_BUDGET};
     for (int i = 1; i < argc; i++) {
         const bool value = i + 1 < argc;
-        if (!strcmp(argv[i], "-s") && value)
-            CLP_TRY(add_axis(sw, argv[++i], err));
-        else if (!strcmp(argv[i], "-p") && value) {
-            char axis_text[1024];
-            snprintf(axis_text, sizeof axis_text, "preset=%s", argv[++i]);
-            CLP_TRY(add_axis(sw, axis_text, err));
+        if ((!strcmp(argv[i], "-s") || !strcmp(argv[i], "-c")) && value) {
+            CLP_TRY(add_axis(sw, argv[i], argv[i + 1], argv[i][1] == 'c', err));
+            i++;
+        } else if (!strcmp(argv[i], "-p") && value) {
+            clp_strbuf text = {0};
+            clp__sb_appendf(&text, "preset=%s", argv[++i]);
+            char *axis_text = clp__sb_take(&text);
+            CLP_REQUIRE_ALLOC(axis_text, err);
+            st = add_axis(sw, "-p", axis_text, false, err);
+            free(axis_text);
+            CLP_TRY(st);
         } else if (!strcmp(argv[i], "--combos") && value)
             CLP_TRY(load_combos(sw, argv[++i], err));
         else if (!strcmp(argv[i], "--fraction") && value) {
@@ -416,9 +745,20 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
         else if (!strcmp(argv[i], "--repeat") && value) {
             uint64_t r;
             CLP_TRY(cli_positive("--repeat", argv[++i], true, &r, NULL, err));
-            CLP_REQUIRE(r <= 64, err, CLP_USAGE, "--repeat takes at most 64 runs, not %llu",
+            CLP_REQUIRE(r <= SWEEP_MAX_SAMPLES, err, CLP_USAGE,
+                        "--repeat takes at most %d runs, not %llu", SWEEP_MAX_SAMPLES,
                         (unsigned long long)r);
-            sw->plan.repeat = (int)r;
+            sw->plan.timing.min_repeat = (int)r;
+        } else if (!strcmp(argv[i], "--spread") && value)
+            CLP_TRY(cli_positive("--spread", argv[++i], false, NULL, &sw->plan.timing.spread, err));
+        else if (!strcmp(argv[i], "--budget") && value) {
+            char *end;
+            errno = 0;
+            const double budget = strtod(argv[++i], &end); /* 0: no run beyond --repeat */
+            CLP_REQUIRE(end != argv[i] && !*end && !errno && budget >= 0 && isfinite(budget), err,
+                        CLP_USAGE, "--budget takes a number of seconds of at least 0, not '%s'",
+                        argv[i]);
+            sw->plan.timing.budget = budget;
         } else if (argv[i][0] == '-' && argv[i][1])
             return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
                                "unknown flag '%s' (or it lacks its value)", argv[i]);
@@ -429,7 +769,7 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     CLP_TRY(cli_case_load(n_kept, kept, true, base, err));
     sw->case_path = base->case_path;
     CLP_REQUIRE(!sw->combos || sw->n_axes == 0, err, CLP_USAGE,
-                "--combos lists the option sets itself: it takes no -s or -p lists");
+                "--combos lists the option sets itself: it takes no -s, -p or -c lists");
     CLP_REQUIRE(!sw->combos || (!sw->fraction && !sw->max), err, CLP_USAGE,
                 "--fraction and --max sample the product of -s and -p lists, not a --combos "
                 "file");
@@ -456,6 +796,19 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     CLP_TRY(sweep_case_hash(sw->case_path, sw->case_hash, err));
     sw->plan.case_path = sw->case_path;
     sw->plan.schema = base->schema;
+    for (size_t i = 0; i < sw->n_axes && !sw->base; i++)
+        if (sw->axes[i].in_case) { /* the keys patch the case: checked on the first values */
+            json_error_t e;
+            sw->base = json_load_file(sw->case_path, 0, &e);
+            CLP_REQUIRE(sw->base, err, CLP_CASE, "%s: %s", sw->case_path, e.text);
+            json_t *parameters, *options = combination(sw, 0, &parameters);
+            char *path = NULL, hash[17];
+            st = case_of(sw, parameters, false, &path, hash, err);
+            free(path);
+            json_decref(options);
+            json_decref(parameters);
+            CLP_TRY(st);
+        }
 fail:
     return st;
 }
@@ -475,6 +828,27 @@ static bool recorded(sweep *sw, const char *key) {
     return found;
 }
 
+/* " (N to go, about T left: builds B, runs R)" for the combinations not yet run, at the pace
+ * of those run so far, a thread per group: their builds (cold or cache hits, in the
+ * proportion seen) apart from the rest. Until a build has been seen no time is given, and
+ * while every build so far was a cache hit the time assumes the rest are too. */
+static void time_left(const sweep *sw, char *out, size_t size) {
+    const size_t left = sw->to_run - sw->ran;
+    const double share = (double)left / (double)sw->ran / (double)(sw->groups ? sw->groups : 1);
+    char total[32], builds[32], runs[32];
+    clp__format_duration(share * (sw->cold_seconds + sw->hit_seconds + sw->rest_seconds), total);
+    clp__format_duration(share * (sw->cold_seconds + sw->hit_seconds), builds);
+    clp__format_duration(share * sw->rest_seconds, runs);
+    if (!sw->cold && !sw->hits)
+        snprintf(out, size, " (%zu to go, ETA after the first build)", left);
+    else if (!sw->cold)
+        snprintf(out, size, " (%zu to go, about %s left if their programs are in the cache too)",
+                 left, total);
+    else
+        snprintf(out, size, " (%zu to go, about %s left: builds %s, runs %s)", left, total, builds,
+                 runs);
+}
+
 /* Appends the record of combination k on device d to results.jsonl and the table of results,
  * and says so on stderr with the time left: under the lock, so that each record and each line
  * is written whole, by one thread at a time. */
@@ -482,28 +856,87 @@ static clp_status record_result(sweep *sw, size_t d, size_t k, const char *key, 
                                 clp_error *err) {
     pthread_mutex_lock(&sw->lock);
     const clp_status st = sweep_results_append(sw->results, record, err);
+    sw->busy[d].active = false;
     if (st == CLP_OK) {
         json_object_set(sw->done, key, record);
-        const json_t *rate = json_object_get(record, "throughput");
-        char options[1024], line[2048];
-        sweep_options_text(json_object_get(record, "options"), options, sizeof options);
-        int at = snprintf(line, sizeof line, "[%zu/%zu] device %zu: %s: %s", k + 1,
-                          sw->combinations, sw->dev.devices[d]->index, options,
-                          json_string_value(json_object_get(record, "status")));
-        if (rate && at >= 0 && (size_t)at < sizeof line)
-            at += snprintf(line + at, sizeof line - (size_t)at, ", %.4g %s", json_real_value(rate),
-                           json_string_value(json_object_get(record, "unit")));
         ++sw->ran;
-        /* the time left, at the pace so far of all the threads together */
-        const double left =
-            (clp__now() - sw->started) / (double)sw->ran * (double)(sw->to_run - sw->ran);
-        if (sw->ran < sw->to_run && at >= 0 && (size_t)at < sizeof line)
-            snprintf(line + at, sizeof line - (size_t)at, " (%zu to go, about %.0f s left)",
-                     sw->to_run - sw->ran, left);
-        fprintf(stderr, "%s\n", line);
+        const double seconds = json_real_value(json_object_get(record, "seconds"));
+        const double prepare = json_real_value(json_object_get(record, "prepare_seconds"));
+        const json_t *hit = json_object_get(record, "cache_hit");
+        if (json_is_boolean(hit)) {
+            *(json_is_true(hit) ? &sw->hits : &sw->cold) += 1;
+            *(json_is_true(hit) ? &sw->hit_seconds : &sw->cold_seconds) += prepare;
+            sw->rest_seconds += seconds - prepare;
+        } else
+            sw->rest_seconds += seconds;
+        const json_t *rate = json_object_get(record, "throughput");
+        char *text = combination_text(record), left[160] = "", note[256];
+        fprintf(stderr, "[%zu/%zu] device %zu: %s: %s", k + 1, sw->combinations,
+                sw->dev.devices[d]->index, text ? text : "",
+                json_string_value(json_object_get(record, "status")));
+        if (rate) {
+            unstable_note(record, note, sizeof note);
+            fprintf(stderr, ", %.4g %s", json_real_value(rate),
+                    json_string_value(json_object_get(record, "unit")));
+            if (json_is_number(json_object_get(record, "spread")))
+                fprintf(stderr, " (%.4g to %.4g, %lld runs)",
+                        json_real_value(json_object_get(record, "throughput_low")),
+                        json_real_value(json_object_get(record, "throughput_high")),
+                        (long long)json_integer_value(json_object_get(record, "samples")));
+            fprintf(stderr, "%s", note);
+        }
+        if (sw->ran < sw->to_run)
+            time_left(sw, left, sizeof left);
+        fprintf(stderr, "%s\n", left);
+        free(text);
     }
     pthread_mutex_unlock(&sw->lock);
     return st;
+}
+
+/* What device d's thread passes to its plan's observer. */
+typedef struct watcher {
+    sweep *sw;
+    size_t d;
+} watcher;
+
+static void watch(void *observer, const sweep_observation *o) {
+    const watcher *w = observer;
+    pthread_mutex_lock(&w->sw->lock);
+    w->sw->busy[w->d].now = *o;
+    pthread_mutex_unlock(&w->sw->lock);
+}
+
+/* The progress thread: every progress_interval seconds that a combination runs on, a line on
+ * what it is doing (a plain line, also on a terminal: the record lines come between). */
+static void *report_progress(void *arg) {
+    sweep *sw = arg;
+    pthread_mutex_lock(&sw->lock);
+    while (!sw->ended) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&sw->wake, &sw->lock, &until);
+        const double now = clp__now();
+        for (size_t d = 0; d < sw->dev.n && !sw->ended; d++) {
+            busy *b = &sw->busy[d];
+            if (!b->active || now - b->last_line < progress_interval)
+                continue;
+            b->last_line = now;
+            fprintf(stderr, "[%zu/%zu] device %zu: %s: %s", b->k + 1, sw->combinations,
+                    sw->dev.devices[d]->index, b->text ? b->text : "", b->now.phase);
+            if (b->now.samples)
+                fprintf(stderr, ", run %zu (at least %d, at most %d), %.4g %s", b->now.samples,
+                        sw->plan.timing.min_repeat, SWEEP_MAX_SAMPLES, b->now.rate,
+                        b->now.unit ? b->now.unit : "");
+            if (b->now.spread >= 0)
+                fprintf(stderr, ", spread %.2g %% (target %g %%)", 100 * b->now.spread,
+                        100 * sw->plan.timing.spread);
+            fprintf(stderr, ", %.0f s in\n", now - b->since);
+        }
+    }
+    pthread_mutex_unlock(&sw->lock);
+    return NULL;
 }
 
 /* Sweeps device d (a sweep_device_fn; `user` is the sweep): every combination that
@@ -513,27 +946,42 @@ static clp_status sweep_device(size_t d, void *user, clp_error *err) {
     sweep *sw = user;
     clp_status st = CLP_OK;
     cli_session s = {.cache = sw->cache};
+    watcher w = {sw, d};
     for (size_t k = 0; st == CLP_OK && k < sw->combinations && !atomic_load(&sw->stop); k++) {
-        json_t *options = combination(sw, k);
-        char key[2048];
-        sweep_record_key(sw->case_hash, options, sw->dev.identities[d], key, sizeof key);
-        if (recorded(sw, key)) {
-            json_decref(options);
+        sweep_plan plan;
+        char *case_path = NULL, *key = NULL;
+        json_t *record = NULL;
+        st = combination_record(sw, k, d, true, &plan, &case_path, &record, &key, err);
+        if (st != CLP_OK || recorded(sw, key)) {
+            json_decref(record);
+            free(case_path);
+            free(key);
             continue;
         }
         if (!s.worker)
             st = clp_worker_create(sw->dev.devices[d], &s.worker, err);
-        json_t *record =
-            sweep_record_new(sw->case_path, sw->case_hash, options, sw->dev.identities[d]);
+        plan.observe = watch;
+        plan.observer = &w;
+        pthread_mutex_lock(&sw->lock);
+        busy *b = &sw->busy[d];
+        free(b->text);
+        *b = (busy){.active = true, .k = k, .since = clp__now(), .text = combination_text(record)};
+        b->last_line = b->since;
+        b->now = (sweep_observation){.phase = "preparing", .spread = -1};
+        pthread_mutex_unlock(&sw->lock);
         const double started = unix_time(), start = clp__now();
         if (st == CLP_OK)
-            st = sweep_run_options(&sw->plan, &s, options, record, err);
+            st = sweep_run_options(&plan, &s, json_object_get(record, "options"), record, err);
         json_object_set_new(record, "started", json_real(started));
         json_object_set_new(record, "seconds", json_real(clp__now() - start));
         if (st == CLP_OK)
             st = record_result(sw, d, k, key, record, err);
+        pthread_mutex_lock(&sw->lock);
+        sw->busy[d].active = false;
+        pthread_mutex_unlock(&sw->lock);
         json_decref(record);
-        json_decref(options);
+        free(case_path);
+        free(key);
     }
     clp_worker_destroy(s.worker);
     return st;
@@ -555,11 +1003,24 @@ static void describe_groups(const sweep *sw, const size_t *group_of, size_t grou
     fprintf(stderr, " (a thread's devices run one after the other)\n");
 }
 
+/* Of this sweep's combinations on its devices, how many results.jsonl holds (*known) and how
+ * many of those ran (*ok). */
+static void count_results(const sweep *sw, size_t *known, size_t *ok) {
+    *known = *ok = 0;
+    for (size_t d = 0; d < sw->dev.n; d++)
+        for (size_t k = 0; k < sw->combinations; k++) {
+            const json_t *r = recorded_result(sw, k, d);
+            *known += r != NULL;
+            *ok += is_ok(r);
+        }
+}
+
 int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     sweep sw = {0};
     cli_case base = {0};
     pthread_mutex_init(&sw.lock, NULL);
+    pthread_cond_init(&sw.wake, NULL);
     clp_status st = parse(argc, argv, &sw, &base, &err);
     if (st == CLP_OK) {
         cli_handle_signals();
@@ -575,21 +1036,25 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     }
     if (st == CLP_OK)
         st = sweep_results_load(sw.results, &sw.done, &err);
-    for (size_t d = 0; st == CLP_OK && d < sw.dev.n; d++)
-        for (size_t k = 0; k < sw.combinations; k++) {
-            json_t *options = combination(&sw, k);
-            char key[2048];
-            sweep_record_key(sw.case_hash, options, sw.dev.identities[d], key, sizeof key);
-            sw.to_run += json_object_get(sw.done, key) == NULL;
-            json_decref(options);
-        }
-    sw.started = clp__now();
+    size_t known = 0, ok = 0;
+    if (st == CLP_OK) {
+        count_results(&sw, &known, &ok);
+        sw.to_run = sw.combinations * sw.dev.n - known;
+    }
     if (st == CLP_OK) {
         size_t group_of[SWEEP_MAX_DEVICES];
-        const size_t groups = sweep_group_devices(sw.dev.devices, sw.dev.n, sw.schedule, group_of);
+        sw.groups = sweep_group_devices(sw.dev.devices, sw.dev.n, sw.schedule, group_of);
         if (sw.dev.n > 1)
-            describe_groups(&sw, group_of, groups);
-        st = sweep_groups_run(group_of, sw.dev.n, groups, sweep_device, &sw, &sw.stop, &err);
+            describe_groups(&sw, group_of, sw.groups);
+        pthread_t progress;
+        const bool reporting = pthread_create(&progress, NULL, report_progress, &sw) == 0;
+        st = sweep_groups_run(group_of, sw.dev.n, sw.groups, sweep_device, &sw, &sw.stop, &err);
+        pthread_mutex_lock(&sw.lock);
+        sw.ended = true;
+        pthread_cond_signal(&sw.wake);
+        pthread_mutex_unlock(&sw.lock);
+        if (reporting)
+            pthread_join(progress, NULL);
     }
     bool charted = false;
     char chart[1100];
@@ -603,10 +1068,20 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
             err = summary_err;
         }
     }
-    if (st == CLP_OK)
-        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv%s\n", sw.ran,
+    if (st == CLP_OK) {
+        count_results(&sw, &known, &ok);
+        printf("done: %zu run, %zu already in %s; %s/summary.md, %s/summary.csv%s", sw.ran,
                sw.combinations * sw.dev.n - sw.to_run, sw.results, sw.dir, sw.dir,
                sweep_chart_mention(charted, sw.dir, "summary.png", chart, sizeof chart));
+        if (ok < known)
+            printf("; %zu of %zu refused or failed", known - ok, known);
+        printf("\n");
+        if (known && !ok)
+            st = CLP_FAIL(&err, CLP_CASE,
+                          "no combination ran: all %zu were refused or failed (the reasons are in "
+                          "%s/summary.md)",
+                          known, sw.dir);
+    }
     int rc;
     if (st == CLP_INTERRUPTED) {
         fprintf(stderr,
@@ -619,6 +1094,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     clp_cache_close(sw.cache);
     cli_case_free(&base);
     sweep_free(&sw);
+    pthread_cond_destroy(&sw.wake);
     pthread_mutex_destroy(&sw.lock);
     return rc;
 }

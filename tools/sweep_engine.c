@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 static json_t *device_identity(const clp_device_info *d) {
@@ -56,23 +58,57 @@ void sweep_devices_free(sweep_devices *d) {
     clp_device_list_destroy(d->list);
 }
 
+static void observe(const sweep_plan *plan, const char *phase, const char *unit, size_t samples,
+                    double rate, double spread) {
+    if (plan->observe)
+        plan->observe(plan->observer, &(sweep_observation){phase, unit, samples, rate, spread});
+}
+
+/* The rates of the timed runs in `record`: every sample, their median, least and largest,
+ * the interval of the median and its relative width, and whether it met the target. */
+static void record_samples(json_t *record, const double *rates, size_t n, double seconds,
+                           bool stable) {
+    double sorted[SWEEP_MAX_SAMPLES], low, high;
+    json_t *runs = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(runs, json_real(rates[i]));
+        sorted[i] = rates[i];
+    }
+    const double median = clp__median(sorted, n); /* sorts */
+    sweep_interval(sorted, n, &low, &high);
+    const double spread = sweep_spread(rates, n);
+    json_object_set_new(record, "runs", runs);
+    json_object_set_new(record, "samples", json_integer((json_int_t)n));
+    json_object_set_new(record, "timed_seconds", json_real(seconds));
+    json_object_set_new(record, "throughput", json_real(median));
+    json_object_set_new(record, "throughput_min", json_real(sorted[0]));
+    json_object_set_new(record, "throughput_max", json_real(sorted[n - 1]));
+    json_object_set_new(record, "throughput_low", json_real(low));
+    json_object_set_new(record, "throughput_high", json_real(high));
+    json_object_set_new(record, "spread", spread >= 0 ? json_real(spread) : json_null());
+    json_object_set_new(record, "stable", json_boolean(stable));
+}
+
 /* A built option set's runs: a one-step warm-up (the program loaded, the first launches made,
- * the clocks up), then `repeat` timed ones; their rates, their cost per unit of work and the
- * last run's diagnostics go into `record`. *pruned: the warm-up ran slower than
- * plan->prune_below twice, and nothing was timed. The second warm-up step is needed on a CPU:
- * PoCL compiles each kernel at its first launch, which made the first step of a variant run
- * 3 to 4 times slower than its timed steps and pruned variants that were not slow. */
+ * the clocks up), then timed ones until plan->timing says stop (sweep_timing_next); their
+ * rates, their cost per unit of work and the last run's diagnostics go into `record`.
+ * *pruned: the warm-up ran slower than plan->prune_below twice, and nothing was timed. The
+ * second warm-up step is needed on a CPU: PoCL compiles each kernel at its first launch,
+ * which made the first step of a variant run 3 to 4 times slower than its timed steps and
+ * pruned variants that were not slow. */
 static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const clp_model *model,
                             const clp_options *opts, json_t *record, bool *pruned, clp_error *err) {
     clp_status st = CLP_OK;
-    double rates[64];
+    double rates[SWEEP_MAX_SAMPLES];
     clp_run_result result = {0};
     clp_run_config config = plan->limits;
     config.cache = s->cache;
     config.stop_requested = &cli_stop_signal;
     config.result = &result;
     config.max_steps = 1;
+    const char *unit = model->throughput_unit;
     double warmup = 0;
+    observe(plan, "warm-up", unit, 0, 0, -1);
     for (int w = 0; w == 0 || (w == 1 && warmup < plan->prune_below); w++) {
         CLP_TRY(model->run(s->worker, opts, plan->case_path, &config, err));
         warmup = result.seconds > 0 ? result.work / result.seconds : 0.0;
@@ -82,15 +118,19 @@ static clp_status time_runs(const sweep_plan *plan, const cli_session *s, const 
     if (*pruned)
         goto fail;
     config.max_steps = plan->limits.max_steps;
-    json_t *runs = json_array();
-    json_object_set_new(record, "runs", runs);
-    for (int r = 0; r < plan->repeat; r++) {
+    size_t n = 0;
+    double spent = 0;
+    sweep_next next;
+    do {
+        const double start = clp__now();
         CLP_TRY(model->run(s->worker, opts, plan->case_path, &config, err));
-        rates[r] = result.seconds > 0 ? result.work / result.seconds : 0.0;
-        json_array_append_new(runs, json_real(rates[r]));
-    }
-    const double median = clp__median(rates, (size_t)plan->repeat);
-    json_object_set_new(record, "throughput", json_real(median));
+        spent += clp__now() - start;
+        rates[n] = result.seconds > 0 ? result.work / result.seconds : 0.0;
+        n++;
+        observe(plan, "timing", unit, n, rates[n - 1], sweep_spread(rates, n));
+    } while ((next = sweep_timing_next(&plan->timing, rates, n, spent)) == SWEEP_MORE);
+    record_samples(record, rates, n, spent, next == SWEEP_STABLE);
+    const double median = json_real_value(json_object_get(record, "throughput"));
     json_object_set_new(record, "steps", json_integer((json_int_t)result.steps));
     json_object_set_new(record, "work", json_real(result.work));
     json_object_set_new(record, "run_seconds", json_real(median > 0 ? result.work / median : 0));
@@ -132,9 +172,16 @@ clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_
     json_object_foreach(options, name, value) {
         if (!strcmp(name, "preset"))
             continue;
-        char assignment[512];
-        snprintf(assignment, sizeof assignment, "%s=%s", name, json_string_value(value));
-        RECORD_FAILURE(clp_options_apply_assignment(opts, assignment, &e));
+        clp_strbuf text = {0};
+        clp__sb_appendf(&text, "%s=%s", name, json_string_value(value));
+        char *assignment = clp__sb_take(&text);
+        if (!assignment) {
+            CLP_FAIL(&e, CLP_NOMEM, "out of host memory");
+            goto recorded;
+        }
+        const clp_status applied = clp_options_apply_assignment(opts, assignment, &e);
+        free(assignment);
+        RECORD_FAILURE(applied);
     }
     RECORD_FAILURE(clp_options_check(opts, &e));
     RECORD_FAILURE(clp_model_find(clp_options_model(opts), &model, &e));
@@ -151,6 +198,7 @@ clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_
             model->source(opts, clp_worker_device(s->worker), plan->case_path, &source, &e));
         clp_build_report report;
         status = "build failed";
+        observe(plan, "building", model->throughput_unit, 0, 0, -1);
         RECORD_FAILURE(clp_worker_build_for(s->worker, source, opts, s->cache, &report, &e));
         json_object_set_new(record, "build_seconds", json_real(report.seconds));
         json_object_set_new(record, "cache_hit", json_boolean(report.cache_hit));
@@ -199,13 +247,17 @@ clp_status sweep_case_hash(const char *case_path, char hash[17], clp_error *err)
     return CLP_OK;
 }
 
-void sweep_record_key(const char *case_hash, const json_t *options, const json_t *device, char *out,
-                      size_t size) {
-    char *o = json_dumps(options, JSON_COMPACT | JSON_SORT_KEYS);
-    char *d = json_dumps(device, JSON_COMPACT | JSON_SORT_KEYS);
-    snprintf(out, size, "%s|%s@%s", case_hash, o ? o : "", d ? d : "");
-    free(o);
-    free(d);
+char *sweep_record_key(const json_t *record) {
+    static const char *const parts[] = {"case_hash", "case_parameters", "options",
+                                        "device",    "limits",          "timing"};
+    json_t *key = json_object();
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        json_t *part = json_object_get(record, parts[i]);
+        json_object_set(key, parts[i], part ? part : json_null());
+    }
+    char *text = json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(key);
+    return text;
 }
 
 clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
@@ -227,10 +279,10 @@ clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
             fprintf(stderr, "clpart: warning: %s:%d is not a whole result; it is run again\n", path,
                     number);
         else if (version && !strcmp(version, clp_version())) {
-            char key[2048];
-            sweep_record_key(hash, json_object_get(record, "options"),
-                             json_object_get(record, "device"), key, sizeof key);
-            json_object_set(done, key, record);
+            char *key = sweep_record_key(record);
+            if (key)
+                json_object_set(done, key, record);
+            free(key);
         }
         json_decref(record);
     }
@@ -251,10 +303,64 @@ clp_status sweep_results_append(const char *path, json_t *record, clp_error *err
                             strerror(errno));
 }
 
-json_t *sweep_record_new(const char *case_path, const char *case_hash, const json_t *options,
-                         const json_t *identity) {
-    return json_pack("{s:s, s:s, s:O, s:O, s:s}", "case", case_path, "case_hash", case_hash,
-                     "options", options, "device", identity, "version", clp_version());
+json_t *sweep_record_new(const sweep_plan *plan, const char *case_hash, const json_t *parameters,
+                         const json_t *options, const json_t *identity) {
+    json_t *record = json_pack("{s:s, s:s}", "case", plan->case_path, "case_hash", case_hash);
+    if (parameters)
+        json_object_set(record, "case_parameters", (json_t *)parameters);
+    json_object_set(record, "options", (json_t *)options);
+    json_object_set(record, "device", (json_t *)identity);
+    json_object_set_new(record, "version", json_string(clp_version()));
+    json_object_set_new(record, "limits",
+                        json_pack("{s:I, s:f}", "max_steps", (json_int_t)plan->limits.max_steps,
+                                  "max_time", plan->limits.max_time));
+    json_object_set_new(record, "timing",
+                        json_pack("{s:i, s:f, s:f}", "min_repeat", plan->timing.min_repeat,
+                                  "spread_target", plan->timing.spread, "budget_seconds",
+                                  plan->timing.budget));
+    return record;
+}
+
+clp_status sweep_case_patch(const char *source, const json_t *patch, char **text, clp_error *err) {
+    clp_status st = CLP_OK;
+    json_error_t e;
+    *text = NULL;
+    json_t *c = json_load_file(source, 0, &e);
+    if (!c)
+        return CLP_FAIL_AT(err, CLP_CASE, source, e.line, e.column, "%s", e.text);
+    CLP_REQUIRE(!patch || json_object_update_recursive(c, (json_t *)patch) == 0, err, CLP_CASE,
+                "%s: a case patch must be an object", source);
+    *text = json_dumps(c, JSON_INDENT(2) | JSON_SORT_KEYS);
+    CLP_REQUIRE_ALLOC(*text, err);
+fail:
+    json_decref(c);
+    return st;
+}
+
+clp_status sweep_write_text(const char *path, const char *text, clp_error *err) {
+    /* a temporary file renamed over `path`: another thread may be reading the same case */
+    clp_strbuf name = {0};
+    clp__sb_appendf(&name, "%s.XXXXXX", path);
+    char *temporary = clp__sb_take(&name);
+    const int fd = temporary ? mkstemp(temporary) : -1;
+    FILE *f = fd >= 0 && fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL; /* mkstemp's 0600 */
+    bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    else if (fd >= 0)
+        close(fd);
+    ok = ok && rename(temporary, path) == 0;
+    const int error = errno;
+    if (!ok && fd >= 0)
+        remove(temporary);
+    free(temporary);
+    return ok ? CLP_OK
+              : CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s: %s", path,
+                            strerror(error));
+}
+
+void sweep_hash_text(const char *text, size_t size, char hash[17]) {
+    snprintf(hash, 17, "%016llx", (unsigned long long)XXH64(text, size, 0));
 }
 
 void sweep_options_text(const json_t *options, char *out, size_t size) {

@@ -5,6 +5,7 @@
 #define CLPART_SWEEP_ENGINE_H
 
 #include "cli_case.h"
+#include "sweep_timing.h"
 
 #include <jansson.h>
 
@@ -23,38 +24,66 @@ clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool re
                                 const clp_cli *cli, clp_error *err);
 void sweep_devices_free(sweep_devices *d);
 
+/* What a measurement is doing, for a progress line. */
+typedef struct sweep_observation {
+    const char *phase; /* "building", "warm-up" or "timing" */
+    const char *unit;  /* the model's rate unit, NULL before the options are read */
+    size_t samples;    /* timed runs so far */
+    double rate;       /* the last one's rate */
+    double spread;     /* of the samples so far (sweep_spread), < 0 when unknown */
+} sweep_observation;
+
 /* How each option set is run: the case, the run's limits, and the timed runs after a one-step
- * warm-up; an option set whose warm-up runs slower than prune_below (in the model's unit; 0:
- * none), and again in a second one-step warm-up, is recorded as pruned, not timed. */
+ * warm-up, repeated as `timing` says (sweep_timing.h); an option set whose warm-up runs slower
+ * than prune_below (in the model's unit; 0: none), and again in a second one-step warm-up, is
+ * recorded as pruned, not timed. `observe` (when not NULL) is told of each phase and sample,
+ * with `observer` as its first argument, from the thread that runs the option set. */
 typedef struct sweep_plan {
     const char *case_path;
     const clp_schema *schema;
     clp_run_config limits; /* max_steps and max_time; the rest is set per run */
-    int repeat;
+    sweep_timing timing;
     double prune_below;
+    void (*observe)(void *observer, const sweep_observation *o);
+    void *observer;
 } sweep_plan;
 
 /* Runs one option set (an object NAME: value text, a preset under "preset") on the session's
  * device into `record`: its status (ok, refused, build failed, run failed, pruned) with the reason,
- * build time and cache hit, the time before the runs, the warm-up's rate, the rate of each
- * timed run and their median, the steps, the least bytes and the flops per unit of work, and the
- * last run's diagnostics. CLP_INTERRUPTED (and no status) when a signal stopped it. */
+ * build time and cache hit, the time before the runs, the warm-up's rate, the rate of every
+ * timed run ("runs", "samples", "timed_seconds": their wall time), their median ("throughput"),
+ * least and largest ("throughput_min", "throughput_max"), the interval of the median
+ * ("throughput_low", "throughput_high"; sweep_interval), its relative width ("spread", null
+ * when unknown) and whether it met the target ("stable"); the steps, the least bytes and the
+ * flops per unit of work, and the last run's diagnostics. CLP_INTERRUPTED (and no status) when
+ * a signal stopped it. */
 clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
                              json_t *record, clp_error *err);
 
 /* The case file's contents hashed (16 hex digits): a changed case is a new result. */
 clp_status sweep_case_hash(const char *case_path, char hash[17], clp_error *err);
-/* The key of a result: its case hash, options and device, each as one line. */
-void sweep_record_key(const char *case_hash, const json_t *options, const json_t *device, char *out,
-                      size_t size);
+/* The key of a result (new text): what changes its measurement, as one line: the case
+ * hash, the case parameters, the options, the device, the run's limits and the timing. */
+char *sweep_record_key(const json_t *record);
 /* The records of `path` that this clpart version wrote, by their key (new object); a line
  * that is not a whole record (a run killed mid-write) is skipped with a warning. */
 clp_status sweep_results_load(const char *path, json_t **out, clp_error *err);
 /* Appends one record to `path`, whole and flushed. */
 clp_status sweep_results_append(const char *path, json_t *record, clp_error *err);
-/* A new record for `options` of the case on device `identity`. */
-json_t *sweep_record_new(const char *case_path, const char *case_hash, const json_t *options,
-                         const json_t *identity);
+/* A new record for `options` (and the case parameters `parameters`, NULL when none) of the
+ * plan's case, its file hashed to `case_hash`, on device `identity`; it holds what its key
+ * is made of ("limits": {"max_steps", "max_time"}, 0 for the case's own; "timing":
+ * {"min_repeat", "spread_target", "budget_seconds"}). */
+json_t *sweep_record_new(const sweep_plan *plan, const char *case_hash, const json_t *parameters,
+                         const json_t *options, const json_t *identity);
+
+/* The case file `source` with `patch` merged into it (objects key by key, any other value
+ * replaced), as sorted, indented JSON text (new). */
+clp_status sweep_case_patch(const char *source, const json_t *patch, char **text, clp_error *err);
+/* Writes `text` to `path`, whole or not at all (a temporary file renamed over it). */
+clp_status sweep_write_text(const char *path, const char *text, clp_error *err);
+/* The hash of `size` bytes as 16 hex digits. */
+void sweep_hash_text(const char *text, size_t size, char hash[17]);
 
 /* The options of a record as "NAME=VALUE NAME=VALUE", in their order. */
 void sweep_options_text(const json_t *options, char *out, size_t size);

@@ -48,6 +48,16 @@ if library:
     case = h(open(data + "/" + lj["definition"]["case"], "rb").read())
     assert lj["definition_hash"] == h((text + case).encode()), lj["definition_hash"]
 assert len(doc["devices"]) == 1 and len(doc["workloads"]) == 6, doc.keys()
+# every record timed by the suite's rule: variants at least its "variant_repeat" (3) runs
+for r in records:
+    t = r["timing"]
+    assert t["spread_target"] == quick["spread"] and t["budget_seconds"] == quick["budget_seconds"], r
+    if r["options"] and "largest" not in r["workload"]:
+        assert t["min_repeat"] == quick["variant_repeat"] == 3, r
+    if r["status"] == "ok":
+        assert len(r["runs"]) == r["samples"] >= t["min_repeat"], r
+        assert r["throughput_min"] <= r["throughput_low"] <= r["throughput"], r
+        assert r["throughput"] <= r["throughput_high"] <= r["throughput_max"], r
 probe = doc["devices"][0]["probe"]
 bandwidth = max(probe[k] for k in ("copy_float", "copy_float4", "triad_float", "triad_float4"))
 assert bandwidth > 0 and probe["fma"] > 0, probe
@@ -316,6 +326,20 @@ out=$("$clpart" bench --suite nosuch --out "$work/bad" 2>&1)
 printf '{"workloads": [{"name": "x", "case": "cases/dam_break_2d.json"}]}' >"$work/nosteps.json"
 out=$("$clpart" bench --suite "$work/nosteps.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -q 'workload x needs "steps"' <<<"$out" || fail "a suite without steps: $out"
+# The timing keys are checked: type and range, the suite file and the key named.
+for bad in '"spread": 0' '"spread": "5 %"' '"budget_seconds": -1' '"variant_repeat": 1.5' \
+    '"repeat": 65'; do
+    printf '{%s, "workloads": []}' "$bad" >"$work/timing.json"
+    key=${bad%%:*}
+    out=$("$clpart" bench --suite "$work/timing.json" --out "$work/bad" 2>&1)
+    [ $? -eq 1 ] && grep -q "^clpart: error: $work/timing.json: $key takes " <<<"$out" ||
+        fail "a suite with $bad was not refused: $out"
+done
+printf '{"workloads": [{"name": "x", "case": "cases/dam_break_2d.json", "steps": 1, "repeat": 0}]}' \
+    >"$work/timing.json"
+out=$("$clpart" bench --suite "$work/timing.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -q "workload x: \"repeat\" takes a whole number of runs from 1 to 64, not 0" <<<"$out" ||
+    fail "a workload's repeat 0 was not refused: $out"
 # Probes alone: no chart, and the done line names none.
 printf '{"probe": {"floats": 65536, "launches": 2}, "workloads": []}' >"$work/probes.json"
 out=$("$clpart" bench --suite "$work/probes.json" --out "$work/probes" 2>&1)
