@@ -14,6 +14,7 @@
 #include "io/io.h"
 #include "sweep_engine.h"
 #include "sweep_groups.h"
+#include "sweep_summary.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -306,311 +307,6 @@ static json_t *recorded_result(const sweep *sw, size_t k, size_t d) {
     return found;
 }
 
-/* "NAME=VALUE NAME=VALUE" of a record's case parameters (new). */
-static char *parameters_text(const json_t *record) {
-    clp_strbuf text = {0};
-    const char *key;
-    json_t *value;
-    json_object_foreach(json_object_get(record, "case_parameters"), key, value) {
-        char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
-        clp__sb_appendf(&text, "%s%s=%s", text.len ? " " : "", key, v ? v : "?");
-        free(v);
-    }
-    return clp__sb_take(&text);
-}
-
-/* What a record ran, as one text: its case parameters, then its options (new). */
-static char *combination_text(const json_t *record) {
-    char options[1024];
-    char *parameters = parameters_text(record);
-    sweep_options_text(json_object_get(record, "options"), options, sizeof options);
-    clp_strbuf text = {0};
-    clp__sb_appendf(&text, "%s%s%s", parameters ? parameters : "",
-                    parameters && *parameters && options[0] ? " " : "", options);
-    free(parameters);
-    return clp__sb_take(&text);
-}
-
-/* The relative difference of `value` from `reference`, 0 when both are 0. */
-static double relative(double value, double reference) {
-    const double scale = fmax(fabs(value), fabs(reference));
-    return scale > 0 ? (value - reference) / scale : 0.0;
-}
-
-/* The records of device d for this sweep's combinations, fastest first (refused and failed
- * ones last, in their order); *reference is the first combination's, or NULL. New array. */
-static json_t *device_rows(const sweep *sw, size_t d, json_t **reference) {
-    json_t *rows = json_array();
-    *reference = NULL;
-    for (size_t k = 0; k < sw->combinations; k++) {
-        json_t *record = recorded_result(sw, k, d);
-        if (record) {
-            json_array_append(rows, record);
-            if (k == 0)
-                *reference = record;
-        }
-    }
-    const size_t n = json_array_size(rows);
-    for (size_t i = 1; i < n; i++) /* insertion sort: stable, and the lists are short */
-        for (size_t j = i; j > 0; j--) {
-            json_t *a = json_array_get(rows, j - 1), *b = json_array_get(rows, j);
-            if (json_real_value(json_object_get(b, "throughput")) <=
-                json_real_value(json_object_get(a, "throughput")))
-                break;
-            json_incref(a);
-            json_array_set(rows, j - 1, b);
-            json_array_set_new(rows, j, a);
-        }
-    return rows;
-}
-
-static bool is_ok(const json_t *record) {
-    const char *status = json_string_value(json_object_get(record, "status"));
-    return status && !strcmp(status, "ok");
-}
-
-/* Whether row i's interval of the median reaches the next faster row's (i - 1), both ok. */
-static bool overlaps_faster(const json_t *rows, size_t i) {
-    const json_t *r = json_array_get(rows, i), *faster = json_array_get(rows, i - 1);
-    return i > 0 && is_ok(r) && is_ok(faster) &&
-           json_real_value(json_object_get(r, "throughput_high")) >=
-               json_real_value(json_object_get(faster, "throughput_low"));
-}
-
-/* " (unstable: ...)" in `out` when the record's timing did not reach its target, else "". */
-static void unstable_note(const json_t *r, char *out, size_t size) {
-    const json_t *timing = json_object_get(r, "timing");
-    const double target = json_real_value(json_object_get(timing, "spread_target"));
-    const double budget = json_real_value(json_object_get(timing, "budget_seconds"));
-    const json_int_t samples = json_integer_value(json_object_get(r, "samples"));
-    const json_t *spread = json_object_get(r, "spread");
-    out[0] = '\0';
-    if (json_is_true(json_object_get(r, "stable")) || !is_ok(r))
-        return;
-    if (!json_is_number(spread))
-        snprintf(out, size, ", unstable: %lld sample, spread unknown (budget %g s)",
-                 (long long)samples, budget);
-    else
-        snprintf(out, size,
-                 ", unstable: spread %.3g %% over %lld samples in %.3g s (target %g %%, %s)",
-                 100 * json_real_value(spread), (long long)samples,
-                 json_real_value(json_object_get(r, "timed_seconds")), 100 * target,
-                 samples >= SWEEP_MAX_SAMPLES ? "the most samples" : "budget spent");
-}
-
-/* Device d's rows of summary.csv and its table in summary.md. */
-static void write_device(const sweep *sw, size_t d, FILE *csv, FILE *md) {
-    json_t *reference;
-    json_t *rows = device_rows(sw, d, &reference);
-    const double reference_rate = json_real_value(json_object_get(reference, "throughput"));
-    const json_t *reference_diagnostics = json_object_get(reference, "diagnostics");
-    const clp_device_info *dev = sw->dev.devices[d];
-    bool with_case = false;
-    for (size_t i = 0; i < sw->n_axes; i++)
-        with_case |= sw->axes[i].in_case;
-    fprintf(md, "## Device %zu: %s (%s)\n\n", dev->index, dev->name, dev->platform_name);
-    fprintf(md,
-            "| # | %soptions | status | throughput (median) | interval | spread | speed-up | "
-            "difference |\n| --- | %s--- | --- | --- | --- | --- | --- | --- |\n",
-            with_case ? "case | " : "", with_case ? "--- | " : "");
-    for (size_t i = 0; i < json_array_size(rows); i++) {
-        json_t *r = json_array_get(rows, i);
-        char options[1024], note[256];
-        char *parameters = parameters_text(r);
-        sweep_options_text(json_object_get(r, "options"), options, sizeof options);
-        const char *status = json_string_value(json_object_get(r, "status"));
-        const char *reason = json_string_value(json_object_get(r, "reason"));
-        const char *unit = json_string_value(json_object_get(r, "unit"));
-        const double rate = json_real_value(json_object_get(r, "throughput"));
-        const double low = json_real_value(json_object_get(r, "throughput_low"));
-        const double high = json_real_value(json_object_get(r, "throughput_high"));
-        const json_t *spread = json_object_get(r, "spread");
-        const bool ok = is_ok(r);
-        double worst = 0;
-        const char *name;
-        json_t *value;
-        json_object_foreach(json_object_get(r, "diagnostics"), name, value) {
-            const json_t *ref = json_object_get(reference_diagnostics, name);
-            if (ref)
-                worst = fmax(worst, fabs(relative(json_real_value(value), json_real_value(ref))));
-        }
-        const double speedup = ok && reference_rate > 0 ? rate / reference_rate : 0.0;
-        fprintf(csv, "%zu,", dev->index);
-        sweep_csv_field(csv, dev->name);
-        fputc(',', csv);
-        sweep_csv_field(csv, parameters);
-        fputc(',', csv);
-        sweep_csv_field(csv, options);
-        fprintf(csv, ",%s,", status ? status : "");
-        if (ok)
-            fprintf(csv, "%.6g,%.6g,%.6g,%.6g,%.6g,", rate, low, high,
-                    json_real_value(json_object_get(r, "throughput_min")),
-                    json_real_value(json_object_get(r, "throughput_max")));
-        else
-            fprintf(csv, ",,,,,");
-        if (ok && json_is_number(spread))
-            fprintf(csv, "%.4g", json_real_value(spread));
-        if (ok)
-            fprintf(csv, ",%lld,%s", (long long)json_integer_value(json_object_get(r, "samples")),
-                    json_is_true(json_object_get(r, "stable")) ? "true" : "false");
-        else
-            fprintf(csv, ",,");
-        fprintf(csv, ",%s,%.4g,%.3g,", unit ? unit : "", speedup, ok ? worst : 0.0);
-        sweep_csv_field(csv, reason);
-        fputc('\n', csv);
-        fprintf(md, "| %zu%s | ", i + 1, overlaps_faster(rows, i) ? " ≈" : "");
-        if (with_case)
-            fprintf(md, "`%s` | ", parameters ? parameters : "");
-        fprintf(md, "`%s` | ", options);
-        unstable_note(r, note, sizeof note);
-        if (!ok)
-            fprintf(md, "%s: %s | | | | | |\n", status ? status : "?", reason ? reason : "");
-        else if (json_is_number(spread))
-            fprintf(md, "ok%s | %.4g %s | %.4g to %.4g | %.2g %% | %.3f | %.2g |\n", note, rate,
-                    unit, low, high, 100 * json_real_value(spread), speedup, worst);
-        else
-            fprintf(md, "ok%s | %.4g %s | | | %.3f | %.2g |\n", note, rate, unit, speedup, worst);
-        free(parameters);
-    }
-    /* runs of rows whose intervals overlap: their order is within the spread */
-    bool any = false;
-    const size_t n = json_array_size(rows);
-    for (size_t i = 1; i < n; i++) {
-        if (!overlaps_faster(rows, i) || (i > 1 && overlaps_faster(rows, i - 1)))
-            continue;
-        size_t last = i;
-        while (last + 1 < n && overlaps_faster(rows, last + 1))
-            last++;
-        fprintf(md, "%s rows %zu to %zu", any ? " and of" : "\nThe order of", i, last + 1);
-        any = true;
-    }
-    if (any)
-        fprintf(md, " is within their spread: their intervals overlap (marked ≈).\n");
-    fprintf(md, "\n");
-    json_decref(rows);
-}
-
-/* DIR/summary.png: the median rate of every combination with its interval as error bars, a
- * bar per device, drawn by gnuplot (from summary.dat and summary.gp, kept beside it). Without
- * gnuplot there is no chart, and a note says so. */
-static clp_status write_chart(const sweep *sw, bool *drawn, clp_error *err) {
-    clp_status st = CLP_OK;
-    char path[1024];
-    const char *unit = NULL;
-    double lowest = INFINITY, highest = 0;
-    snprintf(path, sizeof path, "%s/summary.dat", sw->dir);
-    FILE *dat = fopen(path, "w");
-    CLP_REQUIRE(dat, err, CLP_IO, "cannot write %s: %s", path, strerror(errno));
-    for (size_t k = 0; k < sw->combinations; k++) {
-        json_t *parameters, *options = combination(sw, k, &parameters);
-        json_t *labelled =
-            json_pack("{s:O, s:O?}", "options", options, "case_parameters", parameters);
-        char *text = combination_text(labelled);
-        for (char *c = text; c && *c; c++)
-            if (*c == '"')
-                *c = '\'';
-        fprintf(dat, "\"%s\"", text ? text : "");
-        free(text);
-        json_decref(labelled);
-        json_decref(options);
-        json_decref(parameters);
-        for (size_t d = 0; d < sw->dev.n; d++) {
-            const json_t *r = recorded_result(sw, k, d);
-            const bool ok = is_ok(r);
-            const double rate = ok ? json_real_value(json_object_get(r, "throughput")) : 0;
-            if (r && !unit)
-                unit = json_string_value(json_object_get(r, "unit"));
-            if (rate > 0) {
-                lowest = fmin(lowest, json_real_value(json_object_get(r, "throughput_low")));
-                highest = fmax(highest, json_real_value(json_object_get(r, "throughput_high")));
-            }
-            fprintf(dat, " %.6g %.6g %.6g", rate,
-                    ok ? json_real_value(json_object_get(r, "throughput_low")) : 0,
-                    ok ? json_real_value(json_object_get(r, "throughput_high")) : 0);
-        }
-        fprintf(dat, "\n");
-    }
-    CLP_REQUIRE(fclose(dat) == 0, err, CLP_IO, "cannot write %s", path);
-    snprintf(path, sizeof path, "%s/summary.gp", sw->dir);
-    FILE *gp = fopen(path, "w");
-    CLP_REQUIRE(gp, err, CLP_IO, "cannot write %s: %s", path, strerror(errno));
-    fprintf(gp,
-            "set terminal pngcairo size %zu,700 font ',10'\n"
-            "set output 'summary.png'\nset termoption noenhanced\n"
-            "set title 'clpart sweep of %s (error bars: the interval of the median)'\n"
-            "set ylabel '%s'\n"
-            "set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
-            "set style fill solid 0.8 border -1\nset xtics rotate by 30 right scale 0\n"
-            "set key outside top center horizontal\nset yrange [0:*]\nset grid ytics\n"
-            "set bmargin 14\nset lmargin 12\n",
-            700 + 40 * sw->combinations * sw->dev.n, sw->case_path, unit ? unit : "rate");
-    if (highest > 20 * lowest) /* devices far apart: every bar stays visible */
-        fprintf(gp, "set logscale y\nset yrange [*:*]\n");
-    for (size_t d = 0; d < sw->dev.n; d++)
-        fprintf(gp, "%s 'summary.dat' using %zu:%zu:%zu%s title 'device %zu: %s'",
-                d ? ", \\\n  " : "plot", 3 * d + 2, 3 * d + 3, 3 * d + 4, d ? "" : ":xtic(1)",
-                sw->dev.devices[d]->index, sw->dev.devices[d]->name);
-    fprintf(gp, "\n");
-    CLP_REQUIRE(fclose(gp) == 0, err, CLP_IO, "cannot write %s", path);
-    CLP_TRY(sweep_gnuplot(sw->dir, "summary.gp", "summary.png", drawn, err));
-fail:
-    return st;
-}
-
-/* What each combination ran, as summary.md's heading says it: the run's limits and the
- * timing. */
-static void describe_plan(const sweep *sw, FILE *md) {
-    const sweep_plan *p = &sw->plan;
-    fprintf(md, "Each combination: ");
-    if (p->limits.max_steps)
-        fprintf(md, "%llu steps", (unsigned long long)p->limits.max_steps);
-    if (p->limits.max_steps && p->limits.max_time > 0)
-        fprintf(md, " or ");
-    if (p->limits.max_time > 0)
-        fprintf(md, "%g s of simulated time", p->limits.max_time);
-    if (!p->limits.max_steps && !(p->limits.max_time > 0))
-        fprintf(md, "the whole case");
-    fprintf(md,
-            ", a one-step warm-up, then at least %d timed run%s, more until the spread is at most "
-            "%g %% or %g s of timed runs are spent (at most %d runs). Throughput: the median "
-            "rate; interval: the distribution-free 95 %% confidence interval of the median "
-            "(below 9 runs, their least to largest rate); spread: its width over the median.\n\n",
-            p->timing.min_repeat, p->timing.min_repeat == 1 ? "" : "s", 100 * p->timing.spread,
-            p->timing.budget, SWEEP_MAX_SAMPLES);
-}
-
-/* summary.csv and summary.md: per device, every combination of this sweep, fastest first,
- * with its interval, its speed against the reference (the first combination) and the largest
- * relative difference of its final diagnostics from the reference's. */
-static clp_status write_summary(const sweep *sw, clp_error *err) {
-    clp_status st = CLP_OK;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/summary.csv", sw->dir);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/summary.md", sw->dir);
-    FILE *md = fopen(path, "w");
-    CLP_REQUIRE(csv && md, err, CLP_IO, "cannot write the summary in %s: %s", sw->dir,
-                strerror(errno));
-    fprintf(csv, "device,device_name,case_parameters,options,status,throughput,throughput_low,"
-                 "throughput_high,throughput_min,throughput_max,spread,samples,stable,unit,"
-                 "speedup,largest_diagnostic_difference,reason\n");
-    fprintf(md, "# Sweep of %s\n\n", sw->case_path);
-    describe_plan(sw, md);
-    fprintf(md, "Per device, fastest first. Reference: the first combination. Speed-up: the "
-                "throughput over the reference's. Difference: the largest relative difference "
-                "of a final diagnostic from the reference's.\n\n");
-    for (size_t d = 0; d < sw->dev.n; d++)
-        write_device(sw, d, csv, md);
-    CLP_REQUIRE(!ferror(csv) && !ferror(md), err, CLP_IO, "cannot write the summary in %s",
-                sw->dir);
-fail:
-    if (csv && fclose(csv) != 0 && st == CLP_OK)
-        st = CLP_FAIL(err, CLP_IO, "cannot write %s/summary.csv", sw->dir);
-    if (md && fclose(md) != 0 && st == CLP_OK)
-        st = CLP_FAIL(err, CLP_IO, "cannot write %s/summary.md", sw->dir);
-    return st;
-}
-
 /* --combos FILE: a JSON list of option sets, each an object NAME: value (a string, number
  * or boolean, as -s would take it; "preset" names a preset). */
 static clp_status load_combos(sweep *sw, const char *path, clp_error *err) {
@@ -870,12 +566,12 @@ static clp_status record_result(sweep *sw, size_t d, size_t k, const char *key, 
         } else
             sw->rest_seconds += seconds;
         const json_t *rate = json_object_get(record, "throughput");
-        char *text = combination_text(record), left[160] = "", note[256];
+        char *text = sweep_combination_text(record), left[160] = "", note[256];
         fprintf(stderr, "[%zu/%zu] device %zu: %s: %s", k + 1, sw->combinations,
                 sw->dev.devices[d]->index, text ? text : "",
                 json_string_value(json_object_get(record, "status")));
         if (rate) {
-            unstable_note(record, note, sizeof note);
+            sweep_unstable_note(record, note, sizeof note);
             fprintf(stderr, ", %.4g %s", json_real_value(rate),
                     json_string_value(json_object_get(record, "unit")));
             if (json_is_number(json_object_get(record, "spread")))
@@ -965,7 +661,8 @@ static clp_status sweep_device(size_t d, void *user, clp_error *err) {
         pthread_mutex_lock(&sw->lock);
         busy *b = &sw->busy[d];
         free(b->text);
-        *b = (busy){.active = true, .k = k, .since = clp__now(), .text = combination_text(record)};
+        *b = (busy){
+            .active = true, .k = k, .since = clp__now(), .text = sweep_combination_text(record)};
         b->last_line = b->since;
         b->now = (sweep_observation){.phase = "preparing", .spread = -1};
         pthread_mutex_unlock(&sw->lock);
@@ -1011,8 +708,55 @@ static void count_results(const sweep *sw, size_t *known, size_t *ok) {
         for (size_t k = 0; k < sw->combinations; k++) {
             const json_t *r = recorded_result(sw, k, d);
             *known += r != NULL;
-            *ok += is_ok(r);
+            *ok += sweep_record_ok(r);
         }
+}
+
+/* summary.md, summary.csv and summary.png from the records results.jsonl holds, their physics
+ * judged under the tolerances of the model of the first that ran. */
+static clp_status write_summaries(const sweep *sw, bool *charted, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = sw->combinations * sw->dev.n;
+    compare_tolerances tolerances = {0};
+    const char *model = NULL;
+    sweep_table t = {.dir = sw->dir,
+                     .case_path = sw->case_path,
+                     .plan = &sw->plan,
+                     .dev = &sw->dev,
+                     .combinations = sw->combinations,
+                     .records = calloc(n + 1, sizeof *t.records),
+                     .labels = calloc(sw->combinations + 1, sizeof *t.labels)};
+    CLP_REQUIRE(t.records && t.labels, err, CLP_NOMEM, "out of host memory");
+    for (size_t i = 0; i < sw->n_axes; i++)
+        t.with_case |= sw->axes[i].in_case;
+    for (size_t k = 0; k < sw->combinations; k++) {
+        json_t *parameters, *options = combination(sw, k, &parameters);
+        json_t *labelled =
+            json_pack("{s:O, s:O?}", "options", options, "case_parameters", parameters);
+        t.labels[k] = sweep_combination_text(labelled);
+        json_decref(labelled);
+        json_decref(options);
+        json_decref(parameters);
+        for (size_t d = 0; d < sw->dev.n; d++) {
+            const json_t *r = t.records[k * sw->dev.n + d] = recorded_result(sw, k, d);
+            if (!model && sweep_record_ok(r))
+                model = json_string_value(json_object_get(r, "model"));
+        }
+    }
+    if (model && compare_tolerances_load(model, NULL, &tolerances, err) == CLP_OK)
+        t.tolerances = &tolerances;
+    else if (model) /* the summaries go on without the physics, and say why */
+        fprintf(stderr, "clpart: warning: no physics in the summary: %s\n", err->message);
+    clp_error_clear(err);
+    CLP_TRY(sweep_summary_write(&t, err));
+    CLP_TRY(sweep_summary_chart(&t, charted, err));
+fail:
+    for (size_t k = 0; t.labels && k < sw->combinations; k++)
+        free(t.labels[k]);
+    free(t.labels);
+    free(t.records);
+    compare_tolerances_free(&tolerances);
+    return st;
 }
 
 int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
@@ -1060,9 +804,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
     char chart[1100];
     if (sw.done && (st == CLP_OK || st == CLP_INTERRUPTED)) {
         clp_error summary_err = CLP_ERROR_INIT;
-        clp_status summary = write_summary(&sw, &summary_err);
-        if (summary == CLP_OK)
-            summary = write_chart(&sw, &charted, &summary_err);
+        const clp_status summary = write_summaries(&sw, &charted, &summary_err);
         if (summary != CLP_OK && st == CLP_OK) {
             st = summary;
             err = summary_err;

@@ -286,7 +286,7 @@ static clp_status compare_table(const char *file, const clp__csv_table *ta,
         CLP_TRY(item_for(r, file, key, &it, err));
         account(it, first_a, first_b, distance(first_a, first_b, 0),
                 key_rel * fmax(fabs(first_a), fabs(first_b)), NAN);
-        it->beyond = true;
+        it->beyond = it->parted = true;
     }
     if (only_a || only_b)
         CLP_TRY(note(r, err,
@@ -562,4 +562,50 @@ const compare_item *compare_worst(const compare_result *r) {
         if (!worst || compare_ratio(&r->items[i]) > compare_ratio(worst))
             worst = &r->items[i];
     return worst;
+}
+
+char *compare_verdict_text(const compare_result *r) {
+    clp_strbuf text = {0};
+    if (!r->comparable)
+        clp__sb_append(&text, "not comparable");
+    else if (!r->beyond)
+        clp__sb_append(&text, "no physical change");
+    /* the row keys first: runs that part there compare nothing after */
+    for (size_t i = 0, listed = 0; r->comparable && i < r->n_items && listed < 2; i++) {
+        const compare_item *it = &r->items[i];
+        if (!it->beyond)
+            continue;
+        if (it->parted && (isnan(it->a) || isnan(it->b)))
+            clp__sb_appendf(&text, "%s%s: rows the other run lacks", listed ? ", " : "",
+                            it->quantity);
+        else if (it->parted)
+            clp__sb_appendf(&text, "%sends at %s %.10g, not %.10g", listed ? ", " : "",
+                            it->quantity, it->b, it->a);
+        else
+            clp__sb_appendf(&text, "%s%s %.3g times its tolerance", listed ? ", " : "",
+                            it->quantity, compare_ratio(it));
+        listed++;
+    }
+    if (r->comparable && r->beyond > 2)
+        clp__sb_appendf(&text, ", and %zu more", r->beyond - 2);
+    return clp__sb_take(&text);
+}
+
+clp_status compare_records(const json_t *a, const json_t *b, const compare_tolerances *tolerances,
+                           char **text, bool *same, clp_error *err) {
+    clp_status st = CLP_OK;
+    compare_run ra = {0}, rb = {0};
+    compare_result result = {0};
+    *text = NULL;
+    CLP_TRY(compare_run_from_record(a, "the reference", &ra, err));
+    CLP_TRY(compare_run_from_record(b, "this record", &rb, err));
+    CLP_TRY(compare_runs(&ra, &rb, tolerances, &result, err));
+    *same = result.comparable && !result.beyond;
+    *text = compare_verdict_text(&result);
+    CLP_REQUIRE_ALLOC(*text, err);
+fail:
+    compare_result_free(&result);
+    compare_run_close(&ra);
+    compare_run_close(&rb);
+    return st;
 }

@@ -70,6 +70,8 @@ typedef struct compare_item {
     double at;         /* the key there (time or step), NAN for a value without one */
     size_t compared;   /* values compared */
     bool beyond;       /* difference > allowed */
+    bool parted;       /* a row key (step, time) one run has and the other lacks: a and b are the
+                          first such keys of each (NaN: none) */
 } compare_item;
 
 typedef struct compare_result {
@@ -90,6 +92,15 @@ void compare_result_free(compare_result *r);
 /* The item that is furthest beyond (or nearest to) its tolerance, by difference / allowed;
  * NULL when nothing was compared. */
 const compare_item *compare_worst(const compare_result *r);
+/* The verdict of r in a few words, for a table's cell: "no physical change", "kinetic_energy
+ * 5.2 times its tolerance, max_velocity 3.1 times", "ends at steps 62, not 61", or "not
+ * comparable". New string, NULL when out of memory. */
+char *compare_verdict_text(const compare_result *r);
+/* Compares two records of a results file (both ok) under `tolerances`; *text is
+ * compare_verdict_text's (new), *same whether it is within tolerance. */
+clp_status compare_records(const json_t *a, const json_t *b, const compare_tolerances *tolerances,
+                           char **text, bool *same, clp_error *err);
+
 /* difference / allowed, the share of its tolerance an item uses (inf when nothing is
  * allowed and it differs). */
 double compare_ratio(const compare_item *item);

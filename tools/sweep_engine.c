@@ -189,6 +189,7 @@ clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_
         CLP_FAIL(&e, CLP_CASE, "model %s is run by %s, not swept", model->name, model->runner);
         goto recorded;
     }
+    json_object_set_new(record, "model", json_string(model->name));
     json_object_set_new(record, "unit", json_string(model->throughput_unit));
     if (clp_model_run_chooses(model, opts)) {
         /* its builds and the timing of its candidates fall in the warm-up */

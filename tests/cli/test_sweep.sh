@@ -34,7 +34,8 @@ fi
 "$clpart" run "$tiny" -s sph.kernel=cubic --steps 5 --out "$work/cubic" >/dev/null 2>&1 ||
     fail "the separate run of sph.kernel=cubic failed"
 
-python3 - "$work/sweep" "$work/cubic/diagnostics.csv" <<'PY' || fail "the records are wrong"
+python3 - "$work/sweep" "$work/cubic/diagnostics.csv" "$CLPART_DATA_DIR/tolerances/sph.json" <<'PY' ||
+    fail "the records are wrong"
 import csv, json, math, statistics, sys
 records = [json.loads(line) for line in open(sys.argv[1] + "/results.jsonl")]
 assert len(records) == 4, f"{len(records)} records, not 4"
@@ -76,6 +77,23 @@ for name in ("kinetic_energy", "mass", "max_velocity", "front", "excluded"):
     a, b = mine[name], float(row[name])
     assert abs(a - b) <= 1e-12 * max(abs(a), abs(b)), (name, a, b)
 assert float(row["step"]) == 5
+# the physics column: cubic against wendland, each final diagnostic within its tolerance of
+# tolerances/sph.json or not, by the test's own arithmetic
+tolerances = json.load(open(sys.argv[3]))
+quantities = tolerances["files"]["diagnostics.csv"]["quantities"]
+reference = by[("wendland", "2")]["diagnostics"]
+beyond = []
+for name, value in mine.items():
+    if name in tolerances["ignore"]:
+        continue
+    t = {**tolerances["default"], **quantities.get(name, {})}
+    if abs(value - reference[name]) > t.get("abs", 0) + t["rel"] * max(abs(value), abs(reference[name])):
+        beyond.append(name)
+physics = {r["options"]: r["physics"] for r in csv.DictReader(open(sys.argv[1] + "/summary.csv"))}
+cubic = physics["sph.kernel=cubic sph.shifting_coefficient=2"]
+assert physics["sph.kernel=wendland sph.shifting_coefficient=2"] == "the reference", physics
+assert (cubic == "no physical change") == (not beyond), (cubic, beyond)
+assert all(name in cubic for name in beyond[:2]), (cubic, beyond)
 assert summary.count("| `sph.kernel=") == 4 and summary.count("| ok") == 2, summary
 assert "Each combination: 5 steps, a one-step warm-up, then at least 3 timed runs" in summary
 assert "at most 50 % or 1 s of timed runs" in summary, summary
@@ -160,6 +178,11 @@ for kernel, runs in by.items():
             (kernel, name, value, other)
 summary = open(sys.argv[1] + "/summary.md").read()
 assert summary.count("## Device ") == len(devices), summary
+# the devices side by side: within the tolerances (docs/compare.md) where they agree so
+across = summary[summary.index("## Across devices"):]
+for kernel in by:
+    row = next(line for line in across.splitlines() if f"`sph.kernel={kernel}`" in line)
+    assert row.count("no physical change") == len(devices) - 1, row
 PY
 }
 # The PoCL devices' indices among all the platforms' devices (a GPU's platform may come first).
