@@ -1,5 +1,6 @@
 /* The portability table of clpart bench and clpart report (see portability.h). */
 #include "portability.h"
+#include "compare.h"
 #include "sweep_engine.h"
 
 #include <errno.h>
@@ -333,6 +334,56 @@ static void not_run(FILE *md, const json_t *doc) {
     fprintf(md, "%s\n", missing ? "" : "Every workload ran on every device.\n");
 }
 
+/* Whether the default options give the same answer on every device: each device's defaults'
+ * final diagnostics against device 0's, under the model's tolerances (docs/compare.md). */
+static void same_answer(FILE *md, const json_t *doc) {
+    const json_t *devices = json_object_get(doc, "devices");
+    const size_t n = json_array_size(devices);
+    if (n < 2)
+        return;
+    fprintf(md, "## The same answer on every device\n\nEach device's run of the default options "
+                "against device 0's: its final diagnostics within their tolerances (`no "
+                "physical change`) or not, as `clpart compare` judges two records.\n\n"
+                "| workload |");
+    for (size_t d = 1; d < n; d++)
+        fprintf(md, " %zu |", d);
+    fprintf(md, "\n| --- |");
+    for (size_t d = 1; d < n; d++)
+        fprintf(md, " --- |");
+    fputc('\n', md);
+    size_t w;
+    json_t *workload;
+    json_array_foreach(json_object_get(doc, "workloads"), w, workload) {
+        const json_t *reference = json_object_get(result_of(workload, 0), "default");
+        const char *model = json_string_value(json_object_get(reference, "model"));
+        compare_tolerances tolerances = {0};
+        clp_error err = CLP_ERROR_INIT;
+        const bool tolerated =
+            ok(result_of(workload, 0)) &&
+            compare_tolerances_load(model ? model : "default", NULL, &tolerances, &err) == CLP_OK;
+        fprintf(md, "| %s |", text(workload, "name"));
+        for (size_t d = 1; d < n; d++) {
+            const json_t *result = result_of(workload, d);
+            const json_t *record = json_object_get(result, "default");
+            char *verdict = NULL;
+            bool same;
+            if (!tolerated || !result || !ok(result))
+                fprintf(md, " |");
+            else if (strcmp(text(record, "case_hash"), text(reference, "case_hash")))
+                fprintf(md, " another size |");
+            else if (compare_records(reference, record, &tolerances, &verdict, &same, &err) ==
+                     CLP_OK)
+                fprintf(md, " %s |", verdict);
+            else
+                fprintf(md, " not compared: %s |", err.message);
+            free(verdict);
+        }
+        fputc('\n', md);
+        compare_tolerances_free(&tolerances);
+    }
+    fputc('\n', md);
+}
+
 /* Opens `path` for writing into *f, or fails naming it. */
 static clp_status open_for(const char *path, FILE **f, clp_error *err) {
     *f = fopen(path, "w");
@@ -393,6 +444,7 @@ static clp_status write_markdown(const json_t *doc, const char *path, const char
           "The performance options that gave the best rate (defaults: none beat them); for an "
           "option that the run chooses itself, what it chose.",
           best_cell, NULL);
+    same_answer(md, doc);
     not_run(md, doc);
     return close_for(&md, path, err);
 }

@@ -100,6 +100,18 @@ out=$("$clpart" compare "$work/sweep/results.jsonl:1" "$work/sweep/results.jsonl
 out=$("$clpart" compare "$work/sweep/results.jsonl" "$work/sweep/results.jsonl:1" 2>&1)
 [ $? -eq 2 ] && grep -q "holds 2 records: name one as" <<<"$out" || fail "an ambiguous record: $out"
 
+# A bench on two PoCL devices (one CPU shown twice: the same program on the same cores, so the
+# same numbers) says both give the same answer.
+cat >"$work/mini.json" <<'JSON'
+{"repeat": 1, "variant_repeat": 1, "budget_seconds": 0,
+ "workloads": [{"name": "tiny", "case": "tests/data/sph/tiny_dam_break.json", "steps": 5, "sweep": []}]}
+JSON
+two=$(POCL_DEVICES="pthread pthread" "$clpart" devices --json | python3 -c 'import json,sys; print(",".join(str(d["index"]) for d in json.load(sys.stdin)["devices"] if d["platform"].startswith("Portable")))')
+POCL_DEVICES="pthread pthread" "$clpart" bench --suite "$work/mini.json" --devices "$two" --out "$work/bench" \
+    >"$work/bench.log" 2>&1 || fail "the bench on two PoCL devices failed: $(tail -3 "$work/bench.log")"
+grep -q "^| tiny | no physical change |$" "$work/bench/bench.md" ||
+    fail "bench.md does not say the two devices give the same answer: $(cat "$work/bench/bench.md")"
+
 # Bad arguments: one clear line each.
 for args in "$work/a" "$work/a $work/same $work/a" "$work/a $work/missing" \
     "$work/a $work/same --model sph --tol kinetic_energy=x"; do
