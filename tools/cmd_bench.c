@@ -172,7 +172,7 @@ static clp_status measure(bench *b, size_t d, const cli_session *s, const char *
                           double prune_below, json_t **out, clp_error *err) {
     clp_status st = CLP_OK;
     char hash[17], key[2048];
-    CLP_TRY(sweep_case_hash(case_path, hash, err));
+    CLP_TRY(cli_file_hash(case_path, hash, err));
     sweep_record_key(hash, options, b->dev.identities[d], key, sizeof key);
     json_t *record = json_object_get(b->done, key);
     if (record) {

@@ -42,8 +42,6 @@ typedef struct sweep_plan {
 clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
                              json_t *record, clp_error *err);
 
-/* The case file's contents hashed (16 hex digits): a changed case is a new result. */
-clp_status sweep_case_hash(const char *case_path, char hash[17], clp_error *err);
 /* The key of a result: its case hash, options and device, each as one line. */
 void sweep_record_key(const char *case_hash, const json_t *options, const json_t *device, char *out,
                       size_t size);
