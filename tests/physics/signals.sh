@@ -41,15 +41,8 @@ grep -q "interrupted by SIGTERM: stopped at step [0-9]*, t = .* checkpoint writt
 stopped=$(sed -n 's/.*stopped at step \([0-9]*\),.*/\1/p' "$log")
 "$clpart" run "$cases/dam_break_2d.json" --out "$work/b" --restart "$work/b/checkpoint.ckpt" \
     2>/dev/null >/dev/null || fail "the restart after SIGTERM failed"
-for f in "$work"/a/*; do
-    case $(basename "$f") in
-    run.json) continue ;; # each run's own: its command line, times and restart
-    summary.json) same_summary "$f" "$work/b/summary.json" ||
-        fail "after SIGTERM at step $stopped and a restart, summary.json differs" ;;
-    *) cmp -s "$f" "$work/b/$(basename "$f")" ||
-        fail "after SIGTERM at step $stopped and a restart, $(basename "$f") differs" ;;
-    esac
-done
+differing=$(same_outputs "$work/a" "$work/b") ||
+    fail "after SIGTERM at step $stopped and a restart, these differ: $differing"
 [ "$(ls "$work/a" | wc -l)" -eq "$(ls "$work/b" | wc -l)" ] || fail "the folders hold different files"
 echo "SPH: SIGTERM at step $stopped, restarted: $(ls "$work/a" | wc -l) files identical to the uninterrupted run's"
 
