@@ -118,7 +118,9 @@ clp_status run_record_begin(run_record *rec, const char *out_dir, const clp_cli 
         options(c, model), "host", host(), "limits", limits, "restart",
         config->restart ? json_string(config->restart) : json_null(), "started", utc_now(), "ended",
         "status", "running", "error", "result");
-    CLP_REQUIRE(rec->root, err, CLP_NOMEM, "out of host memory for run.json");
+    CLP_REQUIRE(rec->root, err, CLP_NOMEM,
+                "cannot make run.json: out of host memory, or text that is not UTF-8 (the case "
+                "path, the working folder or the CPU's name)");
 fail:
     free(stem);
     if (st != CLP_OK)
@@ -128,7 +130,7 @@ fail:
 
 clp_status run_record_start(run_record *rec, const clp_device_info *const *devices, size_t n,
                             bool split, clp_error *err) {
-    char path[4096], why[512];
+    char why[512];
     if (!rec->root)
         return CLP_OK;
     json_t *list = json_array(), *root = json_object();
@@ -145,9 +147,12 @@ clp_status run_record_start(run_record *rec, const clp_device_info *const *devic
     json_decref(list);
     json_decref(rec->root);
     rec->root = root;
-    if ((size_t)snprintf(path, sizeof path, "%s", rec->dir) >= sizeof path)
-        return CLP_FAIL_AT(err, CLP_IO, rec->dir, -1, -1, "the output folder's name is too long");
-    if (!clp__make_dirs(path, why, sizeof why))
+    char *path = strdup(rec->dir); /* clp__make_dirs writes into it */
+    if (!path)
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+    const bool made = clp__make_dirs(path, why, sizeof why);
+    free(path);
+    if (!made)
         return CLP_FAIL_AT(err, CLP_IO, rec->dir, -1, -1, "cannot create the output folder: %s",
                            why);
     clp_status st = save(rec, err);
@@ -171,8 +176,8 @@ static bool only_record(const char *dir) {
         return false;
     bool alone = true;
     for (struct dirent *e = readdir(d); e && alone; e = readdir(d))
-        alone = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-                !strcmp(e->d_name, "run.json");
+        alone =
+            !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "run.json");
     closedir(d);
     return alone;
 }
