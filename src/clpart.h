@@ -1007,7 +1007,7 @@ typedef struct clp_model {
     const clp_model_stage *stages;
     bool profiled;                  /* whether --timing gives its stages' device time per phase */
     const char *const *diagnostics; /* its clp_run_result's named values, in order, NULL-ended */
-    const char *const *outputs;     /* the files a run writes to its output folder, NULL-ended */
+    const char *const *outputs;     /* the files a run may write to its output folder, NULL-ended */
     const char *checkpoint;         /* the file it continues from (--restart); NULL: none */
     /* An option value under which the run chooses its program itself, by timing candidates on
      * the device (lj.strategy=auto): `source` refuses it, and a sweep leaves the build to the

@@ -10,6 +10,9 @@ typedef struct clp_cli {
     const char *device;    /* --device SEL, else $CLPART_DEVICE, else NULL (default device) */
     const char *cache_dir; /* --cache-dir DIR, else NULL (the library's default) */
     bool no_cache;         /* --no-cache or CLPART_NO_CACHE=1 */
+    /* the command line as given, global flags included (run.json records it) */
+    int argc;
+    char *const *argv;
 } clp_cli;
 
 /* Each subcommand: argv[0] is its name; returns the process exit code. */

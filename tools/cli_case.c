@@ -4,9 +4,11 @@
 #include "cli_case.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *out, clp_error *err) {
     clp_status st = CLP_OK;
@@ -125,4 +127,38 @@ clp_status cli_positive(const char *flag, const char *text, bool whole, uint64_t
     else
         *number = v;
     return CLP_OK;
+}
+
+clp_status cli_file_hash(const char *path, char hash[17], clp_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot read %s: %s", path, strerror(errno));
+    XXH64_state_t *h = XXH64_createState();
+    if (!h) {
+        fclose(f);
+        return CLP_FAIL(err, CLP_NOMEM, "out of host memory hashing %s", path);
+    }
+    XXH64_reset(h, 0);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        XXH64_update(h, buf, n);
+    const bool failed = ferror(f);
+    fclose(f);
+    snprintf(hash, 17, "%016llx", (unsigned long long)XXH64_digest(h));
+    XXH64_freeState(h);
+    if (failed)
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot read %s", path);
+    return CLP_OK;
+}
+
+char *cli_file_stem(const char *path) {
+    char *copy = strdup(path);
+    if (!copy)
+        return NULL;
+    char *stem = strdup(basename(copy)), *dot = stem ? strrchr(stem, '.') : NULL;
+    if (dot && dot != stem)
+        *dot = '\0';
+    free(copy);
+    return stem;
 }

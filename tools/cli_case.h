@@ -39,4 +39,11 @@ int cli_finish(clp_status st, const clp_error *err, const cli_session *s, const 
 clp_status cli_positive(const char *flag, const char *text, bool whole, uint64_t *count,
                         double *number, clp_error *err);
 
+/* The bytes of the file at `path` hashed by XXH64 (seed 0), as 16 lowercase hex digits: a
+ * changed case is a new result (sweep, bench) and a run.json names the case it ran. */
+clp_status cli_file_hash(const char *path, char hash[17], clp_error *err);
+/* The file name of `path` without its folder and its last extension ("cases/a.json": "a");
+ * new, NULL when out of memory. */
+char *cli_file_stem(const char *path);
+
 #endif

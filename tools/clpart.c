@@ -159,11 +159,10 @@ static int parse_global_flags(int *argc, char **argv, clp_cli *cli) {
     return CLP_EXIT_OK;
 }
 
-int main(int argc, char **argv) {
-    clp_cli cli = {0};
-    cli.device = getenv("CLPART_DEVICE");
+static int dispatch(int argc, char **argv, clp_cli *cli) {
+    cli->device = getenv("CLPART_DEVICE");
     const char *no_cache = getenv("CLPART_NO_CACHE");
-    cli.no_cache = no_cache && *no_cache && strcmp(no_cache, "0") != 0;
+    cli->no_cache = no_cache && *no_cache && strcmp(no_cache, "0") != 0;
     const char *log = getenv("CLPART_LOG");
     if (log && *log) {
         unsigned categories;
@@ -172,7 +171,7 @@ int main(int argc, char **argv) {
             return cli_report(&err);
         clp_log_configure(CLP_LOG_WARN, categories);
     }
-    int rc = parse_global_flags(&argc, argv, &cli);
+    int rc = parse_global_flags(&argc, argv, cli);
     if (rc != CLP_EXIT_OK)
         return rc;
     if (argc < 2) {
@@ -190,7 +189,21 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         if (!strcmp(argv[1], commands[i].name))
             return asks_for_help(argc, argv) ? print_command_help(&commands[i])
-                                             : commands[i].run(argc - 1, argv + 1, &cli);
+                                             : commands[i].run(argc - 1, argv + 1, cli);
     fprintf(stderr, "clpart: error: unknown command '%s' (see clpart --help)\n", argv[1]);
     return CLP_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+    /* the global flags are taken out of argv before the command sees it: a copy as given */
+    char **given = malloc((size_t)(argc + 1) * sizeof *given);
+    if (!given) {
+        fprintf(stderr, "clpart: error: out of host memory\n");
+        return CLP_EXIT_RUNTIME;
+    }
+    memcpy(given, argv, (size_t)(argc + 1) * sizeof *given);
+    clp_cli cli = {.argc = argc, .argv = given};
+    const int rc = dispatch(argc, argv, &cli);
+    free(given);
+    return rc;
 }

@@ -216,7 +216,7 @@ static clp_status measure(bench *b, size_t d, const cli_session *s, const char *
     clp_status st = CLP_OK;
     char hash[17], *key = NULL;
     json_t *record = NULL;
-    CLP_TRY(sweep_case_hash(case_path, hash, err));
+    CLP_TRY(cli_file_hash(case_path, hash, err));
     const sweep_plan plan = {.case_path = case_path,
                              .schema = b->schema,
                              .limits = {.max_steps = steps},
@@ -460,7 +460,7 @@ static clp_status bench_document(bench *b, clp_error *err) {
     json_t *workload;
     json_array_foreach(json_object_get(b->suite, "workloads"), w, workload) {
         case_source(workload, source, sizeof source);
-        CLP_TRY(sweep_case_hash(source, case_hash, err));
+        CLP_TRY(cli_file_hash(source, case_hash, err));
         CLP_TRY(canonical_hash(workload, case_hash, hash, err));
         const json_t *note = json_object_get(workload, "note");
         json_array_append_new(json_object_get(b->doc, "workloads"),

@@ -9,14 +9,16 @@
  * current step with a checkpoint (SPH) or the outputs so far, and the exit status is 128 +
  * the signal's number; a second one ends the process at once. --devices SEL,...|all splits an
  * SPH case among several devices (a thread each), --weights W,... (or auto) by their speeds; under
- * mpirun each process runs one device's part. */
+ * mpirun each process runs one device's part. The output folder gets run.json, the record of
+ * how it was made (run_record.h). */
 #include "cli_case.h"
 #include "run_devices.h"
+#include "run_record.h"
 
-#include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The device time per step of each phase that the model's stages have under these options,
  * in milliseconds, its share, and where the model counts its least memory traffic, the rate
@@ -74,6 +76,27 @@ static void print_timing(const clp_model *model, const clp_options *opts, const 
                1e3 * r->list / steps, 1e3 * r->exchange / steps, 1e3 * r->waited / steps,
                1e3 * r->rebuilds / steps);
     }
+}
+
+/* "done: DIR/a, DIR/b": the model's outputs that the run wrote (LJ snapshots are optional). */
+static void print_outputs(const clp_model *model, const char *out_dir) {
+    printf("done:");
+    for (int i = 0, shown = 0; model->outputs[i]; i++) {
+        const size_t size = strlen(out_dir) + strlen(model->outputs[i]) + 2;
+        char *path = malloc(size);
+        if (path)
+            snprintf(path, size, "%s/%s", out_dir, model->outputs[i]);
+        if (!path || access(path, F_OK) == 0)
+            printf("%s %s/%s", shown++ ? "," : "", out_dir, model->outputs[i]);
+        free(path);
+    }
+    printf("\n");
+}
+
+/* run_devices_request.started: run.json names the devices of a split run. */
+static clp_status record_started(void *rec, const clp_device_info *const *devices, size_t n,
+                                 clp_error *err) {
+    return run_record_start(rec, devices, n, true, err);
 }
 
 /* The models clpart run runs, as "sph, lj, pso, repulsive and search". */
@@ -144,20 +167,26 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         cli_case_free(&c);
         return cli_report(&err);
     }
+    char *default_dir = NULL;
+    if (!out_dir) { /* out/<case file name without .json> */
+        char *stem = cli_file_stem(c.case_path);
+        const size_t size = stem ? strlen(stem) + 5 : 0;
+        default_dir = stem ? malloc(size) : NULL;
+        if (default_dir)
+            snprintf(default_dir, size, "out/%s", stem);
+        free(stem);
+        if (!default_dir) {
+            cli_case_free(&c);
+            CLP_FAIL(&err, CLP_NOMEM, "out of host memory");
+            return cli_report(&err);
+        }
+        out_dir = default_dir;
+    }
     cli_handle_signals(); /* before the device is opened: a stop asked during the build counts */
     cli_session s = {0};
     const bool several = run_devices_wanted(&split);
     clp_status st = several ? CLP_OK : cli_session_open(cli, &s, &err);
     cli_keep_checkpoint_signal();
-    char default_dir[512], name[256];
-    if (!out_dir) { /* out/<case file name without .json> */
-        snprintf(name, sizeof name, "%s", c.case_path);
-        char *base = basename(name), *dot = strrchr(base, '.');
-        if (dot)
-            *dot = '\0';
-        snprintf(default_dir, sizeof default_dir, "out/%s", base);
-        out_dir = default_dir;
-    }
     clp_run_timing timing = {0};
     clp_run_result result = {0};
     clp_run_config config = {.out_dir = out_dir,
@@ -171,21 +200,33 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
                              .stop_requested = &cli_stop_signal,
                              .timing = timed ? &timing : NULL};
     bool reports = true; /* under mpirun, rank 0 speaks for the run */
-    if (st == CLP_OK && several)
+    run_record record = {0};
+    if (st == CLP_OK)
+        st = run_record_begin(&record, out_dir, cli, &c, model, &config, &err);
+    split.started = record_started;
+    split.user = &record;
+    if (st == CLP_OK && several) {
         st = run_devices(model, &c, cli, &split, &config, &reports, &err);
-    else if (st == CLP_OK)
-        st = model->run(s.worker, c.options, c.case_path, &config, &err);
+    } else if (st == CLP_OK) {
+        const clp_device_info *dev = clp_worker_device(s.worker);
+        st = run_record_start(&record, &dev, 1, false, &err);
+        if (st == CLP_OK)
+            st = model->run(s.worker, c.options, c.case_path, &config, &err);
+    }
+    clp_error record_err = CLP_ERROR_INIT; /* the run's own error comes first */
+    if (run_record_end(&record, st, &err, &result, model->throughput_unit, &record_err) != CLP_OK &&
+        st == CLP_OK) {
+        err = record_err;
+        st = err.status;
+    }
     if (!reports) {
         const int rc = st == CLP_OK || st == CLP_INTERRUPTED ? CLP_EXIT_OK : cli_report(&err);
         cli_case_free(&c);
+        free(default_dir);
         return st == CLP_INTERRUPTED ? 128 + cli_stop_signal : rc;
     }
-    if (st == CLP_OK) {
-        printf("done:");
-        for (int i = 0; model->outputs[i]; i++)
-            printf("%s %s/%s", i ? "," : "", out_dir, model->outputs[i]);
-        printf("\n");
-    }
+    if (st == CLP_OK)
+        print_outputs(model, out_dir);
     if (st == CLP_OK && result.seconds > 0)
         printf("rate: %.4g %s (%llu steps in %.3f s, outputs excluded)\n",
                result.work / result.seconds, model->throughput_unit,
@@ -197,10 +238,12 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
                 cli_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", err.message);
         cli_session_close(&s);
         cli_case_free(&c);
+        free(default_dir);
         return 128 + cli_stop_signal;
     }
     int rc = cli_finish(st, &err, &s, cli);
     cli_session_close(&s);
     cli_case_free(&c);
+    free(default_dir);
     return rc;
 }

@@ -489,7 +489,7 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
         snprintf(sw->dir, sizeof sw->dir, "sweep/%s", file);
     }
     snprintf(sw->results, sizeof sw->results, "%s/results.jsonl", sw->dir);
-    CLP_TRY(sweep_case_hash(sw->case_path, sw->case_hash, err));
+    CLP_TRY(cli_file_hash(sw->case_path, sw->case_hash, err));
     sw->plan.case_path = sw->case_path;
     sw->plan.schema = base->schema;
     for (size_t i = 0; i < sw->n_axes && !sw->base; i++)

@@ -3,6 +3,7 @@
  * --devices or else every device of the type --device selects. */
 #include "run_devices.h"
 
+#include "dist/comm.h"
 #include "sweep_engine.h"
 
 #include <stdlib.h>
@@ -64,6 +65,29 @@ fail:
     return st;
 }
 
+/* req->started on rank 0 with every rank's device, gathered: a copy of each rank's
+ * description, its handles and extensions left out. */
+static clp_status mpi_started(const run_devices_request *req, clp_comm *comm,
+                              const clp_device_info *mine, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_device_info own = *mine, *all = NULL;
+    const clp_device_info *devices[CLP_MAX_RANKS];
+    size_t offsets[CLP_MAX_RANKS + 1];
+    own.platform = NULL;
+    own.device = NULL;
+    own.extensions = NULL;
+    CLP_TRY(clp__comm_gather(comm, &own, sizeof own, (void **)&all, offsets, err));
+    if (clp_comm_rank(comm) == 0) {
+        const size_t n = offsets[clp_comm_size(comm)] / sizeof *all;
+        for (size_t i = 0; i < n; i++)
+            devices[i] = &all[i];
+        st = req->started(req->user, devices, n, err);
+    }
+fail:
+    free(all);
+    return st;
+}
+
 static clp_status run_mpi(const clp_model *model, const cli_case *c, const clp_cli *cli,
                           const run_devices_request *req, const clp_run_config *config, bool *rank0,
                           clp_error *err) {
@@ -93,6 +117,13 @@ static clp_status run_mpi(const clp_model *model, const cli_case *c, const clp_c
     }
     if (automatic(req))
         CLP_TRY(clp_comm_share(comm, speed, weights, err));
+    if (req->started) {
+        st = mpi_started(req, comm, clp_worker_device(worker), err);
+        if (st != CLP_OK) { /* as above: on rank 0, which the others would wait for */
+            clp_comm_abort(comm, err);
+            goto fail;
+        }
+    }
     clp_run_config mine = *config;
     mine.cache = cache;
     if (!*rank0)
@@ -124,6 +155,8 @@ static clp_status run_threads(const clp_model *model, const cli_case *c, const c
     CLP_TRY(cli_open_cache(cli, &cache, err));
     for (size_t k = 0; automatic(req) && k < d.n; k++)
         CLP_TRY(probe_weight(workers[k], c, cache, (int)k, &weights[k], err));
+    if (req->started)
+        CLP_TRY(req->started(req->user, d.devices, d.n, err));
     clp_run_config shared = *config;
     shared.cache = cache;
     st = clp_run_split(model, workers, (int)d.n, req->weights ? weights : NULL, c->options,

@@ -8,6 +8,12 @@
 typedef struct run_devices_request {
     const char *devices; /* --devices SEL,...|all, or NULL */
     const char *weights; /* --weights W,..., auto (the devices' copy bandwidths) or NULL (equal) */
+    /* When not NULL: called in the process that reports the run once every rank has its
+     * device, before the run, with one device per rank in rank order; a failure ends the run
+     * (every rank's, under mpirun) with it. */
+    clp_status (*started)(void *user, const clp_device_info *const *devices, size_t n,
+                          clp_error *err);
+    void *user;
 } run_devices_request;
 
 /* Whether this run goes on several devices: --devices names more than one, or mpirun started

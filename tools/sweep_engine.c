@@ -231,23 +231,6 @@ recorded:
 #undef RECORD_FAILURE
 }
 
-clp_status sweep_case_hash(const char *case_path, char hash[17], clp_error *err) {
-    FILE *f = fopen(case_path, "rb");
-    if (!f)
-        return CLP_FAIL_AT(err, CLP_IO, case_path, -1, -1, "cannot read %s: %s", case_path,
-                           strerror(errno));
-    XXH64_state_t *h = XXH64_createState();
-    XXH64_reset(h, 0);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        XXH64_update(h, buf, n);
-    fclose(f);
-    snprintf(hash, 17, "%016llx", (unsigned long long)XXH64_digest(h));
-    XXH64_freeState(h);
-    return CLP_OK;
-}
-
 char *sweep_record_key(const json_t *record) {
     static const char *const parts[] = {"case_hash", "case_parameters", "options",
                                         "device",    "limits",          "timing"};

@@ -60,8 +60,6 @@ typedef struct sweep_plan {
 clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
                              json_t *record, clp_error *err);
 
-/* The case file's contents hashed (16 hex digits): a changed case is a new result. */
-clp_status sweep_case_hash(const char *case_path, char hash[17], clp_error *err);
 /* The key of a result (new text): what changes its measurement, as one line: the case
  * hash, the case parameters, the options, the device, the run's limits and the timing. */
 char *sweep_record_key(const json_t *record);

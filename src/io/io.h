@@ -5,6 +5,26 @@
 
 #include "internal.h"
 
+/* ---- Files that appear whole or not at all (atomic_file.c) */
+
+typedef struct clp__atomic_file clp__atomic_file;
+
+/* A temporary file "<path>.<pid>-<n>.tmp" beside `path` (`path` borrowed until the commit),
+ * with the usual 0666 & ~umask permissions. *out is new; a failure to create it is kept for
+ * clp__atomic_commit to report, as are the failures of the writes. */
+clp_status clp__atomic_open(const char *path, clp__atomic_file **out, clp_error *err);
+/* Buffered writes: `n` bytes, and the low `bytes` bytes of `v` least significant first. */
+void clp__atomic_write(clp__atomic_file *f, const void *data, size_t n);
+void clp__atomic_put_le(clp__atomic_file *f, uint64_t v, int bytes);
+/* Whether a step has failed so far (what follows is not written). */
+bool clp__atomic_failed(const clp__atomic_file *f);
+/* Flushes, syncs and renames the file over its target, or removes it after a failure; frees
+ * f either way. A failure is CLP_IO with err->source = the path, the step and strerror, and
+ * leaves a previous file at the path intact. */
+clp_status clp__atomic_commit(clp__atomic_file *f, clp_error *err);
+/* The whole file `path` from `n` bytes at `data`, as above. */
+clp_status clp__atomic_write_file(const char *path, const void *data, size_t n, clp_error *err);
+
 /* ---- VTK (vtk.c) */
 
 /* One snapshot's particles, all borrowed for the call. NULL optional fields are left out. */
@@ -15,6 +35,7 @@ typedef struct clp__vtp_fields {
     const float *density;   /* n, or NULL */
     const float *pressure;  /* n, or NULL */
     const uint32_t *type;   /* n, or NULL */
+    const uint32_t *id;     /* n, or NULL: the particle's index in the case's initial order */
     double time;            /* simulated time, the field array "TimeValue" */
 } clp__vtp_fields;
 
@@ -29,6 +50,28 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
  * same path prefix) is written without it. Atomic and reported as clp__vtp_write. */
 clp_status clp__pvd_write(const char *path, const double *times, const char *const *files,
                           size_t count, clp_error *err);
+
+/* ---- A run's snapshots (vtp_series.c) */
+
+/* particles_NNNNN.vtp in the folder `dir`, numbered in the order taken, at `times`, and the
+ * particles.pvd index of them. */
+typedef struct clp__vtp_series {
+    char *dir;
+    double *times;
+    char **files; /* full paths */
+    size_t count, capacity;
+} clp__vtp_series;
+
+/* An empty series in the folder `dir` (copied), which must exist before the first write. */
+clp_status clp__vtp_series_open(clp__vtp_series *s, const char *dir, clp_error *err);
+/* Adds the next file's name at `time` without writing it (a restart's earlier snapshots). */
+clp_status clp__vtp_series_remember(clp__vtp_series *s, double time, clp_error *err);
+/* Writes particles.pvd listing the series so far. */
+clp_status clp__vtp_series_index(const clp__vtp_series *s, clp_error *err);
+/* Writes the next snapshot, `f` at f->time, and the index with it. */
+clp_status clp__vtp_series_add(clp__vtp_series *s, const clp__vtp_fields *f, clp_error *err);
+/* Frees the series (the files stay); a zeroed series does nothing. */
+void clp__vtp_series_close(clp__vtp_series *s);
 
 /* A snapshot read back (vtk_read.c): each array of its field, point and point-coordinate
  * data ("TimeValue", "velocity", ..., "position" for the points), as doubles. */
@@ -119,8 +162,22 @@ char *clp__csv_format_number(double v, char buf[32]);
 
 struct json_t;
 
-/* Writes `root` as one line of JSON, keys in insertion order, to the file `name` in the folder
- * `dir`, and releases `root` (also on failure). The folder must exist. */
+/* A new summary object with the keys every model's summary.json starts with, in this order:
+ * "model", "particles", "steps" (those the state has taken), "interrupted" (a stop request
+ * ended the run before its end) and "seconds" (of stepping, outputs left out). */
+struct json_t *clp__summary_begin(const char *model, size_t particles, uint64_t steps,
+                                  bool interrupted, double seconds);
+/* Sets `key` to `v`, a JSON number, or the string "inf", "-inf" or "nan" (JSON has none). */
+void clp__summary_number(struct json_t *root, const char *key, double v);
+/* clp__summary_number for each of `n` names and values. */
+void clp__summary_values(struct json_t *root, const char *const *names, const double *values,
+                         size_t n);
+/* Writes `root` as JSON (json_dumps `flags`) and a line break to the file `name` in the folder
+ * `dir`, atomically (as clp__atomic_write_file), and releases `root` (also on failure). The
+ * folder must exist. */
+clp_status clp__json_write(const char *dir, const char *name, struct json_t *root, size_t flags,
+                           clp_error *err);
+/* clp__json_write on one line, keys in insertion order. */
 clp_status clp__summary_write(const char *dir, const char *name, struct json_t *root,
                               clp_error *err);
 

@@ -2,118 +2,9 @@
  * vertex cell per particle) and the .pvd collection indexing them, both written atomically. */
 #include "io.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* ---- An output file that appears complete or not at all: buffered writes into a temporary
- * file beside the target, then fsync and rename. The first failure is kept with its step. */
-
-typedef struct atomic_file {
-    const char *path;
-    char *tmp;
-    int fd;
-    int error;        /* errno of the first failure, 0 while all went well */
-    const char *step; /* what failed: create, write, fsync, close, rename */
-    size_t len;
-    unsigned char buf[1 << 16];
-} atomic_file;
-
-static void af_fail(atomic_file *f, const char *step) {
-    if (f->error)
-        return;
-    f->error = errno ? errno : EIO;
-    f->step = step;
-}
-
-static void af_flush(atomic_file *f) {
-    const unsigned char *p = f->buf;
-    size_t n = f->error ? 0 : f->len;
-    while (n > 0) {
-        ssize_t w = write(f->fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            af_fail(f, "write");
-            break;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    f->len = 0;
-}
-
-static void af_write(atomic_file *f, const void *data, size_t n) {
-    const unsigned char *p = data;
-    while (n > 0) {
-        if (f->len == sizeof f->buf)
-            af_flush(f);
-        size_t chunk = sizeof f->buf - f->len < n ? sizeof f->buf - f->len : n;
-        memcpy(f->buf + f->len, p, chunk);
-        f->len += chunk;
-        p += chunk;
-        n -= chunk;
-    }
-}
-
-/* The low `bytes` bytes of `v`, least significant first. */
-static void af_put_le(atomic_file *f, uint64_t v, int bytes) {
-    if (f->len + (size_t)bytes > sizeof f->buf)
-        af_flush(f);
-    for (int i = 0; i < bytes; i++)
-        f->buf[f->len++] = (unsigned char)(v >> (8 * i));
-}
-
-/* A temporary file "<path>.<pid>-<n>.tmp" with the usual 0666 & ~umask permissions. *out is
- * new; a failure to create it is kept in the file for af_commit to report. */
-static clp_status af_open(const char *path, atomic_file **out, clp_error *err) {
-    static atomic_uint counter;
-    atomic_file *f = malloc(sizeof *f);
-    size_t tmp_size = strlen(path) + 48;
-    char *tmp = malloc(tmp_size);
-    if (!f || !tmp) {
-        free(f);
-        free(tmp);
-        return CLP_FAIL(err, CLP_NOMEM, "out of host memory writing %s", path);
-    }
-    *f = (atomic_file){.path = path, .tmp = tmp, .fd = -1};
-    do {
-        snprintf(tmp, tmp_size, "%s.%ld-%u.tmp", path, (long)getpid(),
-                 atomic_fetch_add(&counter, 1));
-        f->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    } while (f->fd < 0 && errno == EEXIST);
-    if (f->fd < 0)
-        af_fail(f, "create");
-    *out = f;
-    return CLP_OK;
-}
-
-/* Flushes, syncs and renames the file over its target, or removes it after a failure; frees f
- * either way. */
-static clp_status af_commit(atomic_file *f, clp_error *err) {
-    if (f->fd >= 0) {
-        af_flush(f);
-        if (!f->error && fsync(f->fd) != 0)
-            af_fail(f, "fsync");
-        if (close(f->fd) != 0)
-            af_fail(f, "close");
-        if (!f->error && rename(f->tmp, f->path) != 0)
-            af_fail(f, "rename");
-        if (f->error)
-            unlink(f->tmp);
-    }
-    clp_status st = CLP_OK;
-    if (f->error)
-        st = CLP_FAIL_AT(err, CLP_IO, f->path, -1, -1, "cannot write %s: %s %s: %s", f->path,
-                         f->step, f->tmp, strerror(f->error));
-    free(f->tmp);
-    free(f);
-    return st;
-}
 
 /* ---- PolyData */
 
@@ -187,24 +78,24 @@ static uint64_t value_bits(const vtk_array *a, size_t j) {
 /* An array's block: its byte count, then its values. On a little-endian host the arrays
  * from data are already the file's bytes and go as they are, and the indices a chunk at a
  * time: a snapshot of 127M particles is 8 GB, which byte by byte took seconds. */
-static void write_block(atomic_file *f, const vtk_array *a) {
-    af_put_le(f, block_bytes(a), 8);
+static void write_block(clp__atomic_file *f, const vtk_array *a) {
+    clp__atomic_put_le(f, block_bytes(a), 8);
     const size_t count = a->tuples * (size_t)a->components;
     if (!host_little_endian()) {
-        for (size_t j = 0; j < count && !f->error; j++)
-            af_put_le(f, value_bits(a, j), a->width);
+        for (size_t j = 0; j < count && !clp__atomic_failed(f); j++)
+            clp__atomic_put_le(f, value_bits(a, j), a->width);
         return;
     }
     if (a->kind != VALUES_INDEX && a->kind != VALUES_INDEX_END) {
-        af_write(f, a->data, count * (size_t)a->width);
+        clp__atomic_write(f, a->data, count * (size_t)a->width);
         return;
     }
     uint64_t chunk[4096]; /* the index arrays are Int64 */
-    for (size_t j = 0; j < count && !f->error;) {
+    for (size_t j = 0; j < count && !clp__atomic_failed(f);) {
         size_t k = 0;
         for (; k < sizeof chunk / sizeof chunk[0] && j < count; k++, j++)
             chunk[k] = value_bits(a, j);
-        af_write(f, chunk, k * sizeof chunk[0]);
+        clp__atomic_write(f, chunk, k * sizeof chunk[0]);
     }
 }
 
@@ -216,7 +107,7 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
                         f->n);
     size_t n = f->n;
     /* In file order: field data, point data, points, verts. */
-    vtk_array arrays[8];
+    vtk_array arrays[9];
     size_t count = 0;
     arrays[count++] = (vtk_array){"TimeValue", "Float64", 8, 1, 1, VALUES_F64, &f->time};
     if (f->velocity)
@@ -227,6 +118,8 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
         arrays[count++] = (vtk_array){"pressure", "Float32", 4, 1, n, VALUES_F32, f->pressure};
     if (f->type)
         arrays[count++] = (vtk_array){"type", "UInt32", 4, 1, n, VALUES_U32, f->type};
+    if (f->id)
+        arrays[count++] = (vtk_array){"id", "UInt32", 4, 1, n, VALUES_U32, f->id};
     size_t points = count;
     arrays[count++] = (vtk_array){"position", "Float64", 8, 3, n, VALUES_F64, f->position};
     arrays[count++] = (vtk_array){"connectivity", "Int64", 8, 1, n, VALUES_INDEX, NULL};
@@ -264,15 +157,15 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
         return CLP_FAIL(err, CLP_NOMEM, "out of host memory writing %s", path);
     }
 
-    atomic_file *file;
-    clp_status st = af_open(path, &file, err);
+    clp__atomic_file *file;
+    clp_status st = clp__atomic_open(path, &file, err);
     if (st == CLP_OK) {
-        af_write(file, sb.data, sb.len);
+        clp__atomic_write(file, sb.data, sb.len);
         for (size_t i = 0; i < count; i++)
             write_block(file, &arrays[i]);
         static const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
-        af_write(file, tail, sizeof tail - 1);
-        st = af_commit(file, err);
+        clp__atomic_write(file, tail, sizeof tail - 1);
+        st = clp__atomic_commit(file, err);
     }
     clp__sb_free(&sb);
     return st;
@@ -336,12 +229,7 @@ clp_status clp__pvd_write(const char *path, const double *times, const char *con
         clp__sb_free(&sb);
         return CLP_FAIL(err, CLP_NOMEM, "out of host memory writing %s", path);
     }
-    atomic_file *file;
-    clp_status st = af_open(path, &file, err);
-    if (st == CLP_OK) {
-        af_write(file, sb.data, sb.len);
-        st = af_commit(file, err);
-    }
+    clp_status st = clp__atomic_write_file(path, sb.data, sb.len, err);
     clp__sb_free(&sb);
     return st;
 }

@@ -32,8 +32,9 @@ static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
 static const char *const search_modules[] = {"core", "grid", "neighbors", NULL};
 static const char *const selftest_modules[] = {"core", "selftest", NULL};
 
-static const char *const sph_outputs[] = {"diagnostics.csv", "particles.pvd", NULL};
-static const char *const lj_outputs[] = {"diagnostics.csv", NULL};
+static const char *const sph_outputs[] = {"diagnostics.csv", "particles.pvd", "summary.json", NULL};
+/* particles.pvd when the case sets snapshot_every */
+static const char *const lj_outputs[] = {"diagnostics.csv", "particles.pvd", "summary.json", NULL};
 static const char *const pso_outputs[] = {"convergence.csv", "best.csv", "summary.json", NULL};
 static const char *const repulsive_outputs[] = {"design.csv", "energy.csv", "summary.json", NULL};
 static const char *const search_outputs[] = {"summary.json", NULL};

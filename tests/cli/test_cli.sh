@@ -325,7 +325,7 @@ ljcase() {
 # (KE = (3N - 3) T / 2), the momentum stays zero, and the total energy per atom stays within
 # 5e-3 of its start (test_lj's 864-atom run at rc 2.5 keeps 2e-4 over 10k steps).
 ljcase "$work/lj.json"
-expect 0 "^done: $work/lj_out/diagnostics.csv$" -- "$clpart" run "$work/lj.json" --out "$work/lj_out"
+expect 0 "^done: $work/lj_out/diagnostics.csv, $work/lj_out/summary.json$" -- "$clpart" run "$work/lj.json" --out "$work/lj_out"
 python3 - "$work/lj_out/diagnostics.csv" <<'PY' || fail "lj run: diagnostics.csv is wrong"
 import sys
 lines = open(sys.argv[1]).read().splitlines()
@@ -477,7 +477,7 @@ assert all(b <= a for a, b in zip(best, best[1:])), "the best rose"
 assert 0 < best[0] <= 5 * 5.12 ** 2, best[0]
 assert best[-1] <= 5 * 1e-12, best[-1]
 summary = json.load(open(sys.argv[1] + "/summary.json"))
-assert summary["iterations"] == 300 and 0 <= summary["particle"] < 32, summary
+assert summary["steps"] == 300 and 0 <= summary["particle"] < 32, summary
 assert summary["seconds"] > 0, summary
 PY
 check_best "$work/pso_out" "sum(v * v for v in x)" >/dev/null || fail "pso sphere: best.csv does not give the best value"
@@ -597,7 +597,7 @@ for a, b in zip(rows, rows[1:]):
     assert b[0] > a[0], "steps out of order"
     assert b[3] <= a[3] * (1 + 1e-5), ("the total energy rose", a, b)
 summary = json.load(open(folder + "/summary.json"))
-assert summary["points"] == 24 and summary["dimensions"] == 2, summary
+assert summary["particles"] == 24 and summary["dimensions"] == 2, summary
 assert summary["steps"] == rows[-1][0] and summary["seconds"] > 0, summary
 for key, value in (("ae", ae), ("maximin", nearest), ("ae_start", ae0), ("maximin_start", nearest0)):
     assert abs(summary[key] - value) <= 1e-4 * value, (key, summary[key], value)

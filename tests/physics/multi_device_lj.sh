@@ -62,15 +62,15 @@ def last(d):
 a, b = (last(d) for d in sys.argv[1:3])
 sa, sb = (json.load(open(d + "/summary.json")) for d in sys.argv[1:3])
 bad = []
-if a["step"] != b["step"] or sa["atoms"] != sb["atoms"]:
-    bad.append(f"step {b['step']} and {sb['atoms']} atoms, not {a['step']} and {sa['atoms']}")
+if a["step"] != b["step"] or sa["particles"] != sb["particles"]:
+    bad.append(f"step {b['step']} and {sb['particles']} atoms, not {a['step']} and {sa['particles']}")
 for k in ("total", "potential"):
     x, y = float(a[k]), float(b[k])
     if abs(x - y) > 1e-6 * abs(x):
         bad.append(f"{k} {y} not {x}")
 if abs(float(a["pressure"]) - float(b["pressure"])) > 5e-3:
     bad.append(f"pressure {b['pressure']} not {a['pressure']}")
-n, kinetic = sb["atoms"], float(b["kinetic"])
+n, kinetic = sb["particles"], float(b["kinetic"])
 bound = 1e-6 * n * math.sqrt(2 * kinetic / n)
 if float(b["momentum"]) > bound:
     bad.append(f"momentum {b['momentum']} above {bound:.3g}")

@@ -327,9 +327,8 @@ for junk in checkpoint.ckpt.tmp-Ab12Cd checkpoint.ckpt.7.r1of2.0123456789abcdef 
     echo junk >"$work/s-stopped/$junk"
 done
 run s-stopped "threads 2" s --restart "$work/s-stopped/checkpoint.ckpt"
-for f in "$work"/s-whole/*; do
-    cmp -s "$f" "$work/s-stopped/$(basename "$f")" || fail "after SIGTERM and a restart, $(basename "$f") differs"
-done
+differing=$(same_outputs "$work/s-whole" "$work/s-stopped") ||
+    fail "after SIGTERM and a restart, these differ: $differing"
 [ "$(ls "$work/s-whole")" = "$(ls "$work/s-stopped")" ] || fail "after SIGTERM and a restart, other files"
 echo "SIGTERM at $(sed -n 's/.*stopped at step \([0-9]*\),.*/step \1/p' "$work/s-term.log"), restarted: $(ls "$work/s-whole" | wc -l) files identical"
 

@@ -1,20 +1,15 @@
 #!/usr/bin/env bash
 # SIGINT and SIGTERM during clpart run lose nothing. The first signal ends the current step:
 # an SPH run writes a checkpoint, and a restart from it in the same folder ends bit for bit
-# where an uninterrupted run ends, every output file included; LJ, PSO and repulsive runs
+# where an uninterrupted run ends, every output file included (but run.json, which records
+# each run's own command and times, and summary.json's seconds); LJ, PSO and repulsive runs
 # write their outputs so far with summary.json marked as interrupted. The exit status is 128
 # plus the signal's number; a second signal ends the process at once.
 set -uo pipefail
 clpart=$1
 cases=$CLPART_DATA_DIR/cases
-work=$(mktemp -d)
+. "$(dirname "$0")/../cli/common.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
-export CLPART_CACHE_DIR=$work/cache
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 # signal_when_rows SIGNAL FILE ROWS -- clpart arguments...: starts the run, sends SIGNAL once
 # FILE has ROWS lines, and sets $status to the exit status and $log to stderr's file.
@@ -46,9 +41,8 @@ grep -q "interrupted by SIGTERM: stopped at step [0-9]*, t = .* checkpoint writt
 stopped=$(sed -n 's/.*stopped at step \([0-9]*\),.*/\1/p' "$log")
 "$clpart" run "$cases/dam_break_2d.json" --out "$work/b" --restart "$work/b/checkpoint.ckpt" \
     2>/dev/null >/dev/null || fail "the restart after SIGTERM failed"
-for f in "$work"/a/*; do
-    cmp -s "$f" "$work/b/$(basename "$f")" || fail "after SIGTERM at step $stopped and a restart, $(basename "$f") differs"
-done
+differing=$(same_outputs "$work/a" "$work/b") ||
+    fail "after SIGTERM at step $stopped and a restart, these differ: $differing"
 [ "$(ls "$work/a" | wc -l)" -eq "$(ls "$work/b" | wc -l)" ] || fail "the folders hold different files"
 echo "SPH: SIGTERM at step $stopped, restarted: $(ls "$work/a" | wc -l) files identical to the uninterrupted run's"
 
@@ -98,9 +92,9 @@ rows = [line.split(",") for line in open(sys.argv[1] + "/convergence.csv").read(
 summary = json.load(open(sys.argv[1] + "/summary.json"))
 best = open(sys.argv[1] + "/best.csv").read().splitlines()[1:]
 assert summary["interrupted"] is True, summary
-assert len(rows) == summary["iterations"] + 1 and int(rows[-1][0]) == summary["iterations"]
+assert len(rows) == summary["steps"] + 1 and int(rows[-1][0]) == summary["steps"]
 assert summary["best"] == float(rows[-1][1]) and len(best) == 10, (summary, rows[-1])
-print(f"PSO: SIGTERM after iteration {summary['iterations']}, best {summary['best']:.4g}, marked interrupted")
+print(f"PSO: SIGTERM after iteration {summary['steps']}, best {summary['best']:.4g}, marked interrupted")
 PY
 
 # Repulsive particles: the design at the step reached, stopped_by "request".

@@ -91,6 +91,11 @@ def check_vtp(path):
             require(point_data.get(role) in names, f"PointData {role} names no array")
     for array in point_data.findall("DataArray"):
         blocks.append(check_array(array, n, raw, base))
+        if array.get("Name") == "id":  # particle IDs: one UInt32 each, no two alike
+            require(array.get("type") == "UInt32" and array.get("NumberOfComponents") == "1",
+                    "id is not one UInt32 a point")
+            ids = struct.unpack_from(f"<{n}I", raw, base + blocks[-1][0] + 8)
+            require(len(set(ids)) == n, "two points have the same id")
     points = piece.findall("Points/DataArray")
     require(len(points) == 1, f"{len(points)} arrays in <Points>")
     require(points[0].get("NumberOfComponents") == "3", "Points without 3 components")

@@ -230,12 +230,14 @@ static void test_full(void) {
     const float density[N] = {1000.0f, 999.5f, 1001.25f, 1e-30f, 0.0f};
     const float pressure[N] = {0.0f, -12.5f, 101325.0f, 3.0e5f, -0.0f};
     const uint32_t type[N] = {0, 1, 2, 0xffffffffu, 7};
+    const uint32_t id[N] = {4, 0, 3, 1, 2}; /* a permutation, as after a sort */
     clp__vtp_fields f = {.n = N,
                          .position = position,
                          .velocity = velocity,
                          .density = density,
                          .pressure = pressure,
                          .type = type,
+                         .id = id,
                          .time = 0.125};
     char path[512];
     path_in(path, sizeof path, "full.vtp");
@@ -243,8 +245,8 @@ static void test_full(void) {
     CLP_ASSERT_OK(clp__vtp_write(path, &f, &err), &err);
 
     vtp_file v = open_vtp(path);
-    CLP_ASSERT_EQ(count_arrays(v.header), 8);
-    check_layout(&v, 8);
+    CLP_ASSERT_EQ(count_arrays(v.header), 9);
+    check_layout(&v, 9);
     check_f64(array_data(&v, "TimeValue", "Float64", 1, 1, 8), &f.time, 1);
     check_f64(array_data(&v, "position", "Float64", 3, N, 8), position, 3 * N);
     check_f32(array_data(&v, "velocity", "Float32", 3, N, 4), velocity, 3 * N);
@@ -253,6 +255,12 @@ static void test_full(void) {
     const unsigned char *t = array_data(&v, "type", "UInt32", 1, N, 4);
     for (size_t i = 0; i < N; i++)
         CLP_ASSERT_EQ(get_le(t + 4 * i, 4), type[i]);
+    const unsigned char *ids = array_data(&v, "id", "UInt32", 1, N, 4);
+    for (size_t i = 0; i < N; i++)
+        CLP_ASSERT_EQ(get_le(ids + 4 * i, 4), id[i]);
+    /* a point-data array, after type */
+    CLP_ASSERT(array_tag(&v, "id") > array_tag(&v, "type"));
+    CLP_ASSERT(array_tag(&v, "id") < only_tag(v.header, "</PointData>"));
     check_verts(&v, N);
     /* The position array is the one inside <Points>. */
     const char *points = only_tag(v.header, "<Points>");
@@ -275,6 +283,7 @@ static void test_empty(void) {
     check_verts(&v, 0);
     CLP_ASSERT(array_tag(&v, "velocity") == NULL);
     CLP_ASSERT(array_tag(&v, "density") == NULL);
+    CLP_ASSERT(array_tag(&v, "id") == NULL);
     close_vtp(&v);
 }
 

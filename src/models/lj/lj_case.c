@@ -9,8 +9,8 @@
 #include <string.h>
 
 /* The top-level keys of an LJ case: options.c reads the first three. */
-static const char *const top_keys[] = {"model", "options", "presets",
-                                       "lj",    "steps",   "output_every"};
+static const char *const top_keys[] = {"model", "options",      "presets",       "lj",
+                                       "steps", "output_every", "snapshot_every"};
 
 /* The keys of the "lj" section; `init` 0 means any, else the init the key belongs to. */
 static const struct {
@@ -110,7 +110,7 @@ static clp_status read_case(json_t *root, clp__lj_case *c, const char *path, clp
         return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
                            "%s: a Lennard-Jones case needs an object 'lj'", path);
     *c = (clp__lj_case){.rc = 2.5, .dt = 0.005, .seed = 1, .output_every = 100};
-    long long seed = 1, steps = 0, every = 100;
+    long long seed = 1, steps = 0, every = 100, snapshot_every = 0;
     CLP_TRY(read_init(lj, c, path, err));
     /* rc first: a random box is measured in cutoffs */
     CLP_TRY(clp__case_number(lj, "rc", "lj.rc", 0, true, 100, false, &c->rc, path, err));
@@ -126,6 +126,9 @@ static clp_status read_case(json_t *root, clp__lj_case *c, const char *path, clp
                               err));
     CLP_TRY(clp__case_integer(root, "output_every", "output_every", 1, 1000000000000LL, false, NULL,
                               &every, path, err));
+    CLP_TRY(clp__case_integer(root, "snapshot_every", "snapshot_every", 0, 1000000000000LL, false,
+                              NULL, &snapshot_every, path, err));
+    c->snapshot_every = (uint64_t)snapshot_every;
     c->seed = (uint64_t)seed;
     c->steps = (uint64_t)steps;
     c->output_every = (uint64_t)every;

@@ -19,6 +19,7 @@ typedef struct clp__lj_case {
     double rc, softening, dt;
     uint64_t seed;
     uint64_t steps, output_every;
+    uint64_t snapshot_every; /* steps between snapshots (particles_NNNNN.vtp); 0: none */
 } clp__lj_case;
 
 /* A random box is cells_per_side * rc * (1 + CLP__LJ_BOX_SLACK) wide, so that the grid, whose
@@ -26,8 +27,8 @@ typedef struct clp__lj_case {
  * neighbors.skin is 0. */
 #define CLP__LJ_BOX_SLACK 1e-5
 
-/* Reads the "lj" section, "steps" and "output_every" of the case at `path`; every error is
- * CLP_CASE (CLP_JSON for malformed JSON) and names the file and the key. */
+/* Reads the "lj" section, "steps", "output_every" and "snapshot_every" of the case at `path`; every
+ * error is CLP_CASE (CLP_JSON for malformed JSON) and names the file and the key. */
 clp_status clp__lj_case_load(const char *path, clp__lj_case *out, clp_error *err);
 
 /* ---- Diagnostics (lj_run.c) */

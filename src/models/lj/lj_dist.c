@@ -256,6 +256,74 @@ fail:
     return st;
 }
 
+/* One atom of a snapshot, as ranks send it to rank 0. */
+typedef struct atom_record {
+    double xyz[3], vel[3];
+    uint32_t id, unused;
+} atom_record;
+
+/* This rank's own atoms as records; *out is new. */
+static clp_status own_atoms(clp__lj_rank *r, atom_record **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t first = r->dist.owned_first, n = clp_dist_rank_owned(&r->dist);
+    double *xyz = malloc(3 * r->slots * sizeof *xyz);
+    uint32_t *ids = malloc(r->slots * sizeof *ids);
+    cl_float4 *v4 = malloc(n * sizeof *v4 + 1);
+    atom_record *records = malloc(n * sizeof *records + 1);
+    CLP_REQUIRE(xyz && ids && v4 && records, err, CLP_NOMEM,
+                "out of host memory for a snapshot of %zu atoms", r->slots);
+    CLP_TRY(clp_grid_read_particles(r->grid, xyz, ids, err));
+    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
+    for (size_t i = 0; i < n; i++) {
+        atom_record *a = &records[i];
+        *a = (atom_record){.id = ids[first + i]};
+        for (int k = 0; k < 3; k++) {
+            a->xyz[k] = xyz[3 * (first + i) + k];
+            a->vel[k] = v4[i].s[k];
+        }
+    }
+    *out = records;
+    records = NULL;
+fail:
+    free(xyz);
+    free(ids);
+    free(v4);
+    free(records);
+    return st;
+}
+
+clp_status clp__lj_rank_gather(clp__lj_rank *r, size_t n, double *xyz, double *vel,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    atom_record *mine = NULL, *all = NULL;
+    bool *seen = NULL;
+    size_t offsets[CLP_DIST_MAX_RANKS + 1];
+    CLP_TRY(own_atoms(r, &mine, err));
+    CLP_TRY(clp__comm_gather(r->comm, mine, clp_dist_rank_owned(&r->dist) * sizeof *mine,
+                             (void **)&all, offsets, err));
+    if (clp__comm_rank(r->comm) != 0)
+        goto fail;
+    const size_t count = offsets[clp__comm_size(r->comm)] / sizeof *all;
+    seen = calloc(n + 1, sizeof *seen);
+    CLP_REQUIRE_ALLOC(seen, err);
+    CLP_REQUIRE(count == n, err, CLP_CHECK, "the devices hold %zu atoms between them, not %zu",
+                count, n);
+    for (size_t i = 0; i < count; i++) {
+        const uint32_t id = all[i].id;
+        CLP_REQUIRE(id < n && !seen[id], err, CLP_CHECK,
+                    "atom ID %u is %s in the devices' snapshot of %zu atoms", id,
+                    id < n ? "held twice" : "out of range", n);
+        seen[id] = true;
+        memcpy(xyz + 3 * (size_t)id, all[i].xyz, sizeof all[i].xyz);
+        memcpy(vel + 3 * (size_t)id, all[i].vel, sizeof all[i].vel);
+    }
+fail:
+    free(mine);
+    free(all);
+    free(seen);
+    return st;
+}
+
 /* As clp__lj_system_bytes: the steps of the owned atoms, the rebuilds of all slots. A rank
  * keeps the half kicks apart (a halo exchange comes between them): lj_kick reads vel and
  * force and writes vel too. */

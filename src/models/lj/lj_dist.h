@@ -29,6 +29,12 @@ clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err);
 clp_status clp__lj_rank_sums(clp__lj_rank *r, const clp__lj_case *c, uint64_t step,
                              clp__lj_sums *out, clp_error *err);
 
+/* Every rank's atoms gathered on rank 0 in the state's order (each atom at its ID): positions
+ * as the ranks hold them (not wrapped into the box) and velocities, `n` x 3 each, into `xyz`
+ * and `vel` on rank 0 (the other ranks pass NULL). An ID out of range or held twice, or fewer
+ * than `n` atoms, is CLP_CHECK. Every rank calls it. */
+clp_status clp__lj_rank_gather(clp__lj_rank *r, size_t n, double *xyz, double *vel, clp_error *err);
+
 /* The least device-memory traffic of this rank's steps so far (clp__lj_system_bytes). */
 double clp__lj_rank_bytes(const clp__lj_rank *r, double listed);
 

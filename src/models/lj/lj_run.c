@@ -165,6 +165,70 @@ fail:
     return st;
 }
 
+/* A snapshot's arrays, n atoms each in the state's order. */
+typedef struct lj_snapshot {
+    double *xyz, *vel; /* n x 3 */
+    float *vel32;      /* n x 3 */
+    uint32_t *id;
+} lj_snapshot;
+
+static clp_status snapshot_alloc(lj_snapshot *s, size_t n, clp_error *err) {
+    *s = (lj_snapshot){.xyz = malloc(3 * n * sizeof(double)),
+                       .vel = malloc(3 * n * sizeof(double)),
+                       .vel32 = malloc(3 * n * sizeof(float)),
+                       .id = malloc(n * sizeof(uint32_t))};
+    if (s->xyz && s->vel && s->vel32 && s->id)
+        return CLP_OK;
+    return CLP_FAIL(err, CLP_NOMEM, "out of host memory for a snapshot of %zu atoms", n);
+}
+
+static void snapshot_free(lj_snapshot *s) {
+    free(s->xyz);
+    free(s->vel);
+    free(s->vel32);
+    free(s->id);
+}
+
+/* `x` in [0, box): a periodic image of it. */
+static double wrapped(double x, double box) {
+    const double w = x - box * floor(x / box);
+    return w < box ? w : 0.0; /* rounded up to the far face: that is the near one */
+}
+
+/* particles_NNNNN.vtp at `step`: every atom at its index in the initial state, which is its
+ * ID, with its position wrapped into the box and its velocity. A split run gathers the ranks'
+ * atoms on rank 0, which writes (`series` NULL on the others). */
+static clp_status snapshot(lj_runner *r, const clp__lj_case *c, uint64_t step, lj_snapshot *s,
+                           clp__vtp_series *series, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t n = c->n;
+    if (r->rank) {
+        CLP_TRY(
+            clp__lj_rank_gather(r->rank, n, series ? s->xyz : NULL, series ? s->vel : NULL, err));
+    } else {
+        clp__lj_sample *b = &r->sample;
+        CLP_TRY(clp__lj_system_positions(r->sys, s->xyz, err));
+        CLP_TRY(clp__lj_system_read(r->sys, b->force, b->energy, s->vel, &b->virial, err));
+    }
+    if (!series)
+        return CLP_OK;
+    for (size_t i = 0; i < n; i++) {
+        s->id[i] = (uint32_t)i;
+        for (int a = 0; a < 3; a++) {
+            s->xyz[3 * i + a] = wrapped(s->xyz[3 * i + a], c->box);
+            s->vel32[3 * i + a] = (float)s->vel[3 * i + a];
+        }
+    }
+    const clp__vtp_fields f = {.n = n,
+                               .position = s->xyz,
+                               .velocity = s->vel32,
+                               .id = s->id,
+                               .time = (double)step * c->dt};
+    CLP_TRY(clp__vtp_series_add(series, &f, err));
+fail:
+    return st;
+}
+
 static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
     return clp__lj_system_run(sys, steps, err);
 }
@@ -196,25 +260,18 @@ static clp_status traffic(lj_runner *r, double listed, double *bytes, clp_error 
     return clp__comm_allreduce(r->comm, bytes, 1, CLP_COMM_SUM, err);
 }
 
-/* summary.json: the atoms, the steps done and the time reached, the last row's energies, and
- * whether a stop request ended the run before its last step. */
-static clp_status write_summary(const char *dir, size_t atoms, const double row[8],
-                                bool interrupted, double seconds, clp_error *err) {
-    json_t *root = json_object();
-    json_object_set_new(root, "atoms", json_integer((json_int_t)atoms));
-    json_object_set_new(root, "steps", json_integer((json_int_t)row[0]));
-    json_object_set_new(root, "time", json_real(row[1]));
-    json_object_set_new(root, "total", json_real(row[4]));
-    json_object_set_new(root, "temperature", json_real(row[5]));
-    json_object_set_new(root, "pressure", json_real(row[6]));
-    json_object_set_new(root, "interrupted", json_boolean(interrupted));
-    json_object_set_new(root, "seconds", json_real(seconds));
-    return clp__summary_write(dir, "summary.json", root, err);
-}
-
 /* diagnostics.csv's columns; after "step", the values of a run's result (the registry's). */
 const char *const clp__lj_columns[] = {"step",        "time",     "kinetic",  "potential", "total",
                                        "temperature", "pressure", "momentum", NULL};
+
+/* summary.json: the keys every model's starts with, then the last row's values by their
+ * column names, from "time" on. */
+static clp_status write_summary(const char *dir, size_t atoms, const double row[8],
+                                bool interrupted, double seconds, clp_error *err) {
+    json_t *root = clp__summary_begin("lj", atoms, (uint64_t)row[0], interrupted, seconds);
+    clp__summary_values(root, clp__lj_columns + 1, row + 1, 7);
+    return clp__summary_write(dir, "summary.json", root, err);
+}
 
 static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
     return clp__csv_open_in(dir, "diagnostics.csv", clp__lj_columns, 8, out, err);
@@ -231,6 +288,8 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     lj_runner r = {.comm = comm};
     clp_run_timing timing = {0}; /* --timing: the phases' device time */
     clp__csv *csv = NULL;
+    clp__vtp_series series = {0};
+    lj_snapshot snap = {0};
     clp__progress progress;
     const bool writer = !comm || clp__comm_rank(comm) == 0;
     const char *out_dir = writer ? config->out_dir : NULL;
@@ -265,6 +324,11 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     }
     if (out_dir)
         CLP_TRY(open_diagnostics(out_dir, &csv, err));
+    const uint64_t snapshot_every = config->out_dir ? c.snapshot_every : 0; /* same on all ranks */
+    if (out_dir && snapshot_every) {
+        CLP_TRY(clp__vtp_series_open(&series, out_dir, err));
+        CLP_TRY(snapshot_alloc(&snap, s.n, err));
+    }
     const double end_time = (double)c.steps * c.dt;
     if (progress_file)
         clp__progress_init(&progress, progress_file, 0.0, end_time, CLP__PROGRESS_PLAIN_INTERVAL);
@@ -274,22 +338,30 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     uint64_t done = 0;
     for (;;) {
         const double outputs_start = clp__now();
-        CLP_TRY(measure(&r, &c, done, row, err));
-        if (csv)
-            CLP_TRY(clp__csv_row(csv, row, err));
+        const bool final = done == c.steps || stopped;
+        if (done % c.output_every == 0 || final) {
+            CLP_TRY(measure(&r, &c, done, row, err));
+            if (csv)
+                CLP_TRY(clp__csv_row(csv, row, err));
+        }
+        if (snapshot_every && (done % snapshot_every == 0 || final))
+            CLP_TRY(snapshot(&r, &c, done, &snap, out_dir ? &series : NULL, err));
         outputs += clp__now() - outputs_start;
         /* the stepping rate leaves out the read-back and the file */
         const double stepping = clp__now() - start - outputs;
         const double rate = done && stepping > 0 ? (double)s.n * (double)done / stepping : 0.0;
         if (progress_file)
             clp__progress_update(&progress, done, (double)done * c.dt, rate);
-        if (done == c.steps || stopped) {
+        if (final) {
             if (progress_file)
                 clp__progress_finish(&progress, done, (double)done * c.dt, rate);
             break;
         }
-        /* a chunk to the next row */
-        const uint64_t chunk = c.steps - done < c.output_every ? c.steps - done : c.output_every;
+        /* a chunk to the next row or snapshot */
+        uint64_t next = (done / c.output_every + 1) * c.output_every;
+        if (snapshot_every && (done / snapshot_every + 1) * snapshot_every < next)
+            next = (done / snapshot_every + 1) * snapshot_every;
+        const uint64_t chunk = (next < c.steps ? next : c.steps) - done;
         uint64_t ran;
         CLP_TRY(advance(&r, chunk, config->stop_requested, &ran, &stopped, err));
         done += ran;
@@ -334,6 +406,8 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
                               : "");
 fail:
     clp__csv_close(csv, NULL);
+    clp__vtp_series_close(&series);
+    snapshot_free(&snap);
     clp__lj_system_close(r.sys);
     clp__lj_rank_close(r.rank);
     sample_free(&r.sample);

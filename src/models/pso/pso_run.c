@@ -49,20 +49,15 @@ static clp_status run_iterations(void *sys, uint64_t iterations, clp_error *err)
     return clp__pso_system_run(sys, (size_t)iterations, err);
 }
 
-/* summary.json: {"best": ..., "particle": ..., "iterations": ..., "interrupted": ...,
- * "seconds": ...} on one line, "iterations" those done. JSON has no infinities: a best of
- * -inf is written as the string "-inf" (and +inf, from a run stopped before any finite
- * value, as "inf"). */
-static clp_status write_summary(const char *dir, double best, uint32_t particle,
+/* summary.json: the keys every model's starts with ("steps": the iterations done), then
+ * "best" and "particle". JSON has no infinities: a best of -inf is written as the string
+ * "-inf" (and +inf, from a run stopped before any finite value, as "inf"). */
+static clp_status write_summary(const char *dir, size_t particles, double best, uint32_t particle,
                                 uint64_t iterations, bool interrupted, double seconds,
                                 clp_error *err) {
-    json_t *root = json_object();
-    json_object_set_new(root, "best",
-                        isfinite(best) ? json_real(best) : json_string(best > 0 ? "inf" : "-inf"));
+    json_t *root = clp__summary_begin("pso", particles, iterations, interrupted, seconds);
+    clp__summary_number(root, "best", best);
     json_object_set_new(root, "particle", json_integer(particle));
-    json_object_set_new(root, "iterations", json_integer((json_int_t)iterations));
-    json_object_set_new(root, "interrupted", json_boolean(interrupted));
-    json_object_set_new(root, "seconds", json_real(seconds));
     return clp__summary_write(dir, "summary.json", root, err);
 }
 
@@ -153,7 +148,8 @@ clp_status clp_pso_run(clp_worker *worker, const clp_options *opts, const char *
              particle, (unsigned long long)done, seconds);
     if (config->out_dir) {
         CLP_TRY(write_best(config->out_dir, best_position, p->dim, err));
-        CLP_TRY(write_summary(config->out_dir, best, particle, done, stopped, seconds, err));
+        CLP_TRY(write_summary(config->out_dir, p->particles, best, particle, done, stopped, seconds,
+                              err));
     }
     const double values[] = {best, (double)particle};
     clp__run_result_set(config, seconds, (double)p->particles * p->dim * (double)done, done,

@@ -111,23 +111,19 @@ typedef struct summary {
 } summary;
 
 static clp_status write_summary(const char *dir, const summary *s, clp_error *err) {
-    json_t *root = json_object();
-    json_object_set_new(root, "points", json_integer((json_int_t)s->points));
+    json_t *root = clp__summary_begin("repulsive", s->points, s->steps, s->interrupted, s->seconds);
     json_object_set_new(root, "dimensions", json_integer(s->dim));
     json_object_set_new(root, "q", json_integer(s->q));
     json_object_set_new(root, "dt", json_real(s->dt));
-    json_object_set_new(root, "steps", json_integer((json_int_t)s->steps));
     json_object_set_new(root, "stopped_by",
                         json_string(s->interrupted    ? "request"
                                     : s->by_tolerance ? "tolerance"
                                                       : "steps"));
-    json_object_set_new(root, "interrupted", json_boolean(s->interrupted));
-    json_object_set_new(root, "kinetic", json_real(s->kinetic));
-    json_object_set_new(root, "ae_start", json_real(s->ae_start));
-    json_object_set_new(root, "ae", json_real(s->ae_end));
-    json_object_set_new(root, "maximin_start", json_real(s->maximin_start));
-    json_object_set_new(root, "maximin", json_real(s->maximin_end));
-    json_object_set_new(root, "seconds", json_real(s->seconds));
+    clp__summary_number(root, "kinetic", s->kinetic);
+    clp__summary_number(root, "ae_start", s->ae_start);
+    clp__summary_number(root, "ae", s->ae_end);
+    clp__summary_number(root, "maximin_start", s->maximin_start);
+    clp__summary_number(root, "maximin", s->maximin_end);
     return clp__summary_write(dir, "summary.json", root, err);
 }
 

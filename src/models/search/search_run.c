@@ -19,19 +19,15 @@ clp_status clp_search_source(const clp_options *opts, const clp_device_info *dev
     return st;
 }
 
-/* summary.json: {"particles", "steps", "interrupted", "mean_neighbours", "min_neighbours",
- * "max_neighbours", "violations", "seconds"} on one line, "steps" those done. */
+/* summary.json: the keys every model's starts with, then "mean_neighbours",
+ * "min_neighbours", "max_neighbours" and "violations". */
 static clp_status write_summary(const char *dir, size_t particles, uint64_t steps, bool interrupted,
                                 const clp__search_check *c, double seconds, clp_error *err) {
-    json_t *root = json_object();
-    json_object_set_new(root, "particles", json_integer((json_int_t)particles));
-    json_object_set_new(root, "steps", json_integer((json_int_t)steps));
-    json_object_set_new(root, "interrupted", json_boolean(interrupted));
-    json_object_set_new(root, "mean_neighbours", json_real(c->mean_neighbours));
+    json_t *root = clp__summary_begin("search", particles, steps, interrupted, seconds);
+    clp__summary_number(root, "mean_neighbours", c->mean_neighbours);
     json_object_set_new(root, "min_neighbours", json_integer(c->min_neighbours));
     json_object_set_new(root, "max_neighbours", json_integer(c->max_neighbours));
     json_object_set_new(root, "violations", json_integer((json_int_t)c->violations));
-    json_object_set_new(root, "seconds", json_real(seconds));
     return clp__summary_write(dir, "summary.json", root, err);
 }
 

@@ -1,9 +1,9 @@
 /* Snapshots and the files of an SPH run's output folder. */
 #include "models/sph/sph_output.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 clp_status clp__sph_snapshot_alloc(clp__sph_snapshot *s, size_t n, clp_error *err) {
     *s = (clp__sph_snapshot){.n = n,
@@ -66,35 +66,24 @@ fail:
 const char *const clp__sph_diagnostics[] = {"time",  "kinetic_energy", "mass", "max_velocity",
                                             "front", "excluded",       NULL};
 
+clp_status clp__sph_summary_write(const char *dir, size_t particles, uint64_t step,
+                                  const double values[CLP__SPH_DIAGNOSTICS], bool interrupted,
+                                  double seconds, clp_error *err) {
+    json_t *root = clp__summary_begin("sph", particles, step, interrupted, seconds);
+    clp__summary_values(root, clp__sph_diagnostics, values, CLP__SPH_DIAGNOSTICS);
+    return clp__summary_write(dir, "summary.json", root, err);
+}
+
 static const char *const diagnostics_columns[] = {"time", "step",         "dt",    "kinetic_energy",
                                                   "mass", "max_velocity", "front", "excluded"};
 enum { DIAGNOSTICS_COLUMNS = 8 };
 
 clp_status clp__sph_outputs_open(clp__sph_outputs *o, const char *dir, clp_error *err) {
-    snprintf(o->dir, sizeof o->dir, "%s", dir);
-    o->last_step = -1;
-    return clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
-                            &o->csv, err);
-}
-
-/* Adds the next snapshot's file name and time to the index. */
-static clp_status outputs_remember(clp__sph_outputs *o, double time, clp_error *err) {
     clp_status st = CLP_OK;
-    if (o->count == o->capacity) {
-        size_t cap = o->capacity ? 2 * o->capacity : 64;
-        double *times = realloc(o->times, cap * sizeof *times);
-        CLP_REQUIRE_ALLOC(times, err);
-        o->times = times;
-        char **files = realloc(o->files, cap * sizeof *files);
-        CLP_REQUIRE_ALLOC(files, err);
-        o->files = files;
-        o->capacity = cap;
-    }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/particles_%05zu.vtp", o->dir, o->count);
-    o->files[o->count] = strdup(path);
-    CLP_REQUIRE_ALLOC(o->files[o->count], err);
-    o->times[o->count++] = time;
+    o->last_step = -1;
+    CLP_TRY(clp__vtp_series_open(&o->snapshots, dir, err));
+    CLP_TRY(clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
+                             &o->csv, err));
 fail:
     return st;
 }
@@ -104,17 +93,15 @@ clp_status clp__sph_outputs_continue(clp__sph_outputs *o, const char *dir, uint6
     clp_status st = CLP_OK;
     double *kept = NULL;
     size_t n_kept = 0;
-    snprintf(o->dir, sizeof o->dir, "%s", dir);
     o->last_step = -1;
+    CLP_TRY(clp__vtp_series_open(&o->snapshots, dir, err));
     CLP_TRY(clp__csv_continue_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
                                  1, (double)step, &kept, &n_kept, &o->csv, err));
     for (size_t i = 0; i < n_kept; i++)
-        CLP_TRY(outputs_remember(o, kept[i * DIAGNOSTICS_COLUMNS], err));
+        CLP_TRY(clp__vtp_series_remember(&o->snapshots, kept[i * DIAGNOSTICS_COLUMNS], err));
     if (n_kept > 0) {
         o->last_step = (int64_t)kept[(n_kept - 1) * DIAGNOSTICS_COLUMNS + 1];
-        char path[1024];
-        snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
-        CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
+        CLP_TRY(clp__vtp_series_index(&o->snapshots, err));
     }
 fail:
     free(kept);
@@ -128,12 +115,15 @@ clp_status clp__sph_outputs_write(clp__sph_outputs *o, const clp__sph_snapshot *
                           s->mass, s->vmax,      s->front, (double)s->excluded};
     CLP_TRY(clp__csv_row(o->csv, row, err));
     o->last_step = (int64_t)step;
-    CLP_TRY(outputs_remember(o, time, err));
-    clp__vtp_fields f = {s->n, s->xyz, s->vel, s->rho, s->pressure, s->type, time};
-    CLP_TRY(clp__vtp_write(o->files[o->count - 1], &f, err));
-    char path[1024];
-    snprintf(path, sizeof path, "%s/particles.pvd", o->dir);
-    CLP_TRY(clp__pvd_write(path, o->times, (const char *const *)o->files, o->count, err));
+    const clp__vtp_fields f = {.n = s->n,
+                               .position = s->xyz,
+                               .velocity = s->vel,
+                               .density = s->rho,
+                               .pressure = s->pressure,
+                               .type = s->type,
+                               .id = s->id,
+                               .time = time};
+    CLP_TRY(clp__vtp_series_add(&o->snapshots, &f, err));
 fail:
     return st;
 }
@@ -141,8 +131,5 @@ fail:
 void clp__sph_outputs_close(clp__sph_outputs *o) {
     clp_error ignored = CLP_ERROR_INIT;
     clp__csv_close(o->csv, &ignored);
-    for (size_t i = 0; i < o->count; i++)
-        free(o->files[i]);
-    free(o->files);
-    free(o->times);
+    clp__vtp_series_close(&o->snapshots);
 }

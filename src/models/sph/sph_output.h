@@ -24,13 +24,19 @@ clp_status clp__sph_snapshot_summarise(clp__sph_snapshot *s, const clp_sph_case 
                                        const clp__sph_physics_values *phys, uint64_t step,
                                        clp_error *err);
 
+/* The values of clp__sph_diagnostics, in its order. */
+enum { CLP__SPH_DIAGNOSTICS = 6 };
+
+/* summary.json in `dir`: the keys every model's starts with ("steps": the step the state has
+ * reached, the continued runs' included), then each of clp__sph_diagnostics with `values`. */
+clp_status clp__sph_summary_write(const char *dir, size_t particles, uint64_t step,
+                                  const double values[CLP__SPH_DIAGNOSTICS], bool interrupted,
+                                  double seconds, clp_error *err);
+
 /* The files of a run's output folder. */
 typedef struct clp__sph_outputs {
-    char dir[900];
     clp__csv *csv;
-    double *times;
-    char **files;
-    size_t count, capacity;
+    clp__vtp_series snapshots;
     int64_t last_step; /* of the last row written, -1 before any */
 } clp__sph_outputs;
 

@@ -674,7 +674,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         clp__progress_init(&progress, progress_file, clock.time, end_time,
                            CLP__PROGRESS_PLAIN_INTERVAL);
     const double start = clp__now();
-    bool last = false, stopping = false, snapped = false;
+    bool last = false, stopping = false;
+    uint64_t snapped = UINT64_MAX; /* the step of the state in `snap` */
     for (;;) {
         /* a hair of slack so rounding in the sum of steps never skips the last output */
         const double slack = 1e-9 * clock.dt;
@@ -692,7 +693,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         }
         if ((clock.time >= clock.next_output - slack || last) && !written) {
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
-            snapped = true;
+            snapped = clock.step;
             if (out_dir)
                 CLP_TRY(clp__sph_outputs_write(&out, &snap, clock.time, clock.step, clock.dt, err));
             while (clock.next_output <= clock.time + slack)
@@ -758,15 +759,22 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                                  r.timing.rebuilds, r.timing.bytes);
         *config->timing = r.timing;
     }
-    /* the last row was the continued run's: read the state again (every rank, when split) */
-    if (last && !snapped && (r.comm || (config->result && writer)))
+    /* the result and summary.json are of the state where the run ended: read it again when
+     * the last snapshot was not of it, after a stop or when the last row was the continued
+     * run's (every rank, when split) */
+    const bool summed = config->out_dir || (last && config->result);
+    if (snapped != clock.step && summed && (r.comm || writer))
         CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
+    const double values[] = {clock.time, snap.kinetic, snap.mass,
+                             snap.vmax,  snap.front,   (double)snap.excluded};
+    const double seconds = r.timing.wall - r.timing.outputs;
+    if (out_dir)
+        CLP_TRY(
+            clp__sph_summary_write(out_dir, r.particles, clock.step, values, !last, seconds, err));
     if (last && config->result && writer) {
-        const double values[] = {clock.time, snap.kinetic, snap.mass,
-                                 snap.vmax,  snap.front,   (double)snap.excluded};
-        clp__run_result_set(config, r.timing.wall - r.timing.outputs,
-                            (double)r.particles * (double)(clock.step - first), clock.step - first,
-                            clp__sph_diagnostics, values, sizeof values / sizeof values[0]);
+        clp__run_result_set(config, seconds, (double)r.particles * (double)(clock.step - first),
+                            clock.step - first, clp__sph_diagnostics, values,
+                            sizeof values / sizeof values[0]);
         clp__run_result_cost(config,
                              clp__sph_run_bytes(r.opts, &r.geo, r.particles, listed_neighbours(&r),
                                                 clock.step - first, r.timing.rebuilds),
