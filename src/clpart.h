@@ -138,6 +138,7 @@ typedef struct clp_device_info {
     cl_ulong global_mem_size;
     cl_ulong local_mem_size;
     cl_ulong max_mem_alloc_size;
+    cl_ulong global_mem_cache_size; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: 0 without one */
     size_t max_work_group_size;
     bool fp64;
     char *extensions;       /* space-separated list, owned by the list */
@@ -158,6 +159,7 @@ typedef enum clp_device_field {
     CLP_FIELD_LOCAL_MEM,
     CLP_FIELD_MAX_ALLOC,
     CLP_FIELD_MAX_WORK_GROUP,
+    CLP_FIELD_GLOBAL_CACHE,
     CLP_FIELD_EXTENSIONS,
     CLP_FIELD_COUNT
 } clp_device_field;
