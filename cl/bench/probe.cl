@@ -14,7 +14,13 @@
 #define CLP_PROBE_DOT_LOCAL 64 /* work-items of a dot group, a power of two */
 #endif
 #ifndef CLP_PROBE_FMA_ROUNDS
-#define CLP_PROBE_FMA_ROUNDS 256 /* rounds of the FMA chains, 8 four-wide chains each */
+#define CLP_PROBE_FMA_ROUNDS 256 /* rounds of the FMA chains, 8 chains each */
+#endif
+/* Lanes of an FMA chain: 4 on a GPU; 16 on a CPU, where PoCL runs a work-group's work-items
+ * one after another (an inner loop keeps LLVM from vectorising across them) and only a vector
+ * in the source fills an AVX-512 register (docs/benchmarks/cpu.md). */
+#ifndef CLP_PROBE_FMA_WIDTH
+#define CLP_PROBE_FMA_WIDTH 4
 #endif
 #ifndef CLP_PROBE_DOT_BLOCKED
 #define CLP_PROBE_DOT_BLOCKED 0 /* 1 (a CPU): each dot work-item sums a contiguous block */
@@ -98,17 +104,20 @@ probe_dot(__global const float4 *restrict a, __global const float4 *restrict b,
         c[get_group_id(0)] = sums[0];
 }
 
-/* Eight independent four-wide chains x = x m + k per work-item, CLP_PROBE_FMA_ROUNDS rounds:
- * 2 x 4 x 8 flops a round (clpeak's independent chains keep the FMA pipes full). The start
- * is the work-item's a[i], so nothing folds at compile time; the sum of the chains is
- * written to c[i] so that nothing is dead. */
+/* Eight independent chains x = x m + k per work-item, each a vector of CLP_PROBE_FMA_WIDTH
+ * lanes, CLP_PROBE_FMA_ROUNDS rounds: 2 x 8 x width flops a round (clpeak's independent
+ * chains keep the FMA pipes full). The start is the work-item's floats of a, so nothing folds
+ * at compile time; the chains' sum is written to c there so that nothing is dead. */
+#define CLP_PROBE_PASTE(x, y) x##y
+#define CLP_PROBE_CAT(x, y) CLP_PROBE_PASTE(x, y)
 #define CLP_PROBE_FMA_CHAINS(T, a, c)                                                              \
     const size_t i = get_global_id(0);                                                             \
-    if (i >= CLP_PROBE_N4)                                                                         \
+    if (i >= CLP_PROBE_N / CLP_PROBE_FMA_WIDTH)                                                    \
         return;                                                                                    \
     const T m = (T)(0.999f), k = (T)(0.001f);                                                      \
-    T x0 = convert_##T(a[i]), x1 = x0 + 1.0f, x2 = x0 + 2.0f, x3 = x0 + 3.0f;                           \
-    T x4 = x0 + 4.0f, x5 = x0 + 5.0f, x6 = x0 + 6.0f, x7 = x0 + 7.0f;                                       \
+    T x0 = CLP_PROBE_CAT(convert_, T)(CLP_PROBE_CAT(vload, CLP_PROBE_FMA_WIDTH)(i, a));            \
+    T x1 = x0 + 1.0f, x2 = x0 + 2.0f, x3 = x0 + 3.0f, x4 = x0 + 4.0f;                              \
+    T x5 = x0 + 5.0f, x6 = x0 + 6.0f, x7 = x0 + 7.0f;                                              \
     for (int r = 0; r < CLP_PROBE_FMA_ROUNDS; r++) {                                               \
         x0 = fma(x0, m, k);                                                                        \
         x1 = fma(x1, m, k);                                                                        \
@@ -119,17 +128,20 @@ probe_dot(__global const float4 *restrict a, __global const float4 *restrict b,
         x6 = fma(x6, m, k);                                                                        \
         x7 = fma(x7, m, k);                                                                        \
     }                                                                                              \
-    c[i] = convert_float4(((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)))
+    CLP_PROBE_CAT(vstore, CLP_PROBE_FMA_WIDTH)                                                     \
+    (CLP_PROBE_CAT(convert_float, CLP_PROBE_FMA_WIDTH)(((x0 + x1) + (x2 + x3)) +                   \
+                                                       ((x4 + x5) + (x6 + x7))),                   \
+     i, c)
 
-__kernel void probe_fma32(__global const float4 *restrict a, __global float4 *restrict c) {
-    CLP_PROBE_FMA_CHAINS(float4, a, c);
+__kernel void probe_fma32(__global const float *restrict a, __global float *restrict c) {
+    CLP_PROBE_FMA_CHAINS(CLP_PROBE_CAT(float, CLP_PROBE_FMA_WIDTH), a, c);
 }
 
 #if CLP_PROBE_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 /* The same chains in double: m and k are the floats 0.999f and 0.001f widened. */
-__kernel void probe_fma64(__global const float4 *restrict a, __global float4 *restrict c) {
-    CLP_PROBE_FMA_CHAINS(double4, a, c);
+__kernel void probe_fma64(__global const float *restrict a, __global float *restrict c) {
+    CLP_PROBE_FMA_CHAINS(CLP_PROBE_CAT(double, CLP_PROBE_FMA_WIDTH), a, c);
 }
 #endif
 

@@ -10,7 +10,7 @@
 
 enum {
     FMA_ROUNDS = 256,
-    FMA_CHAINS = 8,          /* four-wide chains a work-item */
+    FMA_CHAINS = 8,          /* chains a work-item */
     FMA_ITEMS_PER_CU = 16384 /* work-items of an FMA launch per compute unit */
 };
 /* The smallest arrays the probes size themselves (64 MiB of floats), and the arrays for
@@ -24,7 +24,11 @@ static const char *const modules[] = {"core"};
 static const char *const cl_files[] = {"bench/probe.cl"};
 
 size_t clp_probe_floats(const clp_device_info *dev, size_t floats) {
-    if (floats == 0) { /* each array 4 x the last-level cache, as BabelStream asks */
+    /* Each array 4 x the last-level cache, as BabelStream asks, from what the device reports:
+       a GPU its L2; PoCL's CPU device the first cache that hwloc finds shared by cores above
+       the first one, the L3 where there is one (32 MiB on the 2-core EPYC of the CI), but one
+       CCX's L3 on a chip of several (AMD EPYC), and a cluster's L2 where cores share it. */
+    if (floats == 0) {
         unsigned long long bytes = 4 * (unsigned long long)dev->global_mem_cache_size;
         bytes = bytes > LEAST_AUTO_BYTES ? bytes : LEAST_AUTO_BYTES;
         floats = (size_t)((bytes + 15) / 16 * 4);
@@ -44,6 +48,11 @@ static size_t dot_local(const clp_device_info *dev) {
     return local;
 }
 
+/* The lanes of an FMA chain (CLP_PROBE_FMA_WIDTH in cl/bench/probe.cl says why). */
+static size_t fma_width(const clp_device_info *dev) {
+    return dev->type & CL_DEVICE_TYPE_CPU ? 16 : 4;
+}
+
 clp_status clp_probe_source(const clp_options *opts, const clp_device_info *dev, size_t floats,
                             char **out, clp_error *err) {
     const clp_constant constants[] = {
@@ -51,9 +60,10 @@ clp_status clp_probe_source(const clp_options *opts, const clp_device_info *dev,
         {"CLP_PROBE_DOT_LOCAL", CLP_CONST_INT, 0, (long long)dot_local(dev), false},
         {"CLP_PROBE_DOT_BLOCKED", CLP_CONST_INT, 0, dev->type & CL_DEVICE_TYPE_CPU ? 1 : 0, false},
         {"CLP_PROBE_FMA_ROUNDS", CLP_CONST_INT, 0, FMA_ROUNDS, false},
+        {"CLP_PROBE_FMA_WIDTH", CLP_CONST_INT, 0, (long long)fma_width(dev), false},
         {"CLP_PROBE_FP64", CLP_CONST_INT, 0, dev->fp64 ? 1 : 0, false},
     };
-    const clp_program_spec spec = {"probe", modules, 1, cl_files, 1, constants, 5};
+    const clp_program_spec spec = {"probe", modules, 1, cl_files, 1, constants, 6};
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
@@ -165,11 +175,12 @@ static clp_status time_fma(clp_worker *w, const char *kernel, size_t floats, int
     size_t local;
     CLP_TRY(clp_launch_local_size(w, kernel, &local, err));
     /* enough work-items to fill a GPU, few enough that a CPU takes milliseconds; whole
-       groups, or every float4 of the arrays */
+       groups, or every vector of the arrays */
+    const size_t width = fma_width(&w->device);
     size_t items =
         FMA_ITEMS_PER_CU * (size_t)(w->device.compute_units ? w->device.compute_units : 1);
     items = items / local * local;
-    items = items && items < floats / 4 ? items : floats / 4;
+    items = items && items < floats / width ? items : floats / width;
     const clp_step step = {kernel, CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, items, local};
     for (int k = -1; k < iterations; k++) {
         double t = 0;
@@ -177,7 +188,8 @@ static clp_status time_fma(clp_worker *w, const char *kernel, size_t floats, int
         if (k >= 0)
             times[k] = t;
     }
-    *out = stat_of(times, (size_t)iterations, (double)items * FMA_ROUNDS * FMA_CHAINS * 4 * 2);
+    *out = stat_of(times, (size_t)iterations,
+                   (double)items * FMA_ROUNDS * FMA_CHAINS * (double)width * 2);
 fail:
     return st;
 }
