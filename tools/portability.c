@@ -55,7 +55,9 @@ void portability_probe_arrays(const json_t *probe, char *out, size_t size) {
     const double cache_bytes = number(probe, "cache_bytes");
     bytes_text(number(probe, "array_bytes"), array, sizeof array);
     bytes_text(cache_bytes, cache, sizeof cache);
-    if (cache_bytes > 0)
+    if (!json_is_object(json_object_get(probe, "copy")))
+        snprintf(out, size, "no probes in this form (a bench.json of an older clpart)");
+    else if (cache_bytes > 0)
         snprintf(out, size, "%s arrays, cache %s: %s", array, cache,
                  json_is_true(json_object_get(probe, "beyond_cache")) ? "beyond cache"
                                                                       : "within 4 x cache");
