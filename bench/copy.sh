@@ -20,6 +20,6 @@ python3 - "$work/probe/bench.json" "$cuda" <<'PY'
 import json, re, sys
 probe = json.load(open(sys.argv[1]))["devices"][0]["probe"]
 cuda = float(re.search(r"([0-9.]+) GB/s", sys.argv[2]).group(1))
-clpart = probe["copy_float4"] / 1e9
-print(f"clpart float4 copy probe: {clpart:.1f} GB/s; ratio to CUDA {clpart / cuda:.3f}")
+clpart = probe["copy"]["best"] / 1e9
+print(f"clpart copy probe (float4, best launch): {clpart:.1f} GB/s; ratio to CUDA {clpart / cuda:.3f}")
 PY

@@ -138,6 +138,7 @@ typedef struct clp_device_info {
     cl_ulong global_mem_size;
     cl_ulong local_mem_size;
     cl_ulong max_mem_alloc_size;
+    cl_ulong global_mem_cache_size; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: 0 without one */
     size_t max_work_group_size;
     bool fp64;
     bool simulator;         /* an interpreter such as Oclgrind: chosen only by name or index */
@@ -159,6 +160,7 @@ typedef enum clp_device_field {
     CLP_FIELD_LOCAL_MEM,
     CLP_FIELD_MAX_ALLOC,
     CLP_FIELD_MAX_WORK_GROUP,
+    CLP_FIELD_GLOBAL_CACHE,
     CLP_FIELD_EXTENSIONS,
     CLP_FIELD_COUNT
 } clp_device_field;
@@ -943,25 +945,54 @@ CLP_API clp_status clp_search_run(clp_worker *worker, const clp_options *opts,
 /* ==== Device probes ===================================================================== */
 
 /* What a device reaches on simple kernels (cl/bench/probe.cl), against which clpart bench
- * states a workload's efficiency: bytes read and written per second by a copy and a triad
- * (c = a + s b), in float and float4, and the FP32 flop/s of chains of fused multiply-adds
- * (an FMA counts 2). Each is the median device time of the launches. */
+ * states a workload's efficiency, measured as BabelStream (Deakin et al., 2016, 2018) and
+ * clpeak do it. One probe's figure over its timed launches: the least, the mean and the
+ * largest, and the best, which is the largest for a rate and the least for a time. A rate's
+ * mean is its work over the launches' mean time (BabelStream's "Average"). */
+typedef struct clp_probe_stat {
+    double min, avg, max, best;
+} clp_probe_stat;
+
 typedef struct clp_probe_result {
-    size_t floats; /* per array */
-    double copy_float, copy_float4, triad_float, triad_float4;
-    double fma;
+    size_t floats;                  /* per array */
+    unsigned long long array_bytes; /* per array */
+    unsigned long long cache_bytes; /* the device's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 0: none */
+    bool beyond_cache;              /* each array at least 4 x cache_bytes, that not 0 */
+    int iterations;                 /* timed launches of each probe, after one untimed */
+    /* BabelStream's kernels in bytes read plus written per second (device time of each
+     * launch): copy c = a and mul b = s c move 2 arrays, add c = a + b and triad
+     * a = b + s c 3, dot sum a b 2 */
+    clp_probe_stat copy, mul, add, triad, dot;
+    double dot_sum; /* the last dot's result: its groups' sums added on the host in double */
+    /* flop/s of chains of fused multiply-adds (an FMA counts 2); fp64 all 0 when the device
+     * lacks cl_khr_fp64 (has_fp64 false) */
+    clp_probe_stat fp32, fp64;
+    bool has_fp64;
+    /* bytes/s of a blocking clEnqueueWriteBuffer (h2d) and clEnqueueReadBuffer (d2h) of one
+     * array from and to pageable host memory, wall clock */
+    clp_probe_stat h2d, d2h;
+    /* seconds of a launch of an empty kernel of one work-item: from the enqueue to the end of
+     * a clFinish (wall clock), and from its start to its end on the device (events) */
+    clp_probe_stat launch_wall, launch_device;
 } clp_probe_result;
-/* The probes' source for arrays of `floats` floats (a multiple of 4). *out is new. */
-CLP_API clp_status clp_probe_source(const clp_options *opts, size_t floats, char **out,
-                                    clp_error *err);
-/* Builds the probes (through `cache`, which may be NULL), fills three arrays of `floats` floats
- * on the worker's device and times each kernel over `launches` launches (1 to 64) after a
- * warm-up. The worker's buffers CLP_BUF_PROBE_* then hold the last kernel's arrays. */
+/* The floats per array the probes take on `dev`: `floats`, or with 0 at least 4 times the
+ * device's cache (BabelStream's rule) and at least 64 MiB; either at most the device's
+ * largest allocation, three arrays at most half its global memory, and a multiple of 4. */
+CLP_API size_t clp_probe_floats(const clp_device_info *dev, size_t floats);
+/* The probes' source for arrays of `floats` floats (a multiple of 4) on `dev`. *out is new. */
+CLP_API clp_status clp_probe_source(const clp_options *opts, const clp_device_info *dev,
+                                    size_t floats, char **out, clp_error *err);
+/* Builds the probes (through `cache`, which may be NULL), fills three arrays of `floats`
+ * floats (a multiple of 4) on the worker's device and times each probe over `iterations`
+ * launches (1 to 1000; 0: 100 for 64 MiB arrays, fewer for larger ones, at least 20) after an
+ * untimed one: the transfers, then rounds of copy, mul, add, triad and dot, then the FMA
+ * chains and the empty kernel. The worker's buffers CLP_BUF_PROBE_* then hold a and b after
+ * the last round, and in c the last FMA chains' sums. */
 CLP_API clp_status clp_probe_run(clp_worker *worker, const clp_options *opts, clp_cache *cache,
-                                 size_t floats, int launches, clp_probe_result *out,
+                                 size_t floats, int iterations, clp_probe_result *out,
                                  clp_error *err);
 
-/* The copy bandwidth of the worker's device in bytes/s (the float4 copy over two 64 MiB
+/* The copy bandwidth of the worker's device in bytes/s (the probes' copy over two 64 MiB
  * arrays, the median of 5 launches), the speed a split run's --weights auto gives it: the
  * particle models are bound by memory traffic. Its buffers are released after. */
 CLP_API clp_status clp_probe_speed(clp_worker *worker, const clp_options *opts, clp_cache *cache,

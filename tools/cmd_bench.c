@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 enum { MAX_AXES = 8 };
@@ -375,28 +376,144 @@ fail:
     return st;
 }
 
-/* The probes on device d: floats per array from the suite, fewer where the device's largest
- * allocation is smaller. */
+/* The suite's probe settings, checked: "floats" per array (0 when absent: sized past the
+ * device's cache) and "iterations" (0 when absent: by the arrays' size). */
+static clp_status probe_settings(const bench *b, size_t *floats, int *iterations, clp_error *err) {
+    const json_t *p = json_object_get(b->suite, "probe");
+    *floats = 0;
+    *iterations = 0;
+    if (!p)
+        return CLP_OK;
+    if (!json_is_object(p))
+        return CLP_FAIL_AT(err, CLP_CASE, b->suite_path, -1, -1, "\"probe\" must be an object");
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)p, key, value) {
+        const json_int_t v = json_integer_value(value);
+        if (!strcmp(key, "floats") && json_is_integer(value) && v >= 4 && v % 4 == 0)
+            *floats = (size_t)v;
+        else if (!strcmp(key, "iterations") && json_is_integer(value) && v >= 1 && v <= 1000)
+            *iterations = (int)v;
+        else
+            return CLP_FAIL_AT(err, CLP_CASE, b->suite_path, -1, -1,
+                               "probe: \"%s\" is not a setting or out of range (\"floats\": "
+                               "floats per array, a multiple of 4, left out to size the arrays "
+                               "past the device's cache; \"iterations\": 1 to 1000)",
+                               key);
+    }
+    return CLP_OK;
+}
+
+static json_t *stat_json(clp_probe_stat s) {
+    return json_pack("{s:f, s:f, s:f, s:f}", "min", s.min, "avg", s.avg, "max", s.max, "best",
+                     s.best);
+}
+
+/* bench.json's "probe" object of a device (docs/cli.md lists its keys). */
+static json_t *probe_json(const clp_probe_result *r) {
+    json_t *p = json_pack("{s:I, s:I, s:b, s:I}", "array_bytes", (json_int_t)r->array_bytes,
+                          "cache_bytes", (json_int_t)r->cache_bytes, "beyond_cache",
+                          r->beyond_cache, "iterations", (json_int_t)r->iterations);
+    json_t *unit = json_object();
+    const struct {
+        const char *name, *unit;
+        const clp_probe_stat *stat;
+    } stats[] = {{"copy", "bytes/s", &r->copy},
+                 {"mul", "bytes/s", &r->mul},
+                 {"add", "bytes/s", &r->add},
+                 {"triad", "bytes/s", &r->triad},
+                 {"dot", "bytes/s", &r->dot},
+                 {"fp32", "flop/s", &r->fp32},
+                 {"fp64", "flop/s", r->has_fp64 ? &r->fp64 : NULL},
+                 {"h2d", "bytes/s", &r->h2d},
+                 {"d2h", "bytes/s", &r->d2h},
+                 {"launch_wall", "s", &r->launch_wall},
+                 {"launch_device", "s", &r->launch_device}};
+    for (size_t k = 0; k < sizeof stats / sizeof stats[0]; k++) {
+        json_object_set_new(p, stats[k].name,
+                            stats[k].stat ? stat_json(*stats[k].stat) : json_null());
+        json_object_set_new(unit, stats[k].name, json_string(stats[k].unit));
+    }
+    json_object_set_new(p, "unit", unit);
+    return p;
+}
+
+/* DIR/probes.json: the probes this folder measured, each under the key of its device and
+ * settings (an empty object when there is no file yet). */
+static clp_status probes_load(const char *path, json_t **out, clp_error *err) {
+    json_error_t e;
+    *out = json_load_file(path, 0, &e);
+    if (json_is_object(*out))
+        return CLP_OK;
+    json_decref(*out);
+    *out = NULL;
+    if (access(path, F_OK) != 0) {
+        *out = json_object();
+        return CLP_OK;
+    }
+    return CLP_FAIL_AT(err, CLP_IO, path, e.line, e.column,
+                       "%s: not the probes of a bench (%s); remove it to measure them again", path,
+                       e.text);
+}
+
+/* The probes on device d: from DIR/probes.json when this clpart version measured them there
+ * on this device with these settings (so that a rerun gives the same efficiencies), else
+ * measured now and added to it. */
 static clp_status probe(bench *b, size_t d, const cli_session *s, json_t *device, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *opts = NULL;
-    const json_t *p = json_object_get(b->suite, "probe");
-    size_t floats = (size_t)suite_number(p, "floats", 1 << 26);
-    const size_t fit = (size_t)(b->dev.devices[d]->max_mem_alloc_size / sizeof(float));
-    floats = (floats < fit ? floats : fit) / 4 * 4;
-    CLP_TRY(clp_options_create(b->schema, &opts, err));
-    clp_probe_result r;
-    CLP_TRY(clp_probe_run(s->worker, opts, b->cache, floats, (int)suite_number(p, "launches", 10),
-                          &r, err));
-    json_object_set_new(device, "probe",
-                        json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "floats", (json_int_t)floats,
-                                  "copy_float", r.copy_float, "copy_float4", r.copy_float4,
-                                  "triad_float", r.triad_float, "triad_float4", r.triad_float4,
-                                  "fma", r.fma));
-    fprintf(stderr, "device %zu: copy %.1f GB/s (float4), triad %.1f GB/s, FMA %.0f GFLOP/s\n",
-            b->dev.devices[d]->index, r.copy_float4 / 1e9, r.triad_float4 / 1e9, r.fma / 1e9);
+    json_t *stored = NULL, *settings = NULL, *given = NULL;
+    char *key = NULL, path[1024], temp[1100];
+    size_t floats;
+    int iterations;
+    CLP_TRY(probe_settings(b, &floats, &iterations, err));
+    snprintf(path, sizeof path, "%s/probes.json", b->dir);
+    CLP_TRY(probes_load(path, &stored, err));
+    given = json_object_get(b->suite, "probe") ? json_incref(json_object_get(b->suite, "probe"))
+                                               : json_object();
+    settings = json_pack("[O, O]", b->dev.identities[d], given);
+    key = json_dumps(settings, JSON_COMPACT | JSON_SORT_KEYS);
+    CLP_REQUIRE_ALLOC(key, err);
+    const json_t *entry = json_object_get(stored, key);
+    const char *version = json_string_value(json_object_get(entry, "version"));
+    const bool measured = !(version && !strcmp(version, clp_version()) &&
+                            json_is_object(json_object_get(entry, "probe")));
+    if (measured) {
+        CLP_TRY(clp_options_create(b->schema, &opts, err));
+        clp_probe_result r;
+        CLP_TRY(clp_probe_run(s->worker, opts, b->cache,
+                              clp_probe_floats(b->dev.devices[d], floats), iterations, &r, err));
+        json_object_set_new(stored, key,
+                            json_pack("{s:O, s:O, s:s, s:o}", "device", b->dev.identities[d],
+                                      "settings", given, "version", clp_version(), "probe",
+                                      probe_json(&r)));
+        snprintf(temp, sizeof temp, "%s.part", path); /* whole or not at all */
+        CLP_REQUIRE(json_dump_file(stored, temp, JSON_INDENT(1)) == 0 && rename(temp, path) == 0,
+                    err, CLP_IO, "cannot write %s", path);
+        entry = json_object_get(stored, key);
+    }
+    const json_t *result = json_object_get(entry, "probe");
+    json_object_set(device, "probe", (json_t *)result);
+    char arrays[128];
+    portability_probe_arrays(result, arrays, sizeof arrays);
+    fprintf(stderr, "device %zu: probes (%s %s): %s; ", b->dev.devices[d]->index,
+            measured ? "measured, stored in" : "from", path, arrays);
+    static const char *const shown[] = {"copy", "triad", "dot"};
+    for (size_t k = 0; k < 3; k++) {
+        const json_t *stat = json_object_get(result, shown[k]);
+        fprintf(stderr, "%s %.1f GB/s (%.1f-%.1f), ", shown[k],
+                json_number_value(json_object_get(stat, "best")) / 1e9,
+                json_number_value(json_object_get(stat, "min")) / 1e9,
+                json_number_value(json_object_get(stat, "max")) / 1e9);
+    }
+    fprintf(stderr, "FP32 %.0f GFLOP/s\n",
+            json_number_value(json_object_get(json_object_get(result, "fp32"), "best")) / 1e9);
 fail:
     clp_options_destroy(opts);
+    json_decref(stored);
+    json_decref(settings);
+    json_decref(given);
+    free(key);
     return st;
 }
 

@@ -43,6 +43,7 @@ static const row rows[] = {
     ROW("Global mem", "global_mem_bytes", CELL_BYTES, global_mem_size, CLP_FIELD_GLOBAL_MEM),
     ROW("Max alloc", "max_alloc_bytes", CELL_BYTES, max_mem_alloc_size, CLP_FIELD_MAX_ALLOC),
     ROW("Local mem", "local_mem_bytes", CELL_BYTES, local_mem_size, CLP_FIELD_LOCAL_MEM),
+    ROW("Cache", "cache_bytes", CELL_BYTES, global_mem_cache_size, CLP_FIELD_GLOBAL_CACHE),
     ROW("fp64", "fp64", CELL_BOOL, fp64, NO_FIELD),
     ROW("Simulator", "simulator", CELL_BOOL, simulator, NO_FIELD),
 };

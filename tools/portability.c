@@ -12,20 +12,58 @@ static double number(const json_t *object, const char *key) {
     return json_is_number(v) ? json_number_value(v) : 0.0;
 }
 
-/* The device's bandwidth: the best of its copy and triad probes, in bytes/s. */
+/* A probe's best figure (the highest rate over its launches, the least time), 0 when the
+ * probe is absent or null. */
+static double best(const json_t *probe, const char *name) {
+    return number(json_object_get(probe, name), "best");
+}
+
+/* The device's bandwidth in bytes/s: the best of BabelStream's kernels, each at its best
+ * launch (BabelStream's convention). */
 static double bandwidth(const json_t *probe) {
-    return fmax(fmax(number(probe, "copy_float"), number(probe, "copy_float4")),
-                fmax(number(probe, "triad_float"), number(probe, "triad_float4")));
+    static const char *const kernels[] = {"copy", "mul", "add", "triad", "dot"};
+    double most = 0;
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        most = fmax(most, best(probe, kernels[k]));
+    return most;
 }
 
 /* How close a record's rate comes to the device's roofline: its bytes per second over the
- * bandwidth, or its flops per second over the FMA probe, whichever is larger. */
+ * bandwidth, or its flops per second over the FP32 FMA probe, whichever is larger. */
 static double architectural(const json_t *record, const json_t *probe) {
     const double rate = number(record, "throughput");
-    const double bw = bandwidth(probe), peak = number(probe, "fma");
+    const double bw = bandwidth(probe), peak = best(probe, "fp32");
     const double bytes = bw > 0 ? rate * number(record, "bytes_per_unit") / bw : 0.0;
     const double flops = peak > 0 ? rate * number(record, "flops_per_unit") / peak : 0.0;
     return fmax(bytes, flops);
+}
+
+/* `bytes` as "N GiB", "N MiB" or "N KiB", or "N bytes". */
+static void bytes_text(double bytes, char *out, size_t size) {
+    static const char *const units[] = {"GiB", "MiB", "KiB"};
+    for (int u = 0; u < 3; u++) {
+        const double scale = (double)(1ull << (10 * (3 - u)));
+        if (bytes >= scale) {
+            snprintf(out, size, "%.3g %s", bytes / scale, units[u]);
+            return;
+        }
+    }
+    snprintf(out, size, "%.0f bytes", bytes);
+}
+
+void portability_probe_arrays(const json_t *probe, char *out, size_t size) {
+    char array[32], cache[32];
+    const double cache_bytes = number(probe, "cache_bytes");
+    bytes_text(number(probe, "array_bytes"), array, sizeof array);
+    bytes_text(cache_bytes, cache, sizeof cache);
+    if (!json_is_object(json_object_get(probe, "copy")))
+        snprintf(out, size, "no probes in this form (a bench.json of an older clpart)");
+    else if (cache_bytes > 0)
+        snprintf(out, size, "%s arrays, cache %s: %s", array, cache,
+                 json_is_true(json_object_get(probe, "beyond_cache")) ? "beyond cache"
+                                                                      : "within 4 x cache");
+    else
+        snprintf(out, size, "%s arrays, cache size unknown", array);
 }
 
 static bool ok(const json_t *result) {
@@ -401,6 +439,50 @@ static clp_status close_for(FILE **f, const char *path, clp_error *err) {
                              : CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot write %s", path);
 }
 
+/* A probe's cell: its best with its range over the launches, in units of `scale`; "none"
+ * where the device lacks it (null). */
+static void probe_cell(FILE *md, const json_t *probe, const char *name, double scale) {
+    const json_t *stat = json_object_get(probe, name);
+    if (!json_is_object(stat))
+        fprintf(md, " none |");
+    else
+        fprintf(md, " %.3g (%.3g–%.3g) |", number(stat, "best") / scale,
+                number(stat, "min") / scale, number(stat, "max") / scale);
+}
+
+/* Every device's probes: the arrays against the cache, then each figure. */
+static void probe_table(FILE *md, const json_t *doc) {
+    fprintf(md, "## Device probes\n\n"
+                "Each figure is the best launch, with the range over the launches in brackets "
+                "(docs/cli.md, bench, says how each is measured).\n\n"
+                "| device | arrays | copy GB/s | triad GB/s | dot GB/s | FP32 GFLOP/s | FP64 "
+                "GFLOP/s | H2D GB/s | D2H GB/s | launch µs | iterations |\n"
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    size_t d;
+    json_t *dev;
+    json_array_foreach(json_object_get(doc, "devices"), d, dev) {
+        const json_t *probe = json_object_get(dev, "probe");
+        char arrays[128];
+        portability_probe_arrays(probe, arrays, sizeof arrays);
+        fprintf(md, "| %zu | %s |", d, arrays);
+        static const struct {
+            const char *name;
+            double scale;
+        } cells[] = {{"copy", 1e9}, {"triad", 1e9}, {"dot", 1e9}, {"fp32", 1e9},
+                     {"fp64", 1e9}, {"h2d", 1e9},   {"d2h", 1e9}, {"launch_wall", 1e-6}};
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++)
+            probe_cell(md, probe, cells[c].name, cells[c].scale);
+        fprintf(md, " %lld |\n",
+                (long long)json_integer_value(json_object_get(probe, "iterations")));
+    }
+    fprintf(md, "\nArrays: each of the three at least 4 times the device's reported cache "
+                "(BabelStream's rule) is beyond cache. copy, triad, dot: BabelStream's kernels "
+                "(bytes read plus written per second, device time); FP32, FP64: chains of "
+                "fused multiply-adds (none: no cl_khr_fp64); H2D, D2H: a blocking write and "
+                "read of one array, wall clock; launch: an empty kernel from the enqueue to "
+                "the end of a clFinish, wall clock.\n\n");
+}
+
 static clp_status write_markdown(const json_t *doc, const char *path, const char *title,
                                  clp_error *err) {
     FILE *md;
@@ -421,10 +503,12 @@ static clp_status write_markdown(const json_t *doc, const char *path, const char
                 text(dev, "driver"));
         host_cell(md, json_object_get(dev, "host"));
         fprintf(md, " | %s | %.1f | %.0f |\n", text(dev, "version"), bandwidth(probe) / 1e9,
-                number(probe, "fma") / 1e9);
+                best(probe, "fp32") / 1e9);
     }
-    fprintf(md, "\nBandwidth: the best of the copy and triad probes (float and float4); FMA: "
-                "chains of fused multiply-adds. Each workload's unit is its model's.\n\n");
+    fprintf(md, "\nBandwidth: the best of BabelStream's copy, mul, add, triad and dot, each at its "
+                "best launch (BabelStream's convention); FMA: FP32 chains of fused multiply-adds "
+                "at their best launch. Each workload's unit is its model's.\n\n");
+    probe_table(md, doc);
     table(md, doc, "Throughput with the default options",
           "The median of the timed runs, with their least and most where they differ.", rate_cell,
           NULL);

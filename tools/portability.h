@@ -1,6 +1,6 @@
 /* The portability table that clpart bench writes for its devices and clpart report for
  * several benches merged: per workload and device, the architectural efficiency (bytes/s
- * over the device's bandwidth probe, or flop/s over its FMA probe, whichever is larger) and
+ * over the device's bandwidth probe, or flop/s over its FP32 FMA probe, whichever is larger) and
  * the application efficiency (the default options' rate over the best variant's), with
  * Pennycook's Φ and the arithmetic mean of each over the devices.
  *
@@ -26,6 +26,8 @@
 clp_status portability_compute(json_t *doc, clp_error *err);
 /* "Φ architectural A, application B (over N workloads)", or why there is none. */
 void portability_phi_text(const json_t *doc, char *out, size_t size);
+/* A device probe's arrays against its cache, "128 MiB arrays, cache 32 MiB: beyond cache". */
+void portability_probe_arrays(const json_t *probe, char *out, size_t size);
 /* DIR/STEM.json (the document), DIR/STEM.md (the tables), and with gnuplot DIR/STEM.png (the
  * efficiencies, when there are workloads) and DIR/STEM-cascade.png (the cascade, when a
  * workload ran on every device), each from a .dat and a .gp beside it; `charts` gets

@@ -1,98 +1,281 @@
-/* The device probes of clpart bench (cl/bench/probe.cl): the bandwidth of copy and triad in
- * float and float4, and the FP32 rate of FMA chains, each the median device time of several
- * launches (profiling events). */
+/* The device probes of clpart bench (cl/bench/probe.cl), as BabelStream and clpeak measure:
+ * arrays sized past the device's cache, BabelStream's five kernels in rounds, FMA chains in
+ * float and double, host-device transfers and the launch latency, each over many launches
+ * after an untimed one, with the least, mean, largest and best of them. */
 #include "internal.h"
 #include "run/worker_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-enum { FMA_ROUNDS = 256, FMA_CHAINS = 8 };
+enum {
+    FMA_ROUNDS = 256,
+    FMA_CHAINS = 8,          /* chains a work-item */
+    FMA_ITEMS_PER_CU = 16384 /* work-items of an FMA launch per compute unit */
+};
+/* The smallest arrays the probes size themselves (64 MiB of floats), and the arrays for
+ * which they take 100 iterations by default (BabelStream's count), fewer for larger ones. */
+static const unsigned long long LEAST_AUTO_BYTES = 64ull << 20, ITERATIONS_100_BYTES = 64ull << 20;
+
+static const clp_buffer_set ARRAYS[3] = {CLP_BUF_PROBE_A, CLP_BUF_PROBE_B, CLP_BUF_PROBE_C};
+static const clp_buffer_set ALL_ARRAYS = CLP_BUF_PROBE_A | CLP_BUF_PROBE_B | CLP_BUF_PROBE_C;
 
 static const char *const modules[] = {"core"};
 static const char *const cl_files[] = {"bench/probe.cl"};
 
-clp_status clp_probe_source(const clp_options *opts, size_t floats, char **out, clp_error *err) {
+size_t clp_probe_floats(const clp_device_info *dev, size_t floats) {
+    /* Each array 4 x the last-level cache, as BabelStream asks, from what the device reports:
+       a GPU its L2; PoCL's CPU device the first cache that hwloc finds shared by cores above
+       the first one, the L3 where there is one (32 MiB on the 2-core EPYC of the CI), but one
+       CCX's L3 on a chip of several (AMD EPYC), and a cluster's L2 where cores share it. */
+    if (floats == 0) {
+        unsigned long long bytes = 4 * (unsigned long long)dev->global_mem_cache_size;
+        bytes = bytes > LEAST_AUTO_BYTES ? bytes : LEAST_AUTO_BYTES;
+        floats = (size_t)((bytes + 15) / 16 * 4);
+    }
+    size_t most = (size_t)(dev->max_mem_alloc_size / sizeof(float));
+    const size_t share = (size_t)(dev->global_mem_size / 2 / 3 / sizeof(float));
+    most = most < share ? most : share;
+    floats = floats < most ? floats : most;
+    return floats / 4 * 4;
+}
+
+/* The dot's work-group: the largest power of two within the device's limit, at most 256. */
+static size_t dot_local(const clp_device_info *dev) {
+    size_t local = 256;
+    while (local > 1 && local > dev->max_work_group_size)
+        local /= 2;
+    return local;
+}
+
+/* The lanes of an FMA chain (CLP_PROBE_FMA_WIDTH in cl/bench/probe.cl says why). */
+static size_t fma_width(const clp_device_info *dev) {
+    return dev->type & CL_DEVICE_TYPE_CPU ? 16 : 4;
+}
+
+clp_status clp_probe_source(const clp_options *opts, const clp_device_info *dev, size_t floats,
+                            char **out, clp_error *err) {
     const clp_constant constants[] = {
         {"CLP_PROBE_N", CLP_CONST_INT, 0, (long long)floats, false},
+        {"CLP_PROBE_DOT_LOCAL", CLP_CONST_INT, 0, (long long)dot_local(dev), false},
+        {"CLP_PROBE_DOT_BLOCKED", CLP_CONST_INT, 0, dev->type & CL_DEVICE_TYPE_CPU ? 1 : 0, false},
         {"CLP_PROBE_FMA_ROUNDS", CLP_CONST_INT, 0, FMA_ROUNDS, false},
+        {"CLP_PROBE_FMA_WIDTH", CLP_CONST_INT, 0, (long long)fma_width(dev), false},
+        {"CLP_PROBE_FP64", CLP_CONST_INT, 0, dev->fp64 ? 1 : 0, false},
     };
-    const clp_program_spec spec = {"probe", modules, 1, cl_files, 1, constants, 2};
+    const clp_program_spec spec = {"probe", modules, 1, cl_files, 1, constants, 6};
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
-/* The median device seconds of `launches` launches of `kernel`. */
-static clp_status median_time(clp_worker *w, const char *kernel, clp_buffer_set buffers,
-                              size_t global, int launches, double *median, clp_error *err) {
+/* A probe's figure from `n` launch times in seconds: with `work` (bytes or flops a launch) a
+ * rate, its best the largest; with work 0 the times, the best the least. */
+static clp_probe_stat stat_of(const double *times, size_t n, double work) {
+    double least = times[0], most = times[0], sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        least = times[i] < least ? times[i] : least;
+        most = times[i] > most ? times[i] : most;
+        sum += times[i];
+    }
+    const double mean = sum / (double)n;
+    if (work == 0)
+        return (clp_probe_stat){least, mean, most, least};
+    return (clp_probe_stat){work / most, work / mean, work / least, work / least};
+}
+
+/* Builds the probes for arrays of `floats` floats and gives the worker the three arrays, set
+ * to their start (probe_init). */
+static clp_status prepare(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
+                          clp_error *err) {
     clp_status st = CLP_OK;
-    double times[64];
-    const clp_step step = {kernel, buffers, global, 0};
-    CLP_TRY(clp_worker_run_step(w, &step, NULL, err)); /* warm-up: first-touch, clocks */
-    for (int i = 0; i < launches; i++)
-        CLP_TRY(clp_worker_run_step(w, &step, &times[i], err));
-    *median = clp__median(times, (size_t)launches);
-    CLP_REQUIRE(*median > 0, err, CLP_CHECK, "%s: the device timed its launches at 0 s", kernel);
+    char *source = NULL;
+    CLP_TRY(clp_probe_source(opts, &w->device, floats, &source, err));
+    CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
+    clp_buffer_counts counts = {.particles = 0};
+    for (size_t k = 0; k < 3; k++)
+        counts.custom[clp__buffer_index(ARRAYS[k])] = floats;
+    CLP_TRY(clp_worker_alloc(w, ALL_ARRAYS, opts, &counts, err));
+    const clp_step init = {"probe_init", ALL_ARRAYS, floats, 0};
+    CLP_TRY(clp_worker_run_step(w, &init, NULL, err));
+fail:
+    free(source);
+    return st;
+}
+
+/* The transfers: each round a blocking read of array a into `host`, then a blocking write of
+ * it back (a keeps its contents), each timed on the wall clock. */
+static clp_status time_transfers(clp_worker *w, void *host, int iterations, double *reads,
+                                 double *writes, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (int k = -1; k < iterations; k++) { /* round -1: first touch of the host memory */
+        double start = clp__now();
+        CLP_TRY(clp_worker_read(w, CLP_BUF_PROBE_A, host, err));
+        const double read = clp__now() - start;
+        start = clp__now();
+        CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_A, host, err));
+        if (k >= 0) {
+            reads[k] = read;
+            writes[k] = clp__now() - start;
+        }
+    }
 fail:
     return st;
 }
 
-/* Builds the probes for arrays of `floats` floats and gives the worker the arrays of
- * `arrays` (CLP_BUF_PROBE_*), A and B filled (B = 1 - A), the others as they come. */
-static clp_status prepare(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
-                          clp_buffer_set arrays, clp_error *err) {
+/* The sum of the dot's groups, which it left in c[0 .. groups - 1]. */
+static clp_status dot_sum(clp_worker *w, size_t groups, double *sum, clp_error *err) {
     clp_status st = CLP_OK;
-    char *source = NULL;
-    float *a = NULL, *b = NULL;
-    CLP_TRY(clp_probe_source(opts, floats, &source, err));
-    CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
-    clp_buffer_counts counts = {.particles = 0};
-    const clp_buffer_set each[] = {CLP_BUF_PROBE_A, CLP_BUF_PROBE_B, CLP_BUF_PROBE_C};
-    for (size_t k = 0; k < 3; k++)
-        if (arrays & each[k])
-            counts.custom[clp__buffer_index(each[k])] = floats;
-    CLP_TRY(clp_worker_alloc(w, arrays, opts, &counts, err));
-    a = malloc(floats * sizeof *a);
-    b = malloc(floats * sizeof *b);
-    CLP_REQUIRE(a && b, err, CLP_NOMEM, "out of host memory for the probe's %zu floats", floats);
-    for (size_t i = 0; i < floats; i++) {
-        a[i] = (float)(i % 1000) * 0.001f;
-        b[i] = 1.0f - a[i];
-    }
-    CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_A, a, err));
-    if (arrays & CLP_BUF_PROBE_B)
-        CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_B, b, err));
+    float *sums = malloc(groups * sizeof *sums);
+    CLP_REQUIRE_ALLOC(sums, err);
+    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, clp_worker_buffer(w, CLP_BUF_PROBE_C), CL_TRUE, 0,
+                                     groups * sizeof *sums, sums, 0, NULL, NULL),
+                 err, "probe_dot: clEnqueueReadBuffer of its %zu group sums", groups);
+    *sum = 0;
+    for (size_t g = 0; g < groups; g++)
+        *sum += sums[g];
 fail:
-    free(source);
-    free(a);
-    free(b);
+    free(sums);
     return st;
+}
+
+enum { COPY, MUL, ADD, TRIAD, DOT, STREAM_KERNELS };
+
+/* BabelStream's rounds: copy, mul, add, triad and dot in turn, one untimed round first;
+ * times[kernel * iterations + k] gets the device time of round k. */
+static clp_status time_stream(clp_worker *w, size_t floats, int iterations, double *times,
+                              double *sum, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_buffer_set a = CLP_BUF_PROBE_A, b = CLP_BUF_PROBE_B, c = CLP_BUF_PROBE_C;
+    /* BabelStream's dot groups: four per compute unit, of the largest power-of-two size */
+    const size_t local = dot_local(&w->device);
+    size_t groups = 4 * (size_t)(w->device.compute_units ? w->device.compute_units : 1);
+    groups = groups < floats ? groups : floats; /* their sums go to c */
+    const clp_step steps[STREAM_KERNELS] = {
+        {"probe_copy", a | c, floats / 4, 0},
+        {"probe_mul", b | c, floats / 4, 0},
+        {"probe_add", a | b | c, floats / 4, 0},
+        {"probe_triad", a | b | c, floats / 4, 0},
+        {"probe_dot", a | b | c, groups * local, local},
+    };
+    for (int k = -1; k < iterations; k++)
+        for (int s = 0; s < STREAM_KERNELS; s++) {
+            double t = 0;
+            CLP_TRY(clp_worker_run_step(w, &steps[s], &t, err));
+            if (k >= 0)
+                times[s * iterations + k] = t;
+        }
+    CLP_TRY(dot_sum(w, groups, sum, err));
+fail:
+    return st;
+}
+
+/* The FMA chains of `kernel` over a and c, one untimed launch first: their flop/s. */
+static clp_status time_fma(clp_worker *w, const char *kernel, size_t floats, int iterations,
+                           double *times, clp_probe_stat *out, clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t local;
+    CLP_TRY(clp_launch_local_size(w, kernel, &local, err));
+    /* enough work-items to fill a GPU, few enough that a CPU takes milliseconds; whole
+       groups, or every vector of the arrays */
+    const size_t width = fma_width(&w->device);
+    size_t items =
+        FMA_ITEMS_PER_CU * (size_t)(w->device.compute_units ? w->device.compute_units : 1);
+    items = items / local * local;
+    items = items && items < floats / width ? items : floats / width;
+    const clp_step step = {kernel, CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, items, local};
+    for (int k = -1; k < iterations; k++) {
+        double t = 0;
+        CLP_TRY(clp_worker_run_step(w, &step, &t, err));
+        if (k >= 0)
+            times[k] = t;
+    }
+    *out = stat_of(times, (size_t)iterations,
+                   (double)items * FMA_ROUNDS * FMA_CHAINS * (double)width * 2);
+fail:
+    return st;
+}
+
+/* The empty kernel of one work-item: `wall` gets each launch's time from the enqueue to the
+ * end of a clFinish (profiling off), `device` its time on the device from the events. */
+static clp_status time_launches(clp_worker *w, int iterations, double *wall, double *device,
+                                clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_worker_set_profiling(w, false);
+    for (int k = -1; k < iterations; k++) {
+        const double start = clp__now();
+        CLP_TRY(clp_launch(w, "probe_empty", 1, 1, NULL, err));
+        CLP_CL_CHECK(clFinish(w->queue), err, "probe_empty: clFinish");
+        if (k >= 0)
+            wall[k] = clp__now() - start;
+    }
+    clp_worker_set_profiling(w, true);
+    for (int k = 0; k < iterations; k++)
+        CLP_TRY(clp_launch(w, "probe_empty", 1, 1, &device[k], err));
+fail:
+    return st;
+}
+
+/* The iterations by default: 100 up to 64 MiB arrays, then as many as move the same bytes,
+ * at least 20. */
+static int default_iterations(unsigned long long array_bytes) {
+    const unsigned long long k = 100 * ITERATIONS_100_BYTES / array_bytes;
+    return k > 100 ? 100 : k < 20 ? 20 : (int)k;
 }
 
 clp_status clp_probe_run(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
-                         int launches, clp_probe_result *out, clp_error *err) {
+                         int iterations, clp_probe_result *out, clp_error *err) {
     clp_status st = CLP_OK;
+    double *times = NULL;
+    void *host = NULL;
     CLP_REQUIRE(floats >= 4 && floats % 4 == 0, err, CLP_USAGE,
                 "the probe's arrays need a multiple of 4 floats, not %zu", floats);
-    CLP_REQUIRE(launches >= 1 && launches <= 64, err, CLP_USAGE,
-                "the probe takes 1 to 64 launches per kernel, not %d", launches);
-    const clp_buffer_set all = CLP_BUF_PROBE_A | CLP_BUF_PROBE_B | CLP_BUF_PROBE_C;
-    CLP_TRY(prepare(w, opts, cache, floats, all, err));
+    CLP_REQUIRE(iterations >= 0 && iterations <= 1000, err, CLP_USAGE,
+                "the probe takes 1 to 1000 iterations (0: by the arrays' size), not %d",
+                iterations);
+    const unsigned long long bytes = (unsigned long long)floats * sizeof(float);
+    const unsigned long long cache_bytes = w->device.global_mem_cache_size;
+    if (iterations == 0)
+        iterations = default_iterations(bytes);
+    *out = (clp_probe_result){.floats = floats,
+                              .array_bytes = bytes,
+                              .cache_bytes = cache_bytes,
+                              .beyond_cache = cache_bytes > 0 && bytes >= 4 * cache_bytes,
+                              .iterations = iterations,
+                              .has_fp64 = w->device.fp64};
+    const size_t n = (size_t)iterations;
+    times = malloc(STREAM_KERNELS * n * sizeof *times);
+    host = malloc((size_t)bytes);
+    CLP_REQUIRE(times && host, err, CLP_NOMEM, "out of host memory for the probe's %llu-byte array",
+                bytes);
+    CLP_TRY(prepare(w, opts, cache, floats, err));
+    CLP_TRY(time_transfers(w, host, iterations, times, times + n, err));
+    out->d2h = stat_of(times, n, (double)bytes);
+    out->h2d = stat_of(times + n, n, (double)bytes);
     clp_worker_set_profiling(w, true);
-    const double bytes = (double)floats * sizeof(float);
-    const clp_buffer_set copy = CLP_BUF_PROBE_A | CLP_BUF_PROBE_C;
-    double t;
-    *out = (clp_probe_result){.floats = floats};
-    CLP_TRY(median_time(w, "probe_copy_float", copy, floats, launches, &t, err));
-    out->copy_float = 2 * bytes / t;
-    CLP_TRY(median_time(w, "probe_copy_float4", copy, floats / 4, launches, &t, err));
-    out->copy_float4 = 2 * bytes / t;
-    CLP_TRY(median_time(w, "probe_triad_float", all, floats, launches, &t, err));
-    out->triad_float = 3 * bytes / t;
-    CLP_TRY(median_time(w, "probe_triad_float4", all, floats / 4, launches, &t, err));
-    out->triad_float4 = 3 * bytes / t;
-    CLP_TRY(median_time(w, "probe_fma", copy, floats / 4, launches, &t, err));
-    out->fma = (double)(floats / 4) * FMA_ROUNDS * FMA_CHAINS * 4 * 2 / t;
+    CLP_TRY(time_stream(w, floats, iterations, times, &out->dot_sum, err));
+    const double moved[STREAM_KERNELS] = {2, 2, 3, 3, 2}; /* arrays read or written */
+    clp_probe_stat *stream[STREAM_KERNELS] = {&out->copy, &out->mul, &out->add, &out->triad,
+                                              &out->dot};
+    for (int s = 0; s < STREAM_KERNELS; s++)
+        *stream[s] = stat_of(times + s * n, n, moved[s] * (double)bytes);
+    CLP_TRY(time_fma(w, "probe_fma32", floats, iterations, times, &out->fp32, err));
+    if (out->has_fp64)
+        CLP_TRY(time_fma(w, "probe_fma64", floats, iterations, times, &out->fp64, err));
+    CLP_TRY(time_launches(w, iterations, times, times + n, err));
+    out->launch_wall = stat_of(times, n, 0);
+    out->launch_device = stat_of(times + n, n, 0);
+    const struct {
+        const char *name;
+        const clp_probe_stat *stat;
+    } rates[] = {{"copy", &out->copy},   {"mul", &out->mul}, {"add", &out->add},
+                 {"triad", &out->triad}, {"dot", &out->dot}, {"fp32", &out->fp32},
+                 {"h2d", &out->h2d},     {"d2h", &out->d2h}};
+    for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++)
+        CLP_REQUIRE(isfinite(rates[r].stat->best) && rates[r].stat->min > 0, err, CLP_CHECK,
+                    "probe %s: the device timed a launch at 0 s", rates[r].name);
 fail:
     clp_worker_set_profiling(w, false);
+    free(times);
+    free(host);
     return st;
 }
 
@@ -100,14 +283,18 @@ clp_status clp_probe_speed(clp_worker *w, const clp_options *opts, clp_cache *ca
                            double *bytes_per_s, clp_error *err) {
     clp_status st = CLP_OK;
     enum { FLOATS = 1 << 24, LAUNCHES = 5 }; /* 64 MiB arrays: past the caches of CPUs and GPUs */
-    const clp_buffer_set copy = CLP_BUF_PROBE_A | CLP_BUF_PROBE_C;
-    CLP_TRY(prepare(w, opts, cache, FLOATS, copy, err));
+    double times[LAUNCHES];
+    CLP_TRY(prepare(w, opts, cache, FLOATS, err));
     clp_worker_set_profiling(w, true);
-    double t;
-    CLP_TRY(median_time(w, "probe_copy_float4", copy, FLOATS / 4, LAUNCHES, &t, err));
-    *bytes_per_s = 2.0 * FLOATS * sizeof(float) / t;
+    const clp_step step = {"probe_copy", CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, FLOATS / 4, 0};
+    CLP_TRY(clp_worker_run_step(w, &step, NULL, err)); /* first touch, clocks */
+    for (int k = 0; k < LAUNCHES; k++)
+        CLP_TRY(clp_worker_run_step(w, &step, &times[k], err));
+    const double median = clp__median(times, LAUNCHES);
+    CLP_REQUIRE(median > 0, err, CLP_CHECK, "probe_copy: the device timed its launches at 0 s");
+    *bytes_per_s = 2.0 * FLOATS * sizeof(float) / median;
 fail:
     clp_worker_set_profiling(w, false);
-    clp__worker_release(w, copy);
+    clp__worker_release(w, ALL_ARRAYS);
     return st;
 }

@@ -50,6 +50,7 @@ static const field_source field_sources[] = {
     SCALAR_FIELD(CLP_FIELD_LOCAL_MEM, CL_DEVICE_LOCAL_MEM_SIZE, local_mem_size),
     SCALAR_FIELD(CLP_FIELD_MAX_ALLOC, CL_DEVICE_MAX_MEM_ALLOC_SIZE, max_mem_alloc_size),
     SCALAR_FIELD(CLP_FIELD_MAX_WORK_GROUP, CL_DEVICE_MAX_WORK_GROUP_SIZE, max_work_group_size),
+    SCALAR_FIELD(CLP_FIELD_GLOBAL_CACHE, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, global_mem_cache_size),
 };
 
 /* Device types in the order the default rule and clp_device_type_name look at them. */

@@ -1,85 +1,181 @@
 /* The device probes of clpart bench (cl/bench/probe.cl, src/bench/probe.c) on the default
- * device: every rate positive and finite, and what each kernel writes equal, bit for bit, to
- * the host's float computation of it (copy, triad with fma, the FMA chains); bad sizes are
- * refused. With --small, sizes fit a run under Oclgrind. */
+ * device: every figure finite with min <= avg <= max and the best the right end; the arrays
+ * after BabelStream's rounds equal, bit for bit, to the host's float computation of the same
+ * rounds, the dot's sum to the host's double sum; the FMA chains' sums (float and, where the
+ * device has it, double) equal to the host's; the array sizing rule on made-up devices; bad
+ * sizes refused. With --small, sizes fit a run under Oclgrind. */
 #include "common.h"
 
 #include <math.h>
 #include <string.h>
 
 enum { ROUNDS = 256 }; /* CLP_PROBE_FMA_ROUNDS as src/bench/probe.c sets it */
+static const float S = 0.4f;
 
-static void expected_inputs(size_t n, float *a, float *b) {
+static void check_stat(const char *name, clp_probe_stat s, bool rate) {
+    CLP_ASSERT(isfinite(s.min) && isfinite(s.avg) && isfinite(s.max) && s.min >= 0);
+    CLP_ASSERT(s.min <= s.avg * (1 + 1e-12) && s.avg <= s.max * (1 + 1e-12));
+    CLP_ASSERT(s.best == (rate ? s.max : s.min));
+    if (rate)
+        CLP_ASSERT(s.min > 0);
+    printf("ok %s: min %.4g, avg %.4g, max %.4g, best %.4g\n", name, s.min, s.avg, s.max, s.best);
+}
+
+static void read_array(test_env *t, clp_buffer_set bit, float *out) {
+    clp_error err = CLP_ERROR_INIT;
+    CLP_ASSERT_OK(clp_worker_read(t->worker, bit, out, &err), &err);
+}
+
+static void same_floats(const char *what, const float *got, const float *want, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+            printf("not ok %s: element %zu is %.9g, not %.9g\n", what, i, got[i], want[i]);
+            exit(1);
+        }
+    printf("ok %s: what the host computes, bit for bit (%zu floats)\n", what, n);
+}
+
+/* The host's FMA chains from a, in float or in double (widened from float), into want. */
+static void fma_chains(const float *a, size_t n, bool in_double, float *want) {
     for (size_t i = 0; i < n; i++) {
-        a[i] = (float)(i % 1000) * 0.001f;
-        b[i] = 1.0f - a[i];
+        double x[8];
+        for (int k = 0; k < 8; k++)
+            x[k] = in_double ? (double)a[i] + k : (double)(a[i] + (float)k);
+        for (int round = 0; round < ROUNDS; round++)
+            for (int k = 0; k < 8; k++)
+                x[k] = in_double ? fma(x[k], (double)0.999f, (double)0.001f)
+                                 : (double)fmaf((float)x[k], 0.999f, 0.001f);
+        if (in_double)
+            want[i] = (float)(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
+        else {
+            float f[8];
+            for (int k = 0; k < 8; k++)
+                f[k] = (float)x[k];
+            want[i] = ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
+        }
     }
 }
 
-/* Runs `kernel` once more and compares buffer c with `want`, bit for bit. */
-static void check_kernel(test_env *t, const char *kernel, clp_buffer_set buffers, size_t global,
-                         const float *want, size_t n) {
+/* Runs an FMA kernel over the first `n` / 4 float4s of the arrays (at most 1024: the host's
+ * chains are slow) and compares c there with the host's chains. */
+static void check_fma(test_env *t, const char *kernel, const float *a, bool in_double, size_t n) {
     clp_error err = CLP_ERROR_INIT;
-    float *c = malloc(n * sizeof *c);
-    CLP_ASSERT(c);
-    const clp_step step = {kernel, buffers, global, 0};
+    n = n < 4096 ? n : 4096;
+    float *c = malloc(n * sizeof *c), *want = malloc(n * sizeof *want);
+    CLP_ASSERT(c && want);
+    const clp_step step = {kernel, CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, n / 4, 0};
     CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_PROBE_C, c, &err), &err);
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(&c[i], &want[i], sizeof(float)) != 0) {
-            printf("not ok %s: element %zu is %.9g, not %.9g\n", kernel, i, c[i], want[i]);
-            exit(1);
-        }
-    printf("ok %s writes what the host computes, bit for bit (%zu floats)\n", kernel, n);
+    CLP_ASSERT(clEnqueueReadBuffer(clp_worker_queue(t->worker),
+                                   clp_worker_buffer(t->worker, CLP_BUF_PROBE_C), CL_TRUE, 0,
+                                   n * sizeof *c, c, 0, NULL, NULL) == CL_SUCCESS);
+    fma_chains(a, n, in_double, want);
+    same_floats(kernel, c, want, n);
     free(c);
+    free(want);
+}
+
+/* The sizing rule on a made-up device: cache, largest allocation and global memory in MiB. */
+static size_t floats_on(unsigned cache, unsigned alloc, unsigned global, size_t asked) {
+    clp_device_info dev = {0};
+    dev.global_mem_cache_size = (cl_ulong)cache << 20;
+    dev.max_mem_alloc_size = (cl_ulong)alloc << 20;
+    dev.global_mem_size = (cl_ulong)global << 20;
+    return clp_probe_floats(&dev, asked);
+}
+
+static void check_sizing(void) {
+    const size_t mib = 1 << 18;                            /* floats in a MiB */
+    CLP_ASSERT(floats_on(32, 1024, 4096, 0) == 128 * mib); /* 4 x a 32 MiB L3 */
+    CLP_ASSERT(floats_on(1, 1024, 4096, 0) == 64 * mib);   /* at least 64 MiB */
+    CLP_ASSERT(floats_on(0, 1024, 4096, 0) == 64 * mib);   /* no cache reported */
+    CLP_ASSERT(floats_on(32, 100, 4096, 0) == 100 * mib);  /* the largest allocation */
+    CLP_ASSERT(floats_on(32, 1024, 600, 0) == 100 * mib);  /* 3 arrays in half of 600 MiB */
+    CLP_ASSERT(floats_on(32, 1024, 4096, 1002) == 1000);   /* as asked, a multiple of 4 */
+    CLP_ASSERT(floats_on(32, 1, 4096, 1 << 30) == mib);    /* asked, within the allocation */
+    printf("ok the arrays: 4 x the cache, at least 64 MiB, within the device's memory\n");
 }
 
 int main(int argc, char **argv) {
     const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     const size_t n = small ? 256 : 1 << 20;
+    const int iterations = small ? 2 : 4;
+    check_sizing();
     test_env t = {0};
     test_env_open(&t);
     clp_error err = CLP_ERROR_INIT;
     clp_options *opts = test_options(&t, NULL);
     clp_probe_result r;
-    CLP_ASSERT_OK(clp_probe_run(t.worker, opts, NULL, n, 3, &r, &err), &err);
-    const double rates[] = {r.copy_float, r.copy_float4, r.triad_float, r.triad_float4, r.fma};
-    for (size_t i = 0; i < 5; i++)
-        CLP_ASSERT(isfinite(rates[i]) && rates[i] > 0);
-    printf("ok rates: copy %.3g / %.3g B/s, triad %.3g / %.3g B/s (float / float4), FMA %.3g "
-           "flop/s\n",
-           r.copy_float, r.copy_float4, r.triad_float, r.triad_float4, r.fma);
+    CLP_ASSERT_OK(clp_probe_run(t.worker, opts, NULL, n, iterations, &r, &err), &err);
+    CLP_ASSERT(r.floats == n && r.array_bytes == 4 * n && r.iterations == iterations);
+    CLP_ASSERT(r.cache_bytes == t.device->global_mem_cache_size);
+    CLP_ASSERT(r.beyond_cache == (r.cache_bytes > 0 && 4 * n >= 4 * r.cache_bytes));
+    CLP_ASSERT(r.has_fp64 == t.device->fp64);
+    const struct {
+        const char *name;
+        clp_probe_stat stat;
+        bool rate;
+    } stats[] = {{"copy", r.copy, true},
+                 {"mul", r.mul, true},
+                 {"add", r.add, true},
+                 {"triad", r.triad, true},
+                 {"dot", r.dot, true},
+                 {"fp32", r.fp32, true},
+                 {"h2d", r.h2d, true},
+                 {"d2h", r.d2h, true},
+                 {"launch_wall", r.launch_wall, false},
+                 {"launch_device", r.launch_device, false}};
+    for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++)
+        check_stat(stats[i].name, stats[i].stat, stats[i].rate);
+    if (r.has_fp64)
+        check_stat("fp64", r.fp64, true);
+    else
+        CLP_ASSERT(r.fp64.min == 0 && r.fp64.avg == 0 && r.fp64.max == 0 && r.fp64.best == 0);
+    CLP_ASSERT(r.launch_wall.min > 0);
 
-    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *want = malloc(n * sizeof *want);
-    CLP_ASSERT(a && b && want);
-    expected_inputs(n, a, b);
-    /* the FMA chains ran last: eight chains from a + k, summed in pairs */
-    for (size_t q = 0; q < n / 4; q++)
-        for (int lane = 0; lane < 4; lane++) {
-            float x[8];
-            for (int k = 0; k < 8; k++)
-                x[k] = a[4 * q + lane] + (float)k;
-            for (int round = 0; round < ROUNDS; round++)
-                for (int k = 0; k < 8; k++)
-                    x[k] = fmaf(x[k], 0.999f, 0.001f);
-            want[4 * q + lane] = ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
+    /* BabelStream's rounds from the start, one untimed and `iterations` timed */
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    float *got = malloc(n * sizeof *got);
+    CLP_ASSERT(a && b && c && got);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (float)(i % 1000) * 0.001f;
+        b[i] = 1.0f - a[i];
+    }
+    for (int k = 0; k <= iterations; k++)
+        for (size_t i = 0; i < n; i++) {
+            c[i] = a[i];
+            b[i] = S * c[i];
+            c[i] = a[i] + b[i];
+            a[i] = fmaf(S, c[i], b[i]);
         }
-    check_kernel(&t, "probe_fma", CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, n / 4, want, n);
-    const clp_buffer_set all = CLP_BUF_PROBE_A | CLP_BUF_PROBE_B | CLP_BUF_PROBE_C;
+    read_array(&t, CLP_BUF_PROBE_A, got);
+    same_floats("a after copy, mul, add, triad", got, a, n);
+    read_array(&t, CLP_BUF_PROBE_B, got);
+    same_floats("b after copy, mul, add, triad", got, b, n);
+    double dot = 0;
     for (size_t i = 0; i < n; i++)
-        want[i] = fmaf(0.4f, b[i], a[i]);
-    check_kernel(&t, "probe_triad_float", all, n, want, n);
-    check_kernel(&t, "probe_triad_float4", all, n / 4, want, n);
-    check_kernel(&t, "probe_copy_float", CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, n, a, n);
-    check_kernel(&t, "probe_copy_float4", CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, n / 4, a, n);
+        dot += (double)a[i] * (double)b[i];
+    if (!(fabs(r.dot_sum - dot) <= 1e-4 * dot)) {
+        printf("not ok dot: %.9g, the host's double sum %.9g\n", r.dot_sum, dot);
+        return 1;
+    }
+    printf("ok dot: %.9g, the host's double sum %.9g\n", r.dot_sum, dot);
+
+    check_fma(&t, "probe_fma32", a, false, n);
+    if (r.has_fp64)
+        check_fma(&t, "probe_fma64", a, true, n);
+    else
+        printf("ok the device lacks cl_khr_fp64: no FP64 chains\n");
 
     CLP_ASSERT_STATUS(clp_probe_run(t.worker, opts, NULL, 6, 3, &r, &err), CLP_USAGE, &err);
     CLP_ASSERT_CONTAINS(err.message, "multiple of 4 floats, not 6");
-    CLP_ASSERT_STATUS(clp_probe_run(t.worker, opts, NULL, 64, 65, &r, &err), CLP_USAGE, &err);
-    printf("ok sizes and launch counts out of range are refused\n");
+    err = (clp_error)CLP_ERROR_INIT;
+    CLP_ASSERT_STATUS(clp_probe_run(t.worker, opts, NULL, 64, 1001, &r, &err), CLP_USAGE, &err);
+    CLP_ASSERT_CONTAINS(err.message, "1 to 1000 iterations");
+    printf("ok sizes and iteration counts out of range are refused\n");
     free(a);
     free(b);
-    free(want);
+    free(c);
+    free(got);
     clp_options_destroy(opts);
     test_env_close(&t);
     return 0;

@@ -5,7 +5,9 @@
 # over the probes, each Φ the harmonic mean; the hand counts of bytes and flops per unit
 # (PSO 24 bytes per component update, repulsive 10 D + 12 flops per pair at q = 3, the
 # neighbour search's bytes per particle-update from its documented count); what
-# lj.strategy=auto chose; the suite and workloads named by hash, no path of this machine; a
+# lj.strategy=auto chose; the probes' arrays sized from the device's cache as `clpart
+# devices` reports it, each probe's min <= avg <= max, and read back from probes.json on a
+# rerun (the same figures and Φ); the suite and workloads named by hash, no path of this machine; a
 # rerun that runs nothing again. Then clpart report: this machine's bench.json merged with a
 # hand-made one from another machine that lacks workloads and failed one, its Φ and means
 # computed by hand over the workloads both ran; a version mismatch warned of; benches of
@@ -14,8 +16,12 @@ set -uo pipefail
 clpart=$1
 . "$(dirname "$0")/common.sh"
 
+DEVICES=$("$clpart" devices --json) || fail "clpart devices --json failed"
+export DEVICES
 out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
 [ $? -eq 0 ] || fail "the bench failed: $out"
+grep -q "^device [0-9]*: probes (measured, stored in $work/bench/probes.json): " <<<"$out" ||
+    fail "the first bench did not say it measured the probes: $out"
 if command -v gnuplot >/dev/null 2>&1 || [ "${CI:-}" = true ]; then # CI installs it
     grep -q "^done: $work/bench/bench.md, $work/bench/bench.json, $work/bench/bench.png, $work/bench/bench-cascade.png; Φ .* (over 6 workloads)$" <<<"$out" &&
         [ -s "$work/bench/bench.png" ] && [ -s "$work/bench/bench-cascade.png" ] ||
@@ -59,8 +65,28 @@ for r in records:
         assert r["throughput_min"] <= r["throughput_low"] <= r["throughput"], r
         assert r["throughput"] <= r["throughput_high"] <= r["throughput_max"], r
 probe = doc["devices"][0]["probe"]
-bandwidth = max(probe[k] for k in ("copy_float", "copy_float4", "triad_float", "triad_float4"))
-assert bandwidth > 0 and probe["fma"] > 0, probe
+rates = ("copy", "mul", "add", "triad", "dot", "fp32", "fp64", "h2d", "d2h")
+for k in rates + ("launch_wall", "launch_device"):
+    s = probe[k]
+    if s is None:  # no cl_khr_fp64
+        assert k == "fp64", probe
+        continue
+    assert 0 <= s["min"] <= s["avg"] * (1 + 1e-12) and s["avg"] <= s["max"] * (1 + 1e-12), (k, s)
+    assert s["best"] == (s["max"] if k in rates else s["min"]), (k, s)
+    assert probe["unit"][k] == ("s" if k.startswith("launch") else "flop/s" if k.startswith("fp") else "bytes/s")
+bandwidth = max(probe[k]["best"] for k in ("copy", "mul", "add", "triad", "dot"))
+peak = probe["fp32"]["best"]
+assert bandwidth > 0 and peak > 0, probe
+# the quick suite sizes its arrays: 4 x the device's cache, at least 64 MiB, within memory
+dev = json.loads(os.environ["DEVICES"])
+dev = dev["devices"][dev["selected"]]
+assert probe["cache_bytes"] == dev["cache_bytes"], (probe, dev)
+floats = (max(4 * dev["cache_bytes"], 64 << 20) + 15) // 16 * 4
+floats = min(floats, dev["max_alloc_bytes"] // 4, dev["global_mem_bytes"] // 2 // 3 // 4) // 4 * 4
+want = 4 * floats
+assert probe["array_bytes"] == want, (probe["array_bytes"], want)
+assert probe["beyond_cache"] == (0 < dev["cache_bytes"] and want >= 4 * dev["cache_bytes"]), probe
+assert probe["iterations"] == 10, probe
 harmonic = lambda e: 0.0 if min(e) <= 0 else len(e) / sum(1 / x for x in e)
 arch_all, app_all = [], []
 for w in doc["workloads"]:
@@ -75,7 +101,7 @@ for w in doc["workloads"]:
     assert result["best"]["throughput"] == best["throughput"], w["name"]
     app = default["throughput"] / best["throughput"]
     rate = best["throughput"]
-    arch = max(rate * best["bytes_per_unit"] / bandwidth, rate * best["flops_per_unit"] / probe["fma"])
+    arch = max(rate * best["bytes_per_unit"] / bandwidth, rate * best["flops_per_unit"] / peak)
     assert abs(result["application_efficiency"] - app) < 1e-9 * app, (w["name"], app)
     assert abs(result["architectural_efficiency"] - arch) <= 1e-9 * arch, (w["name"], arch)
     assert abs(w["phi"]["application"] - app) < 1e-9, w["phi"]
@@ -130,9 +156,19 @@ assert doc["common_workloads"] == 6 and doc["left_out"] == [], doc
 assert "Every workload ran on every device." in open(d + "/bench.md").read()
 PY
 lines=$(wc -l <"$work/bench/results.jsonl")
+cp "$work/bench/bench.json" "$work/first.json"
 out=$("$clpart" bench --suite quick --out "$work/bench" 2>&1)
 [ $? -eq 0 ] || fail "the rerun failed: $out"
 [ "$(wc -l <"$work/bench/results.jsonl")" -eq "$lines" ] || fail "the rerun ran again: $out"
+grep -q "^device [0-9]*: probes (from $work/bench/probes.json): " <<<"$out" ||
+    fail "the rerun did not read the stored probes: $out"
+python3 - "$work/first.json" "$work/bench/bench.json" <<'PY' || fail "the rerun gave other figures"
+import json, sys
+first, again = (json.load(open(p)) for p in sys.argv[1:])
+assert first["devices"][0]["probe"] == again["devices"][0]["probe"], "the probes differ"
+assert first["phi"] == again["phi"], (first["phi"], again["phi"])
+assert [w["phi"] for w in first["workloads"]] == [w["phi"] for w in again["workloads"]]
+PY
 grep -q "What did not run" "$work/bench/bench.md" || fail "bench.md lacks its sections"
 
 # Pruning: with prune_factor 1, exactly the PSO layouts whose one-step warm-up ran slower than
@@ -340,11 +376,27 @@ printf '{"workloads": [{"name": "x", "case": "cases/dam_break_2d.json", "steps":
 out=$("$clpart" bench --suite "$work/timing.json" --out "$work/bad" 2>&1)
 [ $? -eq 1 ] && grep -q "workload x: \"repeat\" takes a whole number of runs from 1 to 64, not 0" <<<"$out" ||
     fail "a workload's repeat 0 was not refused: $out"
-# Probes alone: no chart, and the done line names none.
-printf '{"probe": {"floats": 65536, "launches": 2}, "workloads": []}' >"$work/probes.json"
+printf '{"probe": {"launches": 2}, "workloads": []}' >"$work/launches.json"
+out=$("$clpart" bench --suite "$work/launches.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -q 'probe: "launches" is not a setting' <<<"$out" || fail "a probe key: $out"
+printf '{"probe": {"floats": 6}, "workloads": []}' >"$work/floats.json"
+out=$("$clpart" bench --suite "$work/floats.json" --out "$work/bad" 2>&1)
+[ $? -eq 1 ] && grep -q 'probe: "floats" is not a setting or out of range' <<<"$out" ||
+    fail "probe floats not a multiple of 4: $out"
+# Probes alone: no chart, and the done line names none; arrays the suite sets below 4 x the
+# cache are not beyond it, and bench.md says so.
+printf '{"probe": {"floats": 65536, "iterations": 2}, "workloads": []}' >"$work/probes.json"
 out=$("$clpart" bench --suite "$work/probes.json" --out "$work/probes" 2>&1)
 grep -q "^done: $work/probes/bench.md, $work/probes/bench.json; " <<<"$out" &&
     [ ! -e "$work/probes/bench.png" ] || fail "a bench of probes alone: $out"
+python3 - "$work/probes/bench.json" <<'PY' || fail "probes of small arrays"
+import json, sys
+probe = json.load(open(sys.argv[1]))["devices"][0]["probe"]
+assert probe["array_bytes"] == 4 * 65536 and probe["iterations"] == 2, probe
+assert probe["beyond_cache"] == (0 < probe["cache_bytes"] <= 65536), probe
+PY
+grep -Eq '^\| 0 \| 256 KiB arrays, (cache [0-9.]+ [KMG]iB: within 4 x cache|cache size unknown) \|' \
+    "$work/probes/bench.md" || fail "bench.md does not set the arrays against the cache"
 out=$("$clpart" report 2>&1)
 [ $? -eq 2 ] || fail "report without files: $out"
 
