@@ -349,15 +349,17 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
     size_t found = count;
     bool by_index = selector && *selector && strspn(selector, "0123456789") == strlen(selector);
     if (!selector || !*selector) {
-        /* the first GPU, else the first CPU, else the first of any other type; simulators
-           only by name or index */
+        /* the first GPU, else the first CPU, else the first of any other type; a simulator
+           only when there is nothing else (a program run under `oclgrind PROG`) */
         for (size_t t = 0; t < TYPE_COUNT && found == count; t++)
             found = first_of_type(list, type_names[t].type);
-        if (found == count)
-            return fail_with_list(list,
-                                  "every device is a simulator: choose one by name or index "
-                                  "(--device oclgrind, CLPART_DEVICE)",
-                                  err, __FILE__, __LINE__);
+        if (found == count && count > 0) {
+            found = 0;
+            CLP_WARN(CLP_LOG_DEVICE,
+                     "every device is a simulator: running on %s, which is "
+                     "hundreds of times slower than a CPU driver",
+                     list->devices[0].name);
+        }
     } else if (by_index) {
         unsigned long long i = strtoull(selector, NULL, 10); /* too big: ULLONG_MAX */
         found = i < count ? (size_t)i : count;
