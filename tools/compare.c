@@ -433,12 +433,16 @@ static clp_status compare_snapshot(const clp__vtp_data *va, const clp__vtp_data 
         const compare_tolerance t = compare_tolerance_of(tol, "particles.pvd", fa->name);
         if (t.ignore || !pairs)
             continue;
+        /* positions in a periodic box: to the nearest image along each periodic axis */
+        const clp__vtp_array *box = clp__vtp_find(va, "Period");
+        const bool wraps = box && !strcmp(fa->name, "position") && box->tuples == 1 &&
+                           box->components == fa->components;
         double sum_d2 = 0, sum_a2 = 0, sum_b2 = 0;
         for (size_t p = 0; p < pairs; p++) {
             const double *x = fa->values + pair_a[p] * (size_t)fa->components;
             const double *y = fb->values + pair_b[p] * (size_t)fb->components;
             for (int c = 0; c < fa->components; c++) {
-                const double d = distance(x[c], y[c], t.period);
+                const double d = distance(x[c], y[c], wraps ? box->values[c] : t.period);
                 sum_d2 += d * d;
                 sum_a2 += x[c] * x[c];
                 sum_b2 += y[c] * y[c];

@@ -107,9 +107,12 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
                         f->n);
     size_t n = f->n;
     /* In file order: field data, point data, points, verts. */
-    vtk_array arrays[9];
+    vtk_array arrays[10];
     size_t count = 0;
     arrays[count++] = (vtk_array){"TimeValue", "Float64", 8, 1, 1, VALUES_F64, &f->time};
+    if (f->period)
+        arrays[count++] = (vtk_array){"Period", "Float64", 8, 3, 1, VALUES_F64, f->period};
+    const size_t fields = count;
     if (f->velocity)
         arrays[count++] = (vtk_array){"velocity", "Float32", 4, 3, n, VALUES_F32, f->velocity};
     if (f->density)
@@ -132,7 +135,8 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
                         "header_type=\"UInt64\">\n"
                         "  <PolyData>\n"
                         "    <FieldData>\n");
-    array_tag(&sb, 6, &arrays[0], " NumberOfTuples=\"1\"", &offset);
+    for (size_t i = 0; i < fields; i++)
+        array_tag(&sb, 6, &arrays[i], " NumberOfTuples=\"1\"", &offset);
     clp__sb_appendf(&sb,
                     "    </FieldData>\n"
                     "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
@@ -140,7 +144,7 @@ clp_status clp__vtp_write(const char *path, const clp__vtp_fields *f, clp_error 
                     "      <PointData%s%s>\n",
                     n, n, f->density ? " Scalars=\"density\"" : "",
                     f->velocity ? " Vectors=\"velocity\"" : "");
-    for (size_t i = 1; i < points; i++)
+    for (size_t i = fields; i < points; i++)
         array_tag(&sb, 8, &arrays[i], "", &offset);
     clp__sb_append(&sb, "      </PointData>\n      <Points>\n");
     array_tag(&sb, 8, &arrays[points], "", &offset);

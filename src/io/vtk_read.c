@@ -4,23 +4,8 @@
 #include "io.h"
 
 #include <errno.h>
-#include <locale.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define REQUIRE_IN(path, cond, err, ...)                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            st = CLP_FAIL_AT((err), CLP_IO, (path), -1, -1, __VA_ARGS__);                          \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-static locale_t c_locale;
-static void make_c_locale(void) {
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
 
 /* The value of attribute `name` in the tag that starts at `tag` (up to its '>'), copied into
  * buf; false when the tag lacks it. */
@@ -83,35 +68,38 @@ static clp_status read_array(FILE *f, const char *path, const char *tag, long ba
     clp_status st = CLP_OK;
     unsigned char *raw = NULL;
     char type[32], name[256], components[32] = "1", offset[32];
-    REQUIRE_IN(path,
-               attribute(tag, "type", type, sizeof type) &&
-                   attribute(tag, "Name", name, sizeof name) &&
-                   attribute(tag, "offset", offset, sizeof offset),
-               err, "%s: a DataArray lacks its type, Name or offset (not a clpart snapshot)", path);
+    CLP_REQUIRE_FILE(
+        path,
+        attribute(tag, "type", type, sizeof type) && attribute(tag, "Name", name, sizeof name) &&
+            attribute(tag, "offset", offset, sizeof offset),
+        err, "%s: a DataArray lacks its type, Name or offset (not a clpart snapshot)", path);
     attribute(tag, "NumberOfComponents", components, sizeof components);
     char kind;
     const int width = type_width(type, &kind);
-    REQUIRE_IN(path, width > 0, err, "%s: array %s has the unknown type %s", path, name, type);
+    CLP_REQUIRE_FILE(path, width > 0, err, "%s: array %s has the unknown type %s", path, name,
+                     type);
     a->name = strdup(name);
     CLP_REQUIRE_ALLOC(a->name, err);
     a->components = atoi(components);
-    REQUIRE_IN(path, a->components >= 1, err, "%s: array %s has %s components", path, name,
-               components);
+    CLP_REQUIRE_FILE(path, a->components >= 1, err, "%s: array %s has %s components", path, name,
+                     components);
     unsigned char head[8];
-    REQUIRE_IN(path, fseek(f, base + atol(offset), SEEK_SET) == 0 && fread(head, 1, 8, f) == 8, err,
-               "%s: array %s: its block is past the end of the file", path, name);
+    CLP_REQUIRE_FILE(path,
+                     fseek(f, base + atol(offset), SEEK_SET) == 0 && fread(head, 1, 8, f) == 8, err,
+                     "%s: array %s: its block is past the end of the file", path, name);
     const uint64_t bytes = (uint64_t)decode(head, 8, 'u');
     const uint64_t values = bytes / (uint64_t)width;
-    REQUIRE_IN(path, bytes % ((uint64_t)width * (uint64_t)a->components) == 0, err,
-               "%s: array %s: %llu bytes are not whole tuples", path, name,
-               (unsigned long long)bytes);
+    CLP_REQUIRE_FILE(path, bytes % ((uint64_t)width * (uint64_t)a->components) == 0, err,
+                     "%s: array %s: %llu bytes are not whole tuples", path, name,
+                     (unsigned long long)bytes);
     a->tuples = (size_t)(values / (uint64_t)a->components);
     raw = malloc(bytes + 1);
     a->values = malloc(values * sizeof *a->values + 1);
-    REQUIRE_IN(path, raw && a->values, err, "out of host memory for array %s of %s (%llu bytes)",
-               name, path, (unsigned long long)bytes);
-    REQUIRE_IN(path, fread(raw, 1, bytes, f) == bytes, err, "%s: array %s is cut short", path,
-               name);
+    CLP_REQUIRE_FILE(path, raw && a->values, err,
+                     "out of host memory for array %s of %s (%llu bytes)", name, path,
+                     (unsigned long long)bytes);
+    CLP_REQUIRE_FILE(path, fread(raw, 1, bytes, f) == bytes, err, "%s: array %s is cut short", path,
+                     name);
     for (uint64_t i = 0; i < values; i++)
         a->values[i] = decode(raw + i * (uint64_t)width, width, kind);
 fail:
@@ -130,12 +118,13 @@ static clp_status read_xml(FILE *f, const char *path, char **xml, long *base, cl
         clp__sb_append(&sb, line);
         found = strstr(line, "<AppendedData") != NULL;
     }
-    REQUIRE_IN(path, found && !sb.failed, err,
-               "%s is not a VTK PolyData file with appended data as clpart writes them", path);
+    CLP_REQUIRE_FILE(path, found && !sb.failed, err,
+                     "%s is not a VTK PolyData file with appended data as clpart writes them",
+                     path);
     int c;
     while ((c = fgetc(f)) != EOF && c != '_')
         ;
-    REQUIRE_IN(path, c == '_', err, "%s: its appended data has no '_' mark", path);
+    CLP_REQUIRE_FILE(path, c == '_', err, "%s: its appended data has no '_' mark", path);
     *base = ftell(f);
     *xml = sb.data;
     return CLP_OK;
@@ -151,12 +140,12 @@ clp_status clp__vtp_read(const char *path, clp__vtp_data *out, clp_error *err) {
     long base = 0;
     FILE *f = fopen(path, "rb");
     CLP_REQUIRE_ALLOC(d.path, err);
-    REQUIRE_IN(path, f, err, "cannot read %s: %s", path, strerror(errno));
+    CLP_REQUIRE_FILE(path, f, err, "cannot read %s: %s", path, strerror(errno));
     CLP_TRY(read_xml(f, path, &xml, &base, err));
     char points[32] = "";
     const char *piece = strstr(xml, "<Piece");
-    REQUIRE_IN(path, piece && attribute(piece, "NumberOfPoints", points, sizeof points), err,
-               "%s: no <Piece NumberOfPoints=...>", path);
+    CLP_REQUIRE_FILE(path, piece && attribute(piece, "NumberOfPoints", points, sizeof points), err,
+                     "%s: no <Piece NumberOfPoints=...>", path);
     d.n = (size_t)strtoull(points, NULL, 10);
     size_t cap = 0;
     for (const char *tag = xml; (tag = strstr(tag, "<DataArray")); tag++) {
@@ -173,8 +162,9 @@ clp_status clp__vtp_read(const char *path, clp__vtp_data *out, clp_error *err) {
         clp__vtp_array *a = &d.arrays[d.n_arrays++];
         *a = (clp__vtp_array){0};
         CLP_TRY(read_array(f, path, tag, base, a, err));
-        REQUIRE_IN(path, !strcmp(name, "TimeValue") || a->tuples == d.n, err,
-                   "%s: array %s has %zu tuples for %zu points", path, name, a->tuples, d.n);
+        const bool field_data = !strcmp(name, "TimeValue") || !strcmp(name, "Period");
+        CLP_REQUIRE_FILE(path, field_data || a->tuples == d.n, err,
+                         "%s: array %s has %zu tuples for %zu points", path, name, a->tuples, d.n);
     }
     const clp__vtp_array *time = clp__vtp_find(&d, "TimeValue");
     d.time = time && time->tuples ? time->values[0] : 0.0;
@@ -231,9 +221,7 @@ clp_status clp__pvd_read(const char *path, clp__pvd_list *out, clp_error *err) {
     size_t cap = 0;
     char line[4096];
     FILE *f = fopen(path, "r");
-    REQUIRE_IN(path, f, err, "cannot read %s: %s", path, strerror(errno));
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_c_locale);
+    CLP_REQUIRE_FILE(path, f, err, "cannot read %s: %s", path, strerror(errno));
     const char *slash = strrchr(path, '/');
     const int dir = slash ? (int)(slash - path) + 1 : 0;
     while (fgets(line, sizeof line, f)) {
@@ -241,10 +229,10 @@ clp_status clp__pvd_read(const char *path, clp__pvd_list *out, clp_error *err) {
         if (!tag)
             continue;
         char time[64], file[2048];
-        REQUIRE_IN(path,
-                   attribute(tag, "timestep", time, sizeof time) &&
-                       attribute(tag, "file", file, sizeof file),
-                   err, "%s: a DataSet lacks its timestep or file", path);
+        CLP_REQUIRE_FILE(path,
+                         attribute(tag, "timestep", time, sizeof time) &&
+                             attribute(tag, "file", file, sizeof file),
+                         err, "%s: a DataSet lacks its timestep or file", path);
         xml_unescape(file);
         if (l.count == cap) {
             cap = cap ? 2 * cap : 32;
@@ -255,10 +243,9 @@ clp_status clp__pvd_read(const char *path, clp__pvd_list *out, clp_error *err) {
             CLP_REQUIRE_ALLOC(files, err);
             l.files = files;
         }
-        locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+        locale_t previous = clp__c_numeric_begin();
         l.times[l.count] = strtod(time, NULL);
-        if (previous)
-            uselocale(previous);
+        clp__c_numeric_end(previous);
         /* names are relative to the collection's folder */
         const size_t size = (size_t)dir + strlen(file) + 1;
         l.files[l.count] = malloc(size);

@@ -219,11 +219,13 @@ static clp_status snapshot(lj_runner *r, const clp__lj_case *c, uint64_t step, l
             s->vel32[3 * i + a] = (float)s->vel[3 * i + a];
         }
     }
+    const double box[3] = {c->box, c->box, c->box};
     const clp__vtp_fields f = {.n = n,
                                .position = s->xyz,
                                .velocity = s->vel32,
                                .id = s->id,
-                               .time = (double)step * c->dt};
+                               .time = (double)step * c->dt,
+                               .period = box};
     CLP_TRY(clp__vtp_series_add(series, &f, err));
 fail:
     return st;
