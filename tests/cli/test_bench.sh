@@ -212,8 +212,9 @@ results = {"pso-128d": {"device": 0, "status": "ok", "default": record({}, 2e10,
                              "default": failed, "best": failed}}
 doc["devices"] = [{"index": 0, "name": "Hand-made GPU", "platform": "Elsewhere", "driver": "1.0",
     "type": "GPU", "host": {"hostname": "other", "cpu": "Other CPU", "cpus": 64},
-    "version": doc["clpart"], "probe": {"floats": 1048576, "copy_float": 1.0e12,
-    "copy_float4": 2.0e12, "triad_float": 1.5e12, "triad_float4": 1.9e12, "fma": 5.0e13}}]
+    "version": doc["clpart"], "probe": dict(doc["devices"][0]["probe"],
+    **{k: {"min": 0.5 * v, "avg": 0.9 * v, "max": v, "best": v} for k, v in (("copy", 1.0e12),
+       ("mul", 1.5e12), ("add", 2.0e12), ("triad", 1.9e12), ("dot", 1.2e12), ("fp32", 5.0e13))})}]
 doc["workloads"] = [dict(w, results=[results[w["name"]]]) for w in doc["workloads"] if w["name"] in results]
 json.dump(doc, open(sys.argv[2], "w"))
 PY
@@ -337,7 +338,7 @@ out=$("$clpart" report "$work/bench/bench.json" "$CLPART_DATA_DIR/tests/data/ben
 
 # A workload that no device can run: Φ 0, the failure with its reason naming the case relative
 # to the bench folder, and no claim that everything ran.
-printf '{"probe": {"floats": 65536, "launches": 2}, "workloads": [{"name": "lj-too-small",
+printf '{"probe": {"floats": 65536, "iterations": 2}, "workloads": [{"name": "lj-too-small",
   "case": "cases/lj_liquid_small.json", "steps": 2, "patch": {"lj": {"fcc_cells": 2}}, "sweep": []}]}' \
     >"$work/too_small.json"
 out=$("$clpart" bench --suite "$work/too_small.json" --out "$work/too_small" 2>&1)
