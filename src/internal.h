@@ -5,6 +5,8 @@
 
 #include "clpart.h"
 
+#include <locale.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -44,6 +46,16 @@ clp_status clp__fail_cl(clp_error *err, cl_int code, const char *origin_file, in
     do {                                                                                           \
         if (!(cond)) {                                                                             \
             st = clp__fail((err), (status), __FILE__, __LINE__, __VA_ARGS__);                      \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* CLP_REQUIRE for a file that cannot be read or is not what it should be: CLP_IO, with the
+ * file as the error's source. */
+#define CLP_REQUIRE_FILE(path, cond, err, ...)                                                     \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            st = clp__fail_at((err), CLP_IO, (path), -1, -1, __FILE__, __LINE__, __VA_ARGS__);     \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
@@ -88,6 +100,13 @@ void clp__sb_appendf(clp_strbuf *sb, const char *fmt, ...) CLP_PRINTF(2, 3);
 /* Hands the text over (new, NUL-terminated) or NULL after a failed append; resets sb. */
 char *clp__sb_take(clp_strbuf *sb);
 void clp__sb_free(clp_strbuf *sb);
+
+/* ---- The C numeric locale (c_locale.c) */
+/* This thread reads and writes numbers in the C locale until clp__c_numeric_end(previous),
+ * whatever the process locale (a decimal comma never reaches device source or output files).
+ * Returns the locale to give back, (locale_t)0 when the C locale could not be made. */
+locale_t clp__c_numeric_begin(void);
+void clp__c_numeric_end(locale_t previous);
 
 /* ---- Files and small helpers (util.c) */
 /* Reads a whole file. *out is new and NUL-terminated; *size excludes the NUL. */

@@ -6,6 +6,7 @@
  * stopped; DIR/bench.json, bench.md and bench.png hold the efficiencies and Φ. */
 #include "core/options_schema.h"
 #include "host_info.h"
+#include "json_list.h"
 #include "portability.h"
 #include "sweep_engine.h"
 
@@ -145,17 +146,6 @@ fail:
     return st;
 }
 
-/* Whether the JSON list of strings `list` holds `name`. */
-static bool listed(const json_t *list, const char *name) {
-    size_t k;
-    json_t *item;
-    json_array_foreach(list, k, item) {
-        if (json_is_string(item) && !strcmp(json_string_value(item), name))
-            return true;
-    }
-    return false;
-}
-
 /* Every combination of the values of the performance options of the case's model (those the
  * workload's "sweep" lists, when it lists some) other than the case's own: new objects in
  * `out`. */
@@ -176,7 +166,7 @@ static clp_status variants(const bench *b, const json_t *workload, const char *c
         bool taken = false; /* a performance option of one of the model's modules */
         for (size_t m = 0; def->performance && model->modules[m]; m++)
             taken |= strcmp(def->module, model->modules[m]) == 0;
-        taken = taken && (!json_array_size(only) || listed(only, def->name));
+        taken = taken && (!json_array_size(only) || json_list_holds(only, def->name));
         if (taken) {
             axes[n_axes++] = i;
             product *= def->type == CLP_OPT_BOOL ? 2 : def->n_values;

@@ -1,6 +1,7 @@
 /* The tolerances of clpart compare: a model's document (tolerances/<model>.json) and the
  * user's --tol overrides, looked up per file and quantity (see compare.h). */
 #include "compare.h"
+#include "json_list.h"
 
 #include <errno.h>
 #include <math.h>
@@ -72,16 +73,6 @@ static const json_t *file_entry(const compare_tolerances *t, const char *file) {
     return json_object_get(files, file);
 }
 
-static bool listed(const json_t *list, const char *name) {
-    size_t i;
-    json_t *item;
-    json_array_foreach(list, i, item) {
-        if (json_is_string(item) && !strcmp(json_string_value(item), name))
-            return true;
-    }
-    return false;
-}
-
 /* Fills t from a JSON object's "abs", "rel", "scale", "power", "period", keeping what it
  * does not set. */
 static void read_tolerance(const json_t *o, compare_tolerance *t) {
@@ -112,8 +103,8 @@ compare_tolerance compare_tolerance_of(const compare_tolerances *t, const char *
     read_tolerance(json_object_get(t->doc, "default"), &tol);
     read_tolerance(json_object_get(entry, "default"), &tol);
     read_tolerance(json_object_get(json_object_get(entry, "quantities"), quantity), &tol);
-    tol.ignore |= listed(json_object_get(t->doc, "ignore"), quantity) ||
-                  listed(json_object_get(entry, "ignore"), quantity);
+    tol.ignore |= json_list_holds(json_object_get(t->doc, "ignore"), quantity) ||
+                  json_list_holds(json_object_get(entry, "ignore"), quantity);
     char both[512];
     snprintf(both, sizeof both, "%s/%s", file, quantity);
     const json_t *over = json_object_get(t->overrides, both);

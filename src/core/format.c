@@ -8,21 +8,12 @@
 #include <pthread.h>
 #include <string.h>
 
-static locale_t c_locale;
-
-static void make_c_locale(void) {
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
-
 /* snprintf under the "C" numeric locale, whatever the process locale is. The locale is made
  * once, whichever thread (a sweep runs one per device) assembles a source first. */
 static void format_c_locale(char *buf, size_t size, const char *fmt, double v) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_c_locale);
-    locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+    locale_t previous = clp__c_numeric_begin();
     snprintf(buf, size, fmt, v);
-    if (previous)
-        uselocale(previous);
+    clp__c_numeric_end(previous);
 }
 
 static bool format_non_finite(double v, char buf[64]) {

@@ -15,12 +15,6 @@ struct clp__csv {
     size_t n_columns;
 };
 
-static locale_t c_locale;
-
-static void make_c_locale(void) {
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
-
 char *clp__csv_format_number(double v, char buf[32]) {
     if (fabs(v) < 0x1p53 && v == trunc(v)) {
         snprintf(buf, 32, "%lld", (long long)v);
@@ -29,12 +23,9 @@ char *clp__csv_format_number(double v, char buf[32]) {
     } else if (isinf(v)) {
         strcpy(buf, v > 0 ? "inf" : "-inf");
     } else {
-        static pthread_once_t once = PTHREAD_ONCE_INIT;
-        pthread_once(&once, make_c_locale);
-        locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+        locale_t previous = clp__c_numeric_begin();
         snprintf(buf, 32, "%.17g", v);
-        if (previous)
-            uselocale(previous);
+        clp__c_numeric_end(previous);
     }
     return buf;
 }
@@ -184,12 +175,9 @@ clp_status clp__csv_continue_in(const char *dir, const char *name, const char *c
     FILE *earlier = fopen(path, "r");
     if (!earlier)
         return clp__csv_open_in(dir, name, columns, n_columns, out, err);
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_c_locale);
-    locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+    locale_t previous = clp__c_numeric_begin();
     st = read_rows(path, earlier, columns, n_columns, column, last, kept, n_kept, err);
-    if (previous)
-        uselocale(previous);
+    clp__c_numeric_end(previous);
     fclose(earlier);
     CLP_TRY(st);
     /* the kept rows go to a new file that then replaces the old one, and stays open */

@@ -3,19 +3,8 @@
 #include "io.h"
 
 #include <errno.h>
-#include <locale.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* CLP_REQUIRE with the file as the error's source. */
-#define REQUIRE_IN(path, cond, err, ...)                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            st = CLP_FAIL_AT((err), CLP_IO, (path), -1, -1, __VA_ARGS__);                          \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
 
 /* One header cell from *p (quoted with doubled quotes, or plain up to a comma or the line's
  * end), advanced past it and its comma. New string, or NULL when out of memory. */
@@ -66,7 +55,7 @@ static clp_status read_header(clp__csv_table *t, const char *line, clp_error *er
         CLP_REQUIRE_ALLOC(t->columns[t->n_columns], err);
         t->n_columns++;
     }
-    REQUIRE_IN(t->path, t->n_columns > 0, err, "%s: the header names no column", t->path);
+    CLP_REQUIRE_FILE(t->path, t->n_columns > 0, err, "%s: the header names no column", t->path);
 fail:
     return st;
 }
@@ -87,19 +76,14 @@ static clp_status read_row(clp__csv_table *t, const char *line, size_t number, s
         row[i] = strtod(p, &end);
         const char want = i + 1 < t->n_columns ? ',' : '\0';
         const bool ends = want ? *end == ',' : (*end == '\0' || blank(end));
-        REQUIRE_IN(t->path, end != p && ends, err,
-                   "%s:%zu: column %zu (%s) is not a number, or the row has not %zu columns",
-                   t->path, number, i + 1, t->columns[i], t->n_columns);
+        CLP_REQUIRE_FILE(t->path, end != p && ends, err,
+                         "%s:%zu: column %zu (%s) is not a number, or the row has not %zu columns",
+                         t->path, number, i + 1, t->columns[i], t->n_columns);
         p = end + 1;
     }
     t->n_rows++;
 fail:
     return st;
-}
-
-static locale_t c_locale;
-static void make_c_locale(void) {
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 }
 
 clp_status clp__csv_read(const char *path, clp__csv_table *out, clp_error *err) {
@@ -111,10 +95,8 @@ clp_status clp__csv_read(const char *path, clp__csv_table *out, clp_error *err) 
     FILE *f = NULL;
     CLP_REQUIRE_ALLOC(t.path, err);
     f = fopen(path, "r");
-    REQUIRE_IN(path, f, err, "cannot read %s: %s", path, strerror(errno));
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_c_locale);
-    locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+    CLP_REQUIRE_FILE(path, f, err, "cannot read %s: %s", path, strerror(errno));
+    locale_t previous = clp__c_numeric_begin();
     bool header = false;
     while (st == CLP_OK && getline(&line, &line_cap, f) > 0) {
         number++;
@@ -123,10 +105,9 @@ clp_status clp__csv_read(const char *path, clp__csv_table *out, clp_error *err) 
         st = header ? read_row(&t, line, number, &row_cap, err) : read_header(&t, line, err);
         header = true;
     }
-    if (previous)
-        uselocale(previous);
+    clp__c_numeric_end(previous);
     CLP_TRY(st);
-    REQUIRE_IN(path, header, err, "%s is empty: it has no header row", path);
+    CLP_REQUIRE_FILE(path, header, err, "%s is empty: it has no header row", path);
     *out = t;
     t = (clp__csv_table){0};
 fail:

@@ -37,6 +37,8 @@ typedef struct clp__vtp_fields {
     const uint32_t *type;   /* n, or NULL */
     const uint32_t *id;     /* n, or NULL: the particle's index in the case's initial order */
     double time;            /* simulated time, the field array "TimeValue" */
+    const double *period;   /* 3 sides of a periodic box (0: not periodic along that axis), the
+                               field array "Period", or NULL */
 } clp__vtp_fields;
 
 /* Writes `f` as a VTK XML PolyData file (appended raw little-endian data, UInt64 headers, one
@@ -74,7 +76,7 @@ clp_status clp__vtp_series_add(clp__vtp_series *s, const clp__vtp_fields *f, clp
 void clp__vtp_series_close(clp__vtp_series *s);
 
 /* A snapshot read back (vtk_read.c): each array of its field, point and point-coordinate
- * data ("TimeValue", "velocity", ..., "position" for the points), as doubles. */
+ * data ("TimeValue", "Period", "velocity", ..., "position" for the points), as doubles. */
 typedef struct clp__vtp_array {
     char *name;
     int components;
