@@ -232,6 +232,7 @@ static clp_status compare_table(const char *file, const clp__csv_table *ta,
     }
     size_t matched = 0, only_a = 0, only_b = 0;
     double first_a = NAN, first_b = NAN; /* the first keys without a partner */
+    bool parted_before = false;          /* a row without a partner before a matched row */
     bool unknown_scale = false;
     for (size_t i = 0, j = 0; i < ta->n_rows || j < tb->n_rows;) {
         const double *ra = i < ta->n_rows ? ta->values + i * ta->n_columns : NULL;
@@ -281,7 +282,7 @@ static clp_status compare_table(const char *file, const clp__csv_table *ta,
                      "%s: a tolerance names a scale neither run holds: those values "
                      "are compared relative to their own size",
                      file));
-    if ((only_a || only_b) && ka >= 0) { /* rows at other times: the runs went other ways */
+    if ((only_a || only_b) && ka >= 0 && !tail_only) { /* the runs went other ways */
         compare_item *it;
         CLP_TRY(item_for(r, file, key, &it, err));
         account(it, first_a, first_b, distance(first_a, first_b, 0),

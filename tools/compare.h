@@ -61,6 +61,10 @@ compare_tolerance compare_tolerance_of(const compare_tolerances *t, const char *
  * relatively, two keys must be to be the same. */
 const char *compare_key_of(const compare_tolerances *t, const char *file, double *key_rel);
 
+/* Whether the rows of `file` end when a criterion is met (a design at rest): rows that one
+ * run has past the other's last are then a note, not a difference. */
+bool compare_ends_by_criterion(const compare_tolerances *t, const char *file);
+
 /* The worst difference of one quantity. */
 typedef struct compare_item {
     char *file, *quantity;

@@ -125,3 +125,7 @@ const char *compare_key_of(const compare_tolerances *t, const char *file, double
     *key_rel = json_is_number(rel) ? json_number_value(rel) : 1e-6;
     return json_string_value(json_object_get(entry, "key"));
 }
+
+bool compare_ends_by_criterion(const compare_tolerances *t, const char *file) {
+    return json_is_true(json_object_get(file_entry(t, file), "ends_by_criterion"));
+}
