@@ -273,10 +273,14 @@ static clp_status compare_table(const char *file, const clp__csv_table *ta,
             account(it, x, y, distance(x, y, t.period), allowed(&t, &s, x, y, &unknown_scale),
                     ka >= 0 ? ra[ka] : (double)i);
         }
+        parted_before |= only_a || only_b;
         matched++;
         i++;
         j++;
     }
+    /* a run that stops by a criterion (the repulsive design at rest) may stop a check sooner */
+    const bool tail_only =
+        !parted_before && (!only_a || !only_b) && compare_ends_by_criterion(tol, file);
     if (unknown_scale)
         CLP_TRY(note(r, err,
                      "%s: a tolerance names a scale neither run holds: those values "
