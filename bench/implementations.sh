@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The same cases on every OpenCL implementation at hand, each run compared by clpart compare
 # with PoCL's run of the same case and length: Oclgrind (registered through a vendors folder
-# of our own, for short runs: it interprets every kernel) and Mesa's rusticl
-# (RUSTICL_ENABLE=llvmpipe, when mesa-opencl-icd is installed). Writes OUT/table.md, a row per
+# of our own, for short runs: it interprets every kernel), Mesa's rusticl
+# (RUSTICL_ENABLE=llvmpipe, when mesa-opencl-icd is installed) and NVIDIA's driver (when its
+# ICD file is registered). Writes OUT/table.md, a row per
 # comparison: the verdict, the quantity nearest to (or furthest beyond) its tolerance and the
 # share of its tolerance it used, and each run's wall time.
 # usage: bench/implementations.sh BUILD_DIR OUT_DIR
@@ -27,6 +28,11 @@ if [ -f "$vendors/rusticl.icd" ]; then
     cp "$vendors/rusticl.icd" "$out/vendors/"
     implementations="$implementations rusticl"
 fi
+nvidia_icd=$(ls "$vendors"/*nvidia*.icd 2>/dev/null | head -1)
+if [ -n "$nvidia_icd" ]; then
+    cp "$nvidia_icd" "$out/vendors/"
+    implementations="$implementations nvidia"
+fi
 export OCL_ICD_VENDORS=$out/vendors RUSTICL_ENABLE=llvmpipe
 
 # The comparisons: implementation, case, the limits of both runs ("" for the whole case).
@@ -42,6 +48,14 @@ comparisons=(
     "rusticl cases/pso_rastrigin.json"
     "rusticl cases/pso_sphere_128.json"
     "rusticl cases/repulsive_24_2d.json"
+    "nvidia cases/dam_break_2d.json --time 0.02"
+    "nvidia cases/dam_break_2d.json"
+    "nvidia cases/dam_break_3d.json --steps 100"
+    "nvidia cases/lj_liquid_small.json --steps 300"
+    "nvidia cases/lj_liquid_small.json"
+    "nvidia cases/pso_rastrigin.json"
+    "nvidia cases/pso_sphere_128.json"
+    "nvidia cases/repulsive_24_2d.json"
 )
 
 # run IMPLEMENTATION CASE LIMITS...: the run's folder on stdout, its wall time in $seconds
