@@ -139,6 +139,7 @@ static clp_status read_record(const char *path, unsigned long line, json_t **out
     }
     CLP_REQUIRE(line == 0 || *out, err, CLP_USAGE, "%s has no line %lu (it has %lu)", path, line,
                 number);
+    CLP_REQUIRE(lines > 0, err, CLP_USAGE, "%s holds no result record", path);
     CLP_REQUIRE(line != 0 || lines == 1, err, CLP_USAGE,
                 "%s holds %lu records: name one as %s:LINE", path, lines, path);
 fail:
