@@ -121,6 +121,9 @@ char *clp__path_join(const char *dir, const char *name);
 /* A work-group of one work-item per item: `items` rounded up to whole warps of 32 where that
  * stays within `cap`, else `items`. */
 size_t clp__warp_group(size_t items, size_t cap);
+/* (host_memory.c) CLP_NOMEM naming `what` when `bytes` exceed the physical memory or ulimit -v;
+ * called with a case's host need, from its parameters, before allocating any of it. */
+clp_status clp__host_memory_check(double bytes, const char *what, clp_error *err);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
 /* What the compiled kernel `name` allows on the worker's device: the most work-items a group

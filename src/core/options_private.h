@@ -4,6 +4,7 @@
 #ifndef CLPART_OPTIONS_PRIVATE_H
 #define CLPART_OPTIONS_PRIVATE_H
 
+#include "core/json_file.h"
 #include "options_schema.h"
 
 #include <jansson.h>
@@ -13,11 +14,6 @@ typedef struct clp__where {
     const char *source; /* err->source: the case or schema path, or "command line" */
     const char *text;   /* ends the message: "options.selftest.n", "-s selftest.n=1" */
 } clp__where;
-
-/* Loads a JSON file, rejecting duplicate keys. A missing or unreadable file is CLP_IO; a
- * parse error is `malformed` (CLP_JSON, CLP_SCHEMA) with Jansson's line, column and text.
- * *out is new. */
-clp_status clp__json_load(const char *path, clp_status malformed, json_t **out, clp_error *err);
 
 /* Converts `json` to a value of def's type and checks it: CLP_OPTION_TYPE, CLP_OPTION_RANGE
  * or CLP_OPTION_VALUE, with where->source and line -1. Sets type and the value fields only. */

@@ -55,19 +55,6 @@ static char *format_double(double v, char *buf, size_t size) {
     return buf;
 }
 
-clp_status clp__json_load(const char *path, clp_status malformed, json_t **out, clp_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot open %s: %s", path, strerror(errno));
-    json_error_t jerr;
-    *out = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    fclose(f);
-    if (!*out)
-        return CLP_FAIL_AT(err, malformed, path, jerr.line, jerr.column, "malformed JSON: %s",
-                           jerr.text);
-    return CLP_OK;
-}
-
 const char *clp__option_type_name(clp_option_type type) {
     switch (type) {
     case CLP_OPT_BOOL:

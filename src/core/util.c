@@ -7,20 +7,31 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* The most a text input (case, schema, device source) may hold: far above any real one, and
+ * an end to reading /dev/zero or a runaway pipe. */
+static const size_t most_file_bytes = (size_t)256 << 20;
+
 clp_status clp__file_read(const char *path, char **out, size_t *size, clp_error *err) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot open %s: %s", path, strerror(errno));
+    struct stat info;
+    if (fstat(fileno(f), &info) == 0 && S_ISDIR(info.st_mode)) {
+        fclose(f);
+        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "%s is a folder, not a file", path);
+    }
     clp_strbuf sb = {0};
     char chunk[65536];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    while (sb.len <= most_file_bytes && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
         clp__sb_append_n(&sb, chunk, n);
-    bool read_error = ferror(f);
+    const bool read_error = ferror(f), too_long = sb.len > most_file_bytes;
     fclose(f);
-    if (read_error) {
+    if (read_error || too_long) {
         clp__sb_free(&sb);
-        return CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot read %s", path);
+        return too_long ? CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "%s holds more than %zu MiB", path,
+                                      most_file_bytes >> 20)
+                        : CLP_FAIL_AT(err, CLP_IO, path, -1, -1, "cannot read %s", path);
     }
     size_t len = sb.len;
     char *text = clp__sb_take(&sb);
