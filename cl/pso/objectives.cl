@@ -15,14 +15,19 @@
 #endif
 
 #define PSO_DIM CLP_PSO_DIM
-#define X(i) pso_pos[pso_index(FIELD_POS, p, (uint)(i))]
+#define PSO_X_AT(i) pso_pos[pso_index(FIELD_POS, p, (i))]
 #define PSO_TWO_PI 6.28318530717958647692f
 
 #if CLP_PSO_OBJECTIVE == CLP_PSO_OBJECTIVE_USER
+/* In user code X(i) is clamped to [0, PSO_DIM - 1]: a wrong index reads a wrong component,
+ * never memory outside the swarm. */
+#define X(i) PSO_X_AT(min((uint)(i), (uint)(PSO_DIM - 1)))
 float pso_user_objective(uint p, __global const float *pso_pos) {
 /* CLP_PSO_USER_OBJECTIVE */
 }
+#undef X
 #endif
+#define X(i) PSO_X_AT((uint)(i))
 
 float pso_objective(uint p, __global const float *pso_pos) {
 #if CLP_PSO_OBJECTIVE == CLP_PSO_OBJECTIVE_SPHERE

@@ -66,6 +66,10 @@ typedef struct clp__vtp_series {
 
 /* An empty series in the folder `dir` (copied), which must exist before the first write. */
 clp_status clp__vtp_series_open(clp__vtp_series *s, const char *dir, clp_error *err);
+/* An empty series for a run that starts afresh in `dir`: the snapshots and index an earlier
+ * run left there (particles_<digits>.vtp, particles.pvd, and nothing else) are removed, so
+ * that none stays beside the new index as if it were this run's. */
+clp_status clp__vtp_series_start(clp__vtp_series *s, const char *dir, clp_error *err);
 /* Adds the next file's name at `time` without writing it (a restart's earlier snapshots). */
 clp_status clp__vtp_series_remember(clp__vtp_series *s, double time, clp_error *err);
 /* Writes particles.pvd listing the series so far. */

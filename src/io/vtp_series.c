@@ -3,8 +3,11 @@
  * each, so that ParaView can open a run that is still going or was stopped. */
 #include "io.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 clp_status clp__vtp_series_open(clp__vtp_series *s, const char *dir, clp_error *err) {
     *s = (clp__vtp_series){.dir = strdup(dir)};
@@ -18,6 +21,44 @@ static char *in_dir(const clp__vtp_series *s, const char *name) {
     if (path)
         snprintf(path, size, "%s/%s", s->dir, name);
     return path;
+}
+
+/* Whether `name` is one of a series' files: particles.pvd or particles_<digits>.vtp. */
+static bool series_file(const char *name) {
+    static const char prefix[] = "particles_", suffix[] = ".vtp";
+    if (!strcmp(name, "particles.pvd"))
+        return true;
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return false;
+    const char *digits = name + sizeof prefix - 1;
+    const size_t n = strspn(digits, "0123456789");
+    return n > 0 && !strcmp(digits + n, suffix);
+}
+
+clp_status clp__vtp_series_start(clp__vtp_series *s, const char *dir, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__vtp_series_open(s, dir, err));
+    DIR *folder = opendir(dir);
+    if (!folder) /* made by the first write */
+        return errno == ENOENT ? CLP_OK
+                               : CLP_FAIL_AT(err, CLP_IO, dir, -1, -1, "cannot read folder %s: %s",
+                                             dir, strerror(errno));
+    const struct dirent *entry;
+    while (st == CLP_OK && (entry = readdir(folder))) {
+        if (!series_file(entry->d_name))
+            continue;
+        char *path = in_dir(s, entry->d_name);
+        if (!path)
+            st = CLP_FAIL(err, CLP_NOMEM, "out of host memory");
+        else if (unlink(path) != 0 && errno != ENOENT)
+            st = CLP_FAIL_AT(err, CLP_IO, path, -1, -1,
+                             "cannot remove %s, an earlier run's snapshot: %s", path,
+                             strerror(errno));
+        free(path);
+    }
+    closedir(folder);
+fail:
+    return st;
 }
 
 clp_status clp__vtp_series_remember(clp__vtp_series *s, double time, clp_error *err) {

@@ -54,3 +54,10 @@ void clp__run_result_chosen(const clp_run_config *config, const char *chosen) {
     if (config->result)
         snprintf(config->result->chosen, sizeof config->result->chosen, "%s", chosen);
 }
+
+clp_status clp__run_stop_check(const clp_run_config *config, const char *phase, clp_error *err) {
+    if (!config->stop_requested || !*config->stop_requested)
+        return CLP_OK;
+    return CLP_FAIL(err, CLP_INTERRUPTED, "stopped while %s, before the first step: no output",
+                    phase);
+}

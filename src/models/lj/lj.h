@@ -117,6 +117,11 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
 clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
                               const clp_grid_geometry *geo, size_t n, double density,
                               clp_error *err);
+/* Whether `n` atoms in a box of side `box` can run here, from the case's parameters before any
+ * atom is made: the host memory a run holds them in, and, on one device (`split` false), the
+ * least the device needs for them, without a neighbour list (src/models/lj/lj_fit.c). */
+clp_status clp__lj_check_memory(clp_worker *w, bool split, const clp_options *opts, size_t n,
+                                double box, const clp__lj_params *p, clp_error *err);
 /* lj.strategy=auto: the fastest strategy and neighbour mode for this case on the worker's
  * device, from the cache's record of an earlier probe or from a new one, set in `resolved`
  * (src/models/lj/lj_probe.c). */

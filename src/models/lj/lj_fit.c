@@ -1,10 +1,12 @@
-/* lj.fit_device: a case whose stored neighbour list would not fit the device runs with the
- * cell search instead (neighbors.mode=jit), as SPH's sph.fit_device does. The list is sized
- * before it is built, from the atoms within the search radius at the case's mean density, and
- * counted with the grid's other buffers and the model's. */
+/* Memory before the atoms are made, and lj.fit_device: a case whose stored neighbour list would
+ * not fit the device runs with the cell search instead (neighbors.mode=jit), as SPH's
+ * sph.fit_device does. The list is sized before it is built, from the atoms within the search
+ * radius at the case's mean density, and counted with the grid's other buffers and the
+ * model's. */
 #include "models/lj/lj.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* What the grid and the model take on the device for `n` atoms, with a list as `sized` sizes it
@@ -53,6 +55,40 @@ clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
                  dev->name, dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
                  comm ? " on every rank" : "", without.total / gib);
     CLP_TRY(clp_options_apply_assignment(opts, "neighbors.mode=jit", err));
+fail:
+    clp_options_destroy(cell_search);
+    return st;
+}
+
+/* Host bytes an atom takes while a run holds it: the state (positions and velocities in
+ * double), the diagnostics' read-back (forces, energy, velocities), a snapshot's copies
+ * (positions and velocities in double, velocities in float, its ID) and the upload's float4
+ * positions and velocities. */
+enum { HOST_BYTES_PER_ATOM = 6 * 8 + 7 * 8 + 6 * 8 + 3 * 4 + 4 + 2 * 16 };
+
+clp_status clp__lj_check_memory(clp_worker *w, bool split, const clp_options *opts, size_t n,
+                                double box, const clp__lj_params *p, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *cell_search = NULL;
+    char what[64];
+    snprintf(what, sizeof what, "%zu atoms", n);
+    CLP_TRY(clp__host_memory_check((double)n * HOST_BYTES_PER_ATOM, what, err));
+    if (split)
+        goto fail; /* each rank holds a slab: checked once cut */
+    CLP_TRY(clp_options_dup(opts, &cell_search, err));
+    CLP_TRY(clp_options_apply_assignment(cell_search, "neighbors.mode=jit", err));
+    const clp__lj_state header = {.n = n, .box = box};
+    clp_grid_geometry geo;
+    CLP_TRY(clp__lj_geometry(cell_search, &header, p, &geo, err));
+    const clp_memory_need least = need_of(cell_search, &geo, n);
+    const clp_device_info *dev = clp_worker_device(w);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    CLP_REQUIRE(clp__memory_need_fits(&least, dev), err, CLP_DEVICE_MEMORY,
+                "%zu atoms need at least %.2f GiB of device memory (%.2f GiB in one buffer, "
+                "without a neighbour list), where device '%s' has %.2f GiB and allows %.2f GiB "
+                "in one buffer: use fewer atoms, or split the case over devices (--devices)",
+                n, least.total / gib, least.largest / gib, dev->name, dev->global_mem_size / gib,
+                dev->max_mem_alloc_size / gib);
 fail:
     clp_options_destroy(cell_search);
     return st;

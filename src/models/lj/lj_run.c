@@ -304,11 +304,12 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
     c.steps = clp__run_steps(config, c.steps);
     if (config->max_time > 0 && config->max_time < (double)c.steps * c.dt)
         c.steps = (uint64_t)floor(config->max_time / c.dt + 1e-9);
+    const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
+    CLP_TRY(clp__lj_check_memory(worker, comm != NULL, opts, c.n, c.box, &params, err));
     CLP_TRY(initial_state(&c, &s, err));
     if (writer)
         CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s.n, s.box,
                  clp__lj_density(&s));
-    const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
     if (comm) {
         CLP_TRY(clp__lj_rank_open(worker, comm, opts, config->cache, &s, &params, c.dt, weights,
                                   &r.rank, err));
@@ -320,6 +321,7 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
         CLP_REQUIRE(r.sample.force && r.sample.energy && r.sample.velocity, err, CLP_NOMEM,
                     "out of host memory for the diagnostics of %zu atoms", s.n);
         CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &r.sys, err));
+        CLP_TRY(clp__run_stop_check(config, "setting up", err)); /* alone: ranks stop at a step */
         clp__pacer_init(&r.pacer, worker, config->stop_requested);
         if (config->timing)
             clp__lj_system_time(r.sys, &timing);
@@ -328,7 +330,7 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
         CLP_TRY(open_diagnostics(out_dir, &csv, err));
     const uint64_t snapshot_every = config->out_dir ? c.snapshot_every : 0; /* same on all ranks */
     if (out_dir && snapshot_every) {
-        CLP_TRY(clp__vtp_series_open(&series, out_dir, err));
+        CLP_TRY(clp__vtp_series_start(&series, out_dir, err));
         CLP_TRY(snapshot_alloc(&snap, s.n, err));
     }
     const double end_time = (double)c.steps * c.dt;

@@ -225,6 +225,20 @@ static clp_status read_code(json_t *code, const char *text, clp__pso_case *c, co
     c->code = clp__sb_take(&sb);
     CLP_REQUIRE_ALLOC(c->code, err);
     REQUIRE_CASE(*c->code, "%s: 'pso.objective.function' is empty; it must return a float", path);
+    /* bounded: a 750 KB expression overflowed the stack of PoCL's compiler */
+    REQUIRE_CASE(strlen(c->code) <= CLP__PSO_MOST_USER_CODE,
+                 "%s: 'pso.objective' holds %zu bytes of code, more than the %d it may", path,
+                 strlen(c->code), CLP__PSO_MOST_USER_CODE);
+    /* no directive: #include would compile a host file into the program */
+    REQUIRE_CASE(!strchr(c->code, '#'),
+                 "%s: 'pso.objective' holds '#': preprocessor directives (#include, #define) "
+                 "are not taken in user code",
+                 path);
+    /* the swarm's arrays only through X(i), which keeps i within the dimensions */
+    REQUIRE_CASE(!strstr(c->code, "pso_"),
+                 "%s: 'pso.objective' names clpart's own 'pso_' identifiers: read the position "
+                 "through X(0) to X(PSO_DIM - 1)",
+                 path);
     c->params.user_code = c->code;
     c->params.user_is_expression = expression != NULL;
     c->params.user_origin = path;

@@ -18,6 +18,8 @@ typedef struct clp__pso_case {
 /* The most iterations a case may ask for: the device keeps the best of every one (4 bytes
  * each), and the host reads them back as doubles. */
 #define CLP__PSO_MAX_ITERATIONS 100000000LL
+/* The most bytes of user objective code: far above a real objective's. */
+#define CLP__PSO_MOST_USER_CODE 65536
 
 /* Reads the "pso" section and "output_every" of the case at `path`. `objective` is the value
  * of the option pso.objective: the section's "objective" key (the user code) is allowed, and

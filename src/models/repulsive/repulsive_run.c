@@ -13,6 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most pair components, N (N - 1) / 2 x D, that the automatic step's all-pairs pass on
+ * the host may take: about a minute on one core. Beyond it a run would seem to hang. */
+static const double auto_dt_most_pair_components = 5e10;
+
+/* Host bytes a point takes in D dimensions: the start design and its read-back in double, and
+ * its energy and its stratum in a Latin start. */
+static double host_bytes(const clp__rep_case *c) {
+    return (double)c->points * (2.0 * 8 * c->dim + 8 + 8);
+}
+
 /* The case at `path` with its start design and its time step: the automatic one comes from
  * the start's nearest distance (an all-pairs pass on the host). A linear damping too strong
  * for the step is refused. */
@@ -21,6 +31,16 @@ static clp_status prepare(const char *path, clp__rep_case *c, clp__rep_design *s
     clp_status st = CLP_OK;
     *start = (clp__rep_design){0};
     CLP_TRY(clp__rep_case_load(path, c, err));
+    const double pair_components = 0.5 * (double)c->points * (c->points - 1.0) * c->dim;
+    if (c->dt_auto && pair_components > auto_dt_most_pair_components)
+        return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                           "%s: 'repulsive.dt' \"auto\" measures the start's nearest pair on the "
+                           "host: %.3g pair components for %zu points in %d dimensions, more "
+                           "than the %.0e it does in about a minute: give a number",
+                           path, pair_components, c->points, c->dim, auto_dt_most_pair_components);
+    char what[96];
+    snprintf(what, sizeof what, "%zu points in %d dimensions", c->points, c->dim);
+    CLP_TRY(clp__host_memory_check(host_bytes(c), what, err));
     CLP_TRY(clp__rep_case_design(c, start, err));
     double ae, nearest = 0;
     if (c->dt_auto)

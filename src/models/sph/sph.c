@@ -119,6 +119,8 @@ clp_status clp__sph_particles(const clp_sph_case *c, size_t n, double **xyz, uin
     if (!*xyz || !*types) {
         free(*xyz);
         free(*types);
+        *xyz = NULL; /* the caller frees what it holds */
+        *types = NULL;
         return CLP_FAIL(err, CLP_NOMEM, "out of host memory for %zu particles", n);
     }
     size_t at = 0;

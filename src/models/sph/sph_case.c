@@ -1,6 +1,7 @@
 /* The geometry and physics of an SPH case file: domain, lattice spacing, fluid boxes, the
  * tank and wall boxes of boundary particles, constants, end time and output interval. The JSON
  * stays in this file; errors name the file and the key. Options are read by options.c. */
+#include "core/json_file.h"
 #include "models/sph/sph_case.h"
 #include "run/case_json.h"
 
@@ -250,10 +251,27 @@ static bool overlap(const clp_box *a, const clp_box *b, int dim, double toleranc
     return true;
 }
 
+/* Whether boxes of one kind (`kind`: "fluid", "walls") keep apart: two that share space would
+ * put two particles on each lattice point they share, with twice the mass. */
+static bool check_apart(const clp_box *boxes, size_t n, const char *kind, int dim, double tolerance,
+                        const char *path, clp_error *err) {
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if (overlap(&boxes[a], &boxes[b], dim, tolerance)) {
+                CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
+                            "%s: '%s'[%zu] and '%s'[%zu] share space: particles would sit on "
+                            "each other there; make one box of them, or boxes that only touch",
+                            path, kind, a, kind, b);
+                return false;
+            }
+    return true;
+}
+
 /* The boxes' places, checked before any particle exists: the fluid inside the tank's inner
- * box (above an open top it may stand higher), every particle's box inside the domain, and no
- * fluid box sharing space with a wall box. A particle outside the domain would otherwise stop
- * the run after its first step, and fluid inside a wall would blow it up. */
+ * box (above an open top it may stand higher), every particle's box inside the domain, no
+ * fluid box sharing space with a wall box, and no two boxes of a kind sharing space. A
+ * particle outside the domain would otherwise stop the run after its first step, and fluid
+ * inside a wall would blow it up. */
 static bool check_geometry(const clp_sph_case *c, const char *path, clp_error *err) {
     const int dim = c->dim, up = dim - 1;
     const double tolerance = 1e-6 * c->dp;
@@ -291,15 +309,15 @@ static bool check_geometry(const clp_sph_case *c, const char *path, clp_error *e
         if (!check_inside(&c->walls[w], what, &domain, "the domain", dim, tolerance, path, err))
             return false;
     }
-    return true;
+    return check_apart(c->fluid, c->n_fluid, "fluid", dim, tolerance, path, err) &&
+           check_apart(c->walls, c->n_walls, "walls", dim, tolerance, path, err);
 }
 
 clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_error *err) {
-    json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root)
-        return CLP_FAIL_AT(err, CLP_JSON, path, jerr.line, jerr.column, "malformed JSON: %s",
-                           jerr.text);
+    json_t *root;
+    const clp_status loaded = clp__json_load(path, CLP_JSON, &root, err);
+    if (loaded != CLP_OK)
+        return loaded;
     clp_sph_case c = {.dim = dim, .end_time = 1.0, .output_interval = 0.05};
     json_t *domain = json_object_get(root, "domain");
     bool ok = KNOWN(root, "", top_keys, path, err) &&

@@ -81,7 +81,7 @@ enum { DIAGNOSTICS_COLUMNS = 8 };
 clp_status clp__sph_outputs_open(clp__sph_outputs *o, const char *dir, clp_error *err) {
     clp_status st = CLP_OK;
     o->last_step = -1;
-    CLP_TRY(clp__vtp_series_open(&o->snapshots, dir, err));
+    CLP_TRY(clp__vtp_series_start(&o->snapshots, dir, err));
     CLP_TRY(clp__csv_open_in(dir, "diagnostics.csv", diagnostics_columns, DIAGNOSTICS_COLUMNS,
                              &o->csv, err));
 fail:

@@ -446,31 +446,44 @@ fail:
     return st;
 }
 
+/* Host bytes a particle takes while a run holds it: its position in double, type and ID as
+ * the set-up makes them, then a snapshot's position, ID, type, velocity, density and pressure
+ * and the float4 velocities it is read from. */
+enum { HOST_BYTES_PER_PARTICLE = 3 * 8 + 4 + 4 + 3 * 8 + 4 + 4 + 3 * 4 + 4 + 4 + 16 };
+
 /* The case's particles on this device (or a checkpoint's, cut again): all of them, or a rank's
  * slab of them in its first slots with padding after. */
 static clp_status setup(sph_run *r, const double *weights, const clp__sph_restart *rs,
-                        clp_cache *cache, clp_error *err) {
+                        const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
     double *xyz = NULL;
     uint32_t *types = NULL, *ids = NULL;
     size_t owned = r->n;
     clp_slabs slabs;
     const bool recut = rs->how == CLP__SPH_RESTART_RECUT;
+    char what[64];
+    snprintf(what, sizeof what, "%zu particles", r->n);
+    CLP_TRY(clp__host_memory_check((double)r->n * HOST_BYTES_PER_PARTICLE, what, err));
+    if (!r->comm) /* alone, the device is known to hold them before any is made */
+        CLP_TRY(check_device_memory(r, err));
     if (recut)
         CLP_TRY(clp__sph_restart_particles(rs, r->n, &xyz, &types, err));
     else
         CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
-    if (r->comm)
+    if (r->comm) {
         CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
-    if (r->left_out)
-        goto fail; /* the other ranks go on without this one */
-    CLP_REQUIRE(!r->comm || r->geo.list_pieces <= 1, err, CLP_CASE,
-                "neighbors.pieces splits the list of a run on one device: a split run keeps "
-                "each rank's list in one buffer");
-    CLP_TRY(fit_device(r, clp_worker_device(r->w), err)); /* a rank's slab, or alone */
-    CLP_TRY(check_device_memory(r, err));
+        if (r->left_out)
+            goto fail; /* the other ranks go on without this one */
+        CLP_REQUIRE(r->geo.list_pieces <= 1, err, CLP_CASE,
+                    "neighbors.pieces splits the list of a run on one device: a split run "
+                    "keeps each rank's list in one buffer");
+        CLP_TRY(fit_device(r, clp_worker_device(r->w), err)); /* the rank's slab */
+        CLP_TRY(check_device_memory(r, err));
+    }
     CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
-    CLP_TRY(build(r, cache, err));
+    CLP_TRY(build(r, config->cache, err));
+    if (!r->comm) /* a split run's ranks stop together, at a step */
+        CLP_TRY(clp__run_stop_check(config, "setting up", err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     if (ids)
@@ -574,7 +587,7 @@ static void tear_down(sph_run *r, const clp_options *opts) {
  * speeds, through the setup a restart on other weights takes (the program for the new slab
  * is a cache hit after the first time). The setup's rebuild stands for the step's. */
 static clp_status rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
-                            clp_cache *cache, clp_error *err) {
+                            const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
     clp__sph_restart rs = {.how = CLP__SPH_RESTART_NONE};
     bool recut;
@@ -585,7 +598,7 @@ static clp_status rebalance(sph_run *r, const clp_options *opts, const clp__sph_
         return CLP_OK;
     CLP_TRY(clp__sph_balance_collect(r, &rs, err));
     tear_down(r, opts);
-    CLP_TRY(setup(r, r->balance.weights, &rs, cache, err));
+    CLP_TRY(setup(r, r->balance.weights, &rs, config, err));
     if (!r->left_out && r->comm)
         CLP_TRY(clp__sph_balance_done(r, clock->step, err));
 fail:
@@ -598,8 +611,16 @@ static void checkpoint_path(const clp_run_config *config, char *path, size_t siz
     snprintf(path, size, "%s/" CLP__SPH_CHECKPOINT, config->out_dir);
 }
 
-/* The run on this device, alone (comm NULL) or as one rank of a multi-device run, where every
- * rank calls it and rank 0 writes the outputs. */
+/* The first time after `time` on the schedule next, next + interval, next + 2 interval, ...
+ * Computed, not stepped through: an interval far below the time (1e-300) would otherwise loop
+ * for ever. Where the interval is under the time's resolution, the next step is due. */
+static double schedule_after(double next, double interval, double time) {
+    if (next > time)
+        return next;
+    const double after = next + (floor((time - next) / interval) + 1) * interval;
+    return after > time ? after : nextafter(time, INFINITY);
+}
+
 /* Whether the time loop's turn after the coming step will only step, whatever that step's
  * size (at most the largest step, with a margin for its rounding to float on the device): no
  * end, output, gauge, checkpoint, step limit or request due then. `slack` as the loop's. */
@@ -615,6 +636,8 @@ static bool next_turn_only_steps(const sph_run *r, const clp__sph_clock *clock,
            !(config->checkpoint_requested && *config->checkpoint_requested);
 }
 
+/* The run on this device, alone (comm NULL) or as one rank of a multi-device run, where every
+ * rank calls it and rank 0 writes the outputs. */
 static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                       const clp_options *opts, const char *case_path, const clp_run_config *config,
                       clp_error *err) {
@@ -643,7 +666,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
     if (config->restart)
         CLP_TRY(clp__sph_restart_open(&r, config->restart, identity, weights, &restart, err));
     clp__sph_balance_init(&r, weights);
-    CLP_TRY(setup(&r, weights, &restart, config->cache, err));
+    CLP_TRY(setup(&r, weights, &restart, config, err));
     if (r.left_out)
         goto fail;
     clp_worker_set_profiling(w, r.timed);
@@ -688,16 +711,16 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
                 CLP_TRY(clp_dist_rank_refresh_end(&r.dist, err));
             CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(r.opts), clock.time,
                                            clock.step, err));
-            while (clock.next_gauge <= clock.time + slack)
-                clock.next_gauge += r.c.gauges.interval;
+            clock.next_gauge =
+                schedule_after(clock.next_gauge, r.c.gauges.interval, clock.time + slack);
         }
         if ((clock.time >= clock.next_output - slack || last) && !written) {
             CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
             snapped = clock.step;
             if (out_dir)
                 CLP_TRY(clp__sph_outputs_write(&out, &snap, clock.time, clock.step, clock.dt, err));
-            while (clock.next_output <= clock.time + slack)
-                clock.next_output += r.c.output_interval;
+            clock.next_output =
+                schedule_after(clock.next_output, r.c.output_interval, clock.time + slack);
         }
         bool requested = config->checkpoint_requested && *config->checkpoint_requested;
         stopping = config->stop_requested && *config->stop_requested;
@@ -710,8 +733,8 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         }
         const bool due = clock.time >= clock.next_checkpoint - slack;
         if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
-            while (clock.next_checkpoint <= clock.time + slack)
-                clock.next_checkpoint += interval;
+            clock.next_checkpoint =
+                schedule_after(clock.next_checkpoint, interval, clock.time + slack);
             if (r.comm)
                 CLP_TRY(clp__sph_dist_checkpoint_write(&r, ckpt, identity, r.balance.weights,
                                                        &clock, err));
@@ -729,7 +752,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         if (last || stopping)
             break;
         if (r.comm) {
-            CLP_TRY(rebalance(&r, opts, &clock, config->cache, err));
+            CLP_TRY(rebalance(&r, opts, &clock, config, err));
             if (r.left_out)
                 goto fail;
             if (gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
