@@ -398,6 +398,10 @@ CLP_API clp_status clp_worker_kernel(clp_worker *worker, const char *name, cl_ke
                                      clp_error *err);
 /* Kernel timing through profiling events (off by default). */
 CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
+/* While `*stop` is nonzero (a signal handler's flag; NULL: none), every kernel launch fails with
+ * CLP_INTERRUPTED before it is queued: for a long phase of many launches, such as the probes,
+ * that ends at the next one. A run's time loop stops at a step instead (clp_run_config). */
+CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop);
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/core/buffer_table.c). */
 

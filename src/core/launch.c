@@ -105,6 +105,8 @@ static clp_status enqueue_groups(clp_worker *w, const char *name, cl_kernel kern
     clp_status st = CLP_OK;
     cl_event event = NULL;
     const bool timed = w->profiling && seconds;
+    if (w->stop && *w->stop)
+        return CLP_FAIL(err, CLP_INTERRUPTED, "stopped by a request before kernel '%s'", name);
     CLP_CL_CHECK(clEnqueueNDRangeKernel(w->queue, kernel, 1, first ? &first : NULL, &global, &local,
                                         0, NULL, timed ? &event : NULL),
                  err, "kernel '%s' (global %zu from %zu, local %zu): clEnqueueNDRangeKernel", name,

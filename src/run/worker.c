@@ -65,6 +65,10 @@ void clp_worker_set_profiling(clp_worker *w, bool on) {
     w->profiling = on;
 }
 
+void clp_worker_set_stop(clp_worker *w, volatile sig_atomic_t *stop) {
+    w->stop = stop;
+}
+
 const char *clp_worker_build_log(const clp_worker *w) {
     return w->build_log ? w->build_log : "";
 }

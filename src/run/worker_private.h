@@ -23,6 +23,7 @@ struct clp_worker {
     clp_worker_kernel_slot kernels[CLP_WORKER_MAX_KERNELS];
     size_t n_kernels;
     bool profiling;
+    volatile sig_atomic_t *stop;   /* clp_worker_set_stop */
     cl_mem buffers[CLP_BUF_COUNT]; /* by bit index */
     size_t buffer_bytes[CLP_BUF_COUNT];
     clp_buffer_set aliases; /* buffers that live in another's memory (clp__worker_alias) */
