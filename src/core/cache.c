@@ -19,6 +19,7 @@
 struct clp_cache {
     char *dir;          /* no trailing slash; "" when nothing names a folder */
     bool enabled;       /* false: loads miss without counting, stores do nothing */
+    char *unusable;     /* why a named folder cannot be used, new; NULL when it can */
     uint64_t max_bytes; /* size cap on the sum of entry file sizes */
     /* A failing counter file is reported once per handle; atomic because threads may share
      * the handle (the rest is only read after clp_cache_open and clp_cache_set_max_bytes). */
@@ -92,8 +93,87 @@ static char *choose_dir(const char *dir) {
     return clp__sb_take(&sb);
 }
 
-/* Whether entries can be written under `dir`: short enough, created, writable, and a probe
- * file can really be made (permission bits do not stop root, a read-only mount does). */
+/* The Cache Directory Tagging Specification's tag (bford.info/cachedir), with clpart named:
+ * backup tools skip the folder, and clpart writes only into a folder that holds its tag. */
+static const char tag_name[] = "CACHEDIR.TAG";
+static const char tag_text[] = "Signature: 8a477f597d28d172789f06886806bc55\n"
+                               "# This file is a cache directory tag created by clpart.\n"
+                               "# For information about cache directory tags, see:\n"
+                               "#\thttps://bford.info/cachedir/\n";
+
+static bool is_lower_hex(const char *s, size_t n);
+static bool stats_read_fd(int fd, uint64_t *hits, uint64_t *misses, bool *malformed);
+
+/* Whether `name` in the cache folder `dir` is one clpart makes: an entry's leaf folder (two
+ * hex digits), a writability probe, its tag, its counters (a file "stats" that reads as them:
+ * a user's own file of that name does not). */
+static bool own_name(const char *dir, const char *name) {
+    if (!strcmp(name, ".") || !strcmp(name, "..") || (is_lower_hex(name, 2) && !name[2]) ||
+        !strncmp(name, ".probe-", 7) || !strcmp(name, tag_name)) /* another clpart's, just now */
+        return true;
+    if (strcmp(name, "stats") != 0)
+        return false;
+    char path[CLP__CACHE_PATH_MAX];
+    snprintf(path, sizeof path, "%s/stats", dir);
+    const int fd = open(path, O_RDONLY);
+    uint64_t hits, misses;
+    bool malformed = true;
+    const bool read = fd >= 0 && stats_read_fd(fd, &hits, &misses, &malformed);
+    if (fd >= 0)
+        close(fd);
+    return read && !malformed;
+}
+
+/* Whether the folder is clpart's: it holds clpart's tag, or holds nothing clpart did not make
+ * (a new folder, or one of a clpart before the tag), and then gets the tag. A user's folder
+ * given by mistake is left alone: `cache clear` would remove a file of it named "stats". */
+static bool folder_claimed(const char *dir, char *why, size_t why_size) {
+    char path[CLP__CACHE_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, tag_name);
+    char held[sizeof tag_text] = "";
+    FILE *tag = fopen(path, "rb");
+    if (tag) {
+        const size_t n = fread(held, 1, sizeof held - 1, tag);
+        fclose(tag);
+        held[n] = '\0';
+        if (strstr(held, "created by clpart"))
+            return true;
+        snprintf(why, why_size, "it is another program's cache (its %s does not name clpart)",
+                 tag_name);
+        return false;
+    }
+    DIR *d = opendir(dir);
+    const struct dirent *e = NULL;
+    while (d && (e = readdir(d)) && own_name(dir, e->d_name)) {
+    }
+    if (d && e) {
+        snprintf(why, why_size,
+                 "it holds files clpart did not make (such as '%.64s') and no %s of clpart's: "
+                 "give clpart a folder of its own",
+                 e->d_name, tag_name);
+        closedir(d);
+        return false;
+    }
+    if (d)
+        closedir(d);
+    /* written whole under another name, then renamed: two processes claiming a new folder
+       at once each put the same tag in place, and neither reads half of one */
+    char temporary[CLP__CACHE_PATH_MAX];
+    snprintf(temporary, sizeof temporary, "%s/.probe-tag-XXXXXX", dir);
+    const int fd = mkstemp(temporary);
+    const size_t length = sizeof tag_text - 1;
+    const bool written = fd >= 0 && write(fd, tag_text, length) == (ssize_t)length;
+    if ((fd >= 0 && close(fd) != 0) || !written || rename(temporary, path) != 0) {
+        snprintf(why, why_size, "cannot write %s in it: %s", tag_name, strerror(errno));
+        if (fd >= 0)
+            unlink(temporary);
+        return false;
+    }
+    return true;
+}
+
+/* Whether entries can be written under `dir`: short enough, created, writable, a probe file can
+ * really be made (permission bits do not stop root, a read-only mount does), and clpart's. */
 static bool folder_usable(char *dir, char *why, size_t why_size) {
     size_t longest = strlen("/ab/") + 30 + strlen(CLP__CACHE_SUFFIX CLP__CACHE_TMP_SUFFIX);
     if (strlen(dir) + longest >= CLP__CACHE_PATH_MAX) {
@@ -116,7 +196,7 @@ static bool folder_usable(char *dir, char *why, size_t why_size) {
     }
     close(fd);
     unlink(probe);
-    return true;
+    return folder_claimed(dir, why, why_size);
 }
 
 clp_status clp_cache_open(const char *dir, clp_cache **out, clp_error *err) {
@@ -130,9 +210,11 @@ clp_status clp_cache_open(const char *dir, clp_cache **out, clp_error *err) {
     if (!cache->dir[0])
         CLP_WARN(CLP_LOG_CACHE, "no cache folder: none was given and CLPART_CACHE_DIR, "
                                 "XDG_CACHE_HOME and HOME are unset; the binary cache is off");
-    else if (!(cache->enabled = folder_usable(cache->dir, why, sizeof why)))
+    else if (!(cache->enabled = folder_usable(cache->dir, why, sizeof why))) {
         CLP_WARN(CLP_LOG_CACHE, "cache folder %s cannot be used (%s); the binary cache is off",
                  cache->dir, why);
+        cache->unusable = strdup(why);
+    }
     *out = cache;
     return CLP_OK;
 fail:
@@ -144,6 +226,7 @@ void clp_cache_close(clp_cache *cache) {
     if (!cache)
         return;
     free(cache->dir);
+    free(cache->unusable);
     free(cache);
 }
 
@@ -497,6 +580,9 @@ static clp_status remove_file(const char *path, name_kind kind, const struct sta
 }
 
 clp_status clp_cache_clear(clp_cache *cache, clp_error *err) {
+    if (cache->unusable) /* entries may be there: saying "removed 0" would not be true */
+        return CLP_FAIL(err, CLP_IO, "cache folder %s cannot be cleared: %s", cache->dir,
+                        cache->unusable);
     if (!cache->enabled)
         return CLP_OK;
     clp_status st = walk(cache->dir, true, remove_file, NULL, err);
