@@ -46,7 +46,10 @@ int cli_json_flag(int argc, char **argv, bool *as_json);
 clp_status cli_open_cache(const clp_cli *cli, clp_cache **out, clp_error *err);
 
 /* Set by the first SIGINT or SIGTERM (to its number), which asks a run to stop after its
- * current step; a second one ends the process at once. */
+ * current step; a second one ends the process at once, and so does the first when the process
+ * has not ended CLI_STOP_GRACE_SECONDS (or $CLPART_STOP_GRACE) after it: a kernel that never
+ * returns. */
+#define CLI_STOP_GRACE_SECONDS 60
 extern volatile sig_atomic_t cli_stop_signal;
 /* Set by SIGUSR1, which asks an SPH run for a checkpoint at its next step. */
 extern volatile sig_atomic_t cli_checkpoint_requested;

@@ -2,6 +2,8 @@
  * checked option values, a case's source, and opening the selected device's worker and the
  * cache. */
 #include "cli_case.h"
+#include "core/options_schema.h"
+#include "models/models.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -51,10 +53,41 @@ clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *ou
             if (!strcmp(argv[i++], "-s"))
                 CLP_TRY(clp_options_apply_assignment(out->options, argv[i], err));
     CLP_TRY(clp_options_check(out->options, err));
+    for (int i = 1; i + 1 < argc; i++) /* -s of another model's option changes nothing */
+        if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "-p"))
+            if (!strcmp(argv[i++], "-s")) {
+                char *name = strndup(argv[i], strcspn(argv[i], "="));
+                CLP_REQUIRE_ALLOC(name, err);
+                st = cli_option_applies(out->schema, clp_options_model(out->options), name, err);
+                free(name);
+                CLP_TRY(st);
+            }
     out->case_path = case_path;
     return CLP_OK;
 fail:
     cli_case_free(out);
+    return st;
+}
+
+clp_status cli_option_applies(const clp_schema *schema, const char *model, const char *name,
+                              clp_error *err) {
+    const long i = clp_schema_find(schema, name);
+    size_t n = 0;
+    const char *const *modules = model ? clp__model_modules(model, &n) : NULL;
+    if (i < 0 || !modules) /* an unknown name is the schema's to refuse */
+        return CLP_OK;
+    const char *module = clp__schema_option(schema, (size_t)i)->module;
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(modules[k], module))
+            return CLP_OK;
+    clp_strbuf taken = {0};
+    for (size_t k = 0; k < n; k++)
+        clp__sb_appendf(&taken, "%s%s", k ? ", " : "", modules[k]);
+    clp_status st = CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
+                                "%s is an option of module %s, which model %s does not take (its "
+                                "modules: %s)",
+                                name, module, model, taken.data ? taken.data : "");
+    clp__sb_free(&taken);
     return st;
 }
 
@@ -156,9 +189,13 @@ char *cli_file_stem(const char *path) {
     char *copy = strdup(path);
     if (!copy)
         return NULL;
-    char *stem = strdup(basename(copy)), *dot = stem ? strrchr(stem, '.') : NULL;
-    if (dot && dot != stem)
+    char *name = basename(copy), *dot = strrchr(name, '.');
+    if (dot && dot != name)
         *dot = '\0';
+    /* a folder name of its own: never ".", "..", hidden or empty ("...json" would write
+       into the folder above) */
+    name += strspn(name, ".");
+    char *stem = strdup(*name ? name : "case");
     free(copy);
     return stem;
 }

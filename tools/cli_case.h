@@ -15,6 +15,10 @@ typedef struct cli_case {
  * then the case, its presets, then each -s; then checks dependencies. */
 clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *out, clp_error *err);
 void cli_case_free(cli_case *c);
+/* CLP_USAGE when option `name` belongs to a module that `model` does not take (an SPH option
+ * on a PSO case): set, it would change nothing. Unknown names and a NULL model pass. */
+clp_status cli_option_applies(const clp_schema *schema, const char *model, const char *name,
+                              clp_error *err);
 /* The assembled source of the case's model, laid out for the device the global flags select
  * where the model's entry says it needs one. *source is new. */
 clp_status cli_case_source(const cli_case *c, const clp_cli *cli, char **source, clp_error *err);
@@ -42,8 +46,9 @@ clp_status cli_positive(const char *flag, const char *text, bool whole, uint64_t
 /* The bytes of the file at `path` hashed by XXH64 (seed 0), as 16 lowercase hex digits: a
  * changed case is a new result (sweep, bench) and a run.json names the case it ran. */
 clp_status cli_file_hash(const char *path, char hash[17], clp_error *err);
-/* The file name of `path` without its folder and its last extension ("cases/a.json": "a");
- * new, NULL when out of memory. */
+/* The file name of `path` without its folder, its last extension and any leading dots
+ * ("cases/a.json": "a"; "...json": "case"), a name for an output folder; new, NULL when out
+ * of memory. */
 char *cli_file_stem(const char *path);
 
 #endif

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +204,14 @@ int main(int argc, char **argv) {
     }
     memcpy(given, argv, (size_t)(argc + 1) * sizeof *given);
     clp_cli cli = {.argc = argc, .argv = given};
-    const int rc = dispatch(argc, argv, &cli);
+    int rc = dispatch(argc, argv, &cli);
     free(given);
+    /* what went to standard output reached it: a full disk or a closed pipe is an error, not
+       a truncated file passed off as complete */
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "clpart: error: cannot write standard output: %s\n", strerror(errno));
+        if (rc == CLP_EXIT_OK)
+            rc = CLP_EXIT_RUNTIME;
+    }
     return rc;
 }

@@ -4,10 +4,12 @@
  * with every variant of the performance options its model takes, the best kept. Results go
  * to DIR/results.jsonl as they come, so that a rerun goes on where an interrupted one
  * stopped; DIR/bench.json, bench.md and bench.png hold the efficiencies and Φ. */
+#include "core/json_file.h"
 #include "core/options_schema.h"
 #include "host_info.h"
 #include "json_list.h"
 #include "portability.h"
+#include "run/case_json.h"
 #include "sweep_engine.h"
 
 #include <errno.h>
@@ -68,8 +70,85 @@ static clp_status timing_key(const bench *b, const json_t *o, const char *worklo
     return CLP_OK;
 }
 
-/* --suite NAME (suites/NAME.json of the data folder) or a file; checked for what the bench
- * needs of it, with the workload that lacks it named. */
+static const char *const suite_keys[] = {"description", "repeat",         "variant_repeat",
+                                         "spread",      "budget_seconds", "prune_factor",
+                                         "probe",       "workloads"};
+static const char *const workload_keys[] = {"name",  "case",    "steps",       "note",
+                                            "patch", "largest", "max_seconds", "best_from",
+                                            "sweep", "repeat"};
+
+/* Workload w's own keys, checked as a case file's are: known keys, their types and ranges, the
+ * options it sweeps known to the schema, and "best_from" naming an earlier workload. */
+static clp_status check_workload(const bench *b, json_t *workloads, size_t w, clp_error *err) {
+    clp_status st = CLP_OK;
+    json_t *workload = json_array_get(workloads, w);
+    CLP_REQUIRE(json_is_object(workload), err, CLP_CASE, "%s: workload %zu must be an object",
+                b->suite_path, w);
+    const char *name = json_string_value(json_object_get(workload, "name"));
+    CLP_REQUIRE(name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."), err,
+                CLP_CASE, "%s: workload %zu needs a \"name\" (not . or .., no '/')", b->suite_path,
+                w);
+    for (size_t other = 0; other < w; other++)
+        CLP_REQUIRE(strcmp(name, json_string_value(json_object_get(json_array_get(workloads, other),
+                                                                   "name"))) != 0,
+                    err, CLP_CASE, "%s: two workloads are named %s", b->suite_path, name);
+    char section[300];
+    snprintf(section, sizeof section, "workloads/%s/", name);
+    CLP_TRY(clp__case_known_keys(workload, section, workload_keys,
+                                 sizeof workload_keys / sizeof *workload_keys, b->suite_path, err));
+    CLP_REQUIRE(json_is_string(json_object_get(workload, "case")), err, CLP_CASE,
+                "%s: workload %s needs a \"case\" file", b->suite_path, name);
+    const json_t *steps = json_object_get(workload, "steps");
+    CLP_REQUIRE(json_is_integer(steps) && json_integer_value(steps) > 0 &&
+                    json_integer_value(steps) <= 1000000000,
+                err, CLP_CASE, "%s: workload %s needs \"steps\", a whole number from 1 to 1e9",
+                b->suite_path, name);
+    const json_t *note = json_object_get(workload, "note");
+    CLP_REQUIRE(!note || json_is_string(note), err, CLP_CASE,
+                "%s: workload %s: \"note\" must be a string", b->suite_path, name);
+    const json_t *patch = json_object_get(workload, "patch");
+    CLP_REQUIRE(!patch || json_is_object(patch), err, CLP_CASE,
+                "%s: workload %s: \"patch\" must be an object of case keys", b->suite_path, name);
+    const json_t *largest = json_object_get(workload, "largest"), *rung;
+    size_t k;
+    CLP_REQUIRE(!largest || json_array_size(largest) > 0, err, CLP_CASE,
+                "%s: workload %s: \"largest\" must list patches, smallest first", b->suite_path,
+                name);
+    json_array_foreach(largest, k, rung)
+        CLP_REQUIRE(json_is_object(rung), err, CLP_CASE,
+                    "%s: workload %s: \"largest\" entry %zu must be an object of case keys",
+                    b->suite_path, name, k);
+    const json_t *max_seconds = json_object_get(workload, "max_seconds");
+    CLP_REQUIRE(!max_seconds ||
+                    (json_is_number(max_seconds) && json_number_value(max_seconds) > 0 &&
+                     json_number_value(max_seconds) <= 86400),
+                err, CLP_CASE, "%s: workload %s: \"max_seconds\" takes a number in (0, 86400]",
+                b->suite_path, name);
+    const json_t *sweep = json_object_get(workload, "sweep"), *option;
+    CLP_REQUIRE(!sweep || json_is_array(sweep), err, CLP_CASE,
+                "%s: workload %s: \"sweep\" must list option names", b->suite_path, name);
+    json_array_foreach(sweep, k, option) CLP_REQUIRE(
+        json_is_string(option) && clp_schema_find(b->schema, json_string_value(option)) >= 0, err,
+        CLP_CASE, "%s: workload %s: \"sweep\" entry %zu is not an option name", b->suite_path, name,
+        k);
+    const char *from = json_string_value(json_object_get(workload, "best_from"));
+    CLP_REQUIRE(!json_object_get(workload, "best_from") || from, err, CLP_CASE,
+                "%s: workload %s: \"best_from\" must name a workload", b->suite_path, name);
+    bool earlier = !from;
+    for (size_t other = 0; other < w && !earlier; other++)
+        earlier = !strcmp(
+            from, json_string_value(json_object_get(json_array_get(workloads, other), "name")));
+    CLP_REQUIRE(earlier, err, CLP_CASE,
+                "%s: workload %s: \"best_from\" names %s, which is not a workload before it",
+                b->suite_path, name, from);
+    double repeat;
+    CLP_TRY(timing_key(b, workload, name, "repeat", true, 1, false, 1, &repeat, err));
+fail:
+    return st;
+}
+
+/* --suite NAME (suites/NAME.json of the data folder) or a file; checked as a case file is,
+ * with the workload and the key at fault named. */
 static clp_status load_suite(bench *b, clp_error *err) {
     clp_status st = CLP_OK;
     const char *arg = b->suite_arg ? b->suite_arg : "standard";
@@ -77,31 +156,17 @@ static clp_status load_suite(bench *b, clp_error *err) {
         snprintf(b->suite_path, sizeof b->suite_path, "%s", arg);
     else
         snprintf(b->suite_path, sizeof b->suite_path, "%s/suites/%s.json", clp_data_dir(), arg);
-    json_error_t e;
-    b->suite = json_load_file(b->suite_path, 0, &e);
-    if (!b->suite)
-        return CLP_FAIL_AT(err, CLP_CASE, b->suite_path, e.line, e.column, "%s", e.text);
-    const json_t *workloads = json_object_get(b->suite, "workloads");
+    CLP_TRY(clp__json_load(b->suite_path, CLP_CASE, &b->suite, err));
+    CLP_REQUIRE(json_is_object(b->suite), err, CLP_CASE, "%s: a suite is a JSON object",
+                b->suite_path);
+    CLP_TRY(clp__case_known_keys(b->suite, "", suite_keys, sizeof suite_keys / sizeof *suite_keys,
+                                 b->suite_path, err));
+    json_t *workloads = json_object_get(b->suite, "workloads");
     CLP_REQUIRE(json_is_array(workloads), err, CLP_CASE,
                 "%s: \"workloads\" must be a list (an empty one runs the probes alone)",
                 b->suite_path);
-    size_t w;
-    json_t *workload;
-    json_array_foreach(workloads, w, workload) {
-        const char *name = json_string_value(json_object_get(workload, "name"));
-        CLP_REQUIRE(name && *name && !strchr(name, '/'), err, CLP_CASE,
-                    "%s: workload %zu needs a \"name\" (no '/')", b->suite_path, w);
-        CLP_REQUIRE(json_is_string(json_object_get(workload, "case")), err, CLP_CASE,
-                    "%s: workload %s needs a \"case\" file", b->suite_path, name);
-        CLP_REQUIRE(json_integer_value(json_object_get(workload, "steps")) > 0, err, CLP_CASE,
-                    "%s: workload %s needs \"steps\" above 0", b->suite_path, name);
-        const json_t *largest = json_object_get(workload, "largest");
-        CLP_REQUIRE(!largest || json_array_size(largest) > 0, err, CLP_CASE,
-                    "%s: workload %s: \"largest\" must list patches, smallest first", b->suite_path,
-                    name);
-        double repeat;
-        CLP_TRY(timing_key(b, workload, name, "repeat", true, 1, false, 1, &repeat, err));
-    }
+    for (size_t w = 0; w < json_array_size(workloads); w++)
+        CLP_TRY(check_workload(b, workloads, w, err));
     double repeat, variant_repeat;
     CLP_TRY(timing_key(b, b->suite, NULL, "repeat", true, 1, false, 3, &repeat, err));
     CLP_TRY(
@@ -222,16 +287,18 @@ static clp_status measure(bench *b, size_t d, const cli_session *s, const char *
         goto fail;
     }
     json_object_set_new(record, "workload", json_string(name));
-    const double start = clp__now();
+    const double started = sweep_unix_time(), start = clp__now();
     st = sweep_run_options(&plan, s, options, record, err);
+    json_object_set_new(record, "started", json_real(started));
     json_object_set_new(record, "seconds", json_real(clp__now() - start));
     if (st == CLP_OK)
         st = sweep_results_append(b->results, record, err);
     if (st == CLP_OK) {
-        char text[512];
-        sweep_options_text(options, text, sizeof text);
+        char *text = sweep_options_text(options);
         fprintf(stderr, "device %zu: %s %s: %s", b->dev.devices[d]->index, name,
-                text[0] ? text : "defaults", json_string_value(json_object_get(record, "status")));
+                text && *text ? text : "defaults",
+                json_string_value(json_object_get(record, "status")));
+        free(text);
         if (json_object_get(record, "throughput"))
             fprintf(stderr, ", %.4g %s", json_real_value(json_object_get(record, "throughput")),
                     json_string_value(json_object_get(record, "unit")));
@@ -471,8 +538,11 @@ static clp_status probe(bench *b, size_t d, const cli_session *s, json_t *device
     if (measured) {
         CLP_TRY(clp_options_create(b->schema, &opts, err));
         clp_probe_result r;
-        CLP_TRY(clp_probe_run(s->worker, opts, b->cache,
-                              clp_probe_floats(b->dev.devices[d], floats), iterations, &r, err));
+        clp_worker_set_stop(s->worker, &cli_stop_signal); /* a stop ends the probes at a launch */
+        st = clp_probe_run(s->worker, opts, b->cache, clp_probe_floats(b->dev.devices[d], floats),
+                           iterations, &r, err);
+        clp_worker_set_stop(s->worker, NULL);
+        CLP_TRY(st);
         json_object_set_new(stored, key,
                             json_pack("{s:O, s:O, s:s, s:o}", "device", b->dev.identities[d],
                                       "settings", given, "version", clp_version(), "probe",
@@ -655,12 +725,12 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
     bench b = {0};
     clp_status st = parse(argc, argv, &b, &err);
     char path[1024], why[256];
-    if (st == CLP_OK)
-        st = load_suite(&b, &err);
-    if (st == CLP_OK) {
+    if (st == CLP_OK) { /* the schema first: the suite names options */
         snprintf(path, sizeof path, "%s/options", clp_data_dir());
         st = clp_schema_load(path, &b.schema, &err);
     }
+    if (st == CLP_OK)
+        st = load_suite(&b, &err);
     if (st == CLP_OK) {
         cli_handle_signals();
         st = sweep_devices_select(&b.dev, b.selectors, false, cli, &err);

@@ -3,10 +3,12 @@
  * every workload as a row, with both efficiencies, Φ and the arithmetic mean over the devices.
  * Only benches of one suite merge, each workload identified by the hash of its definition and
  * case file: a row never mixes two sizes of a workload; --split writes a report per suite. */
+#include "core/json_file.h"
 #include "cli_case.h"
 #include "portability.h"
 #include "sweep_engine.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *text(const json_t *object, const char *key) {
@@ -266,6 +268,63 @@ fail:
     return st;
 }
 
+/* Whether `v` is a finite number of at least 0 (above 0 when `positive`). */
+static bool measure_ok(const json_t *v, bool positive) {
+    const double x = json_number_value(v);
+    return json_is_number(v) && isfinite(x) && (positive ? x > 0 : x >= 0);
+}
+
+/* A record of a result ("default", "best"): a run that went well has a positive finite rate,
+ * and every rate, bound and cost it gives is a finite number of at least 0. */
+static bool record_ok(const json_t *record) {
+    static const char *const measures[] = {"throughput_min",  "throughput_max", "throughput_low",
+                                           "throughput_high", "bytes_per_unit", "flops_per_unit"};
+    const char *status = json_string_value(json_object_get(record, "status"));
+    if (!json_is_object(record) || !status)
+        return false;
+    if (strcmp(status, "ok") == 0 && !measure_ok(json_object_get(record, "throughput"), true))
+        return false;
+    for (size_t k = 0; k < sizeof measures / sizeof *measures; k++) {
+        const json_t *v = json_object_get(record, measures[k]);
+        if (v && !measure_ok(v, false))
+            return false;
+    }
+    return true;
+}
+
+/* bench.json as clpart bench writes it: devices and workloads, each result on one of its
+ * devices with whole records (the hashes are check_mergeable's); the first fault is named with
+ * its place. */
+static clp_status check_bench(const char *path, const json_t *bench, clp_error *err) {
+    clp_status st = CLP_OK;
+    const json_t *devices = json_object_get(bench, "devices"),
+                 *workloads = json_object_get(bench, "workloads"), *workload, *result;
+    CLP_REQUIRE(json_is_array(devices) && json_is_array(workloads), err, CLP_CASE,
+                "%s is not a clpart bench.json: it lacks \"devices\" or \"workloads\"", path);
+    size_t w, r;
+    json_array_foreach(workloads, w, workload) {
+        const char *name = json_string_value(json_object_get(workload, "name"));
+        CLP_REQUIRE(name && json_is_array(json_object_get(workload, "results")), err, CLP_CASE,
+                    "%s: workload %zu lacks its name or its results", path, w);
+        json_array_foreach(json_object_get(workload, "results"), r, result) {
+            const json_t *device = json_object_get(result, "device");
+            const json_t *chosen[] = {json_object_get(result, "default"),
+                                      json_object_get(result, "best")};
+            bool whole = json_is_integer(device) && json_integer_value(device) >= 0 &&
+                         (size_t)json_integer_value(device) < json_array_size(devices) &&
+                         json_is_string(json_object_get(result, "status"));
+            for (size_t k = 0; k < 2; k++)
+                whole = whole && (!chosen[k] || record_ok(chosen[k]));
+            CLP_REQUIRE(whole, err, CLP_CASE,
+                        "%s: workload %s, result %zu: not a whole result (its device, status, or "
+                        "a rate that is not a finite positive number)",
+                        path, name, r);
+        }
+    }
+fail:
+    return st;
+}
+
 int cmd_report(int argc, char **argv, const clp_cli *cli) {
     (void)cli;
     clp_error err = CLP_ERROR_INIT;
@@ -282,13 +341,21 @@ int cmd_report(int argc, char **argv, const clp_cli *cli) {
             st = CLP_FAIL_AT(&err, CLP_USAGE, "command line", -1, -1,
                              "unknown flag '%s' (or it lacks its value)", argv[i]);
         else {
-            json_error_t e;
-            json_t *bench = json_load_file(argv[i], 0, &e);
-            if (!bench)
-                st = CLP_FAIL_AT(&err, CLP_CASE, argv[i], e.line, e.column, "%s", e.text);
-            else
+            json_t *bench = NULL, *entry;
+            size_t k;
+            st = clp__json_load(argv[i], CLP_CASE, &bench, &err);
+            if (st == CLP_OK)
+                st = check_bench(argv[i], bench, &err);
+            json_array_foreach(loaded, k, entry) /* one device's results counted twice */
+                if (st == CLP_OK && json_equal(json_object_get(entry, "bench"), bench)) st =
+                    CLP_FAIL_AT(&err, CLP_USAGE, "command line", -1, -1,
+                                "%s and %s hold the same bench: give each once",
+                                json_string_value(json_object_get(entry, "path")), argv[i]);
+            if (st == CLP_OK)
                 json_array_append_new(loaded,
                                       json_pack("{s:s, s:o}", "path", argv[i], "bench", bench));
+            else
+                json_decref(bench);
         }
     }
     if (st == CLP_OK && json_array_size(loaded) == 0)

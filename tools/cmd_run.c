@@ -146,6 +146,18 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         } else
             argv[kept++] = argv[i];
     }
+    /* flags that would change nothing are refused, not ignored */
+    if (split.devices && !run_devices_wanted(&split))
+        CLP_FAIL_AT(&err, CLP_USAGE, "command line", -1, -1,
+                    "--devices '%s' names no split: it takes two or more devices (or all); one "
+                    "device is --device",
+                    split.devices);
+    else if (split.weights && !run_devices_wanted(&split))
+        CLP_FAIL_AT(&err, CLP_USAGE, "command line", -1, -1,
+                    "--weights shares a case out among the devices of --devices (or MPI ranks), "
+                    "and there are none");
+    if (err.status != CLP_OK)
+        return cli_report(&err);
     cli_case c;
     if (cli_case_load(kept, argv, true, &c, &err) != CLP_OK)
         return cli_report(&err);

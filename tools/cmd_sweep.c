@@ -11,6 +11,8 @@
  * written whole as soon as it is known, so an interrupted sweep loses nothing and a rerun
  * skips what is there for the same settings; DIR/summary.csv and DIR/summary.md compare the
  * combinations with the first. */
+#include "core/json_file.h"
+#include "cli_case.h"
 #include "io/io.h"
 #include "sweep_engine.h"
 #include "sweep_groups.h"
@@ -18,7 +20,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -134,6 +135,13 @@ static clp_status add_axis(sweep *sw, const char *flag, const char *text, bool i
             free(values);
             return CLP_FAIL(err, CLP_USAGE, "%s: at most %d values", a->name, MAX_VALUES);
         }
+        for (size_t k = 0; k < a->n; k++)
+            if (!strcmp(a->values[k], v)) {
+                const clp_status st =
+                    CLP_FAIL(err, CLP_USAGE, "%s %s lists '%s' twice", flag, a->name, v);
+                free(values);
+                return st;
+            }
         a->values[a->n++] = strdup(v);
     }
     free(values);
@@ -310,10 +318,10 @@ static json_t *recorded_result(const sweep *sw, size_t k, size_t d) {
 /* --combos FILE: a JSON list of option sets, each an object NAME: value (a string, number
  * or boolean, as -s would take it; "preset" names a preset). */
 static clp_status load_combos(sweep *sw, const char *path, clp_error *err) {
-    json_error_t e;
-    json_t *list = json_load_file(path, 0, &e);
-    if (!list)
-        return CLP_FAIL_AT(err, CLP_CASE, path, e.line, e.column, "%s", e.text);
+    json_t *list;
+    const clp_status loaded = clp__json_load(path, CLP_CASE, &list, err);
+    if (loaded != CLP_OK)
+        return loaded;
     if (!json_is_array(list) || json_array_size(list) == 0) {
         json_decref(list);
         return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
@@ -333,10 +341,8 @@ static clp_status load_combos(sweep *sw, const char *path, clp_error *err) {
                                "%s: entry %zu is not an object of option values", path, k);
         }
         json_object_foreach(set, name, value) {
-            char text[256];
-            if (json_is_string(value))
-                snprintf(text, sizeof text, "%s", json_string_value(value));
-            else if (json_is_integer(value))
+            char text[32]; /* a number's or a boolean's text; a string is taken whole */
+            if (json_is_integer(value))
                 snprintf(text, sizeof text, "%lld", (long long)json_integer_value(value));
             else if (json_is_real(value)) /* the shortest text that reads back the same */
                 for (int digits = 1; digits <= 17; digits++) {
@@ -346,13 +352,16 @@ static clp_status load_combos(sweep *sw, const char *path, clp_error *err) {
                 }
             else if (json_is_boolean(value))
                 snprintf(text, sizeof text, "%s", json_is_true(value) ? "true" : "false");
-            else {
+            else if (!json_is_string(value)) {
+                /* the message first: the name belongs to the list */
+                const clp_status st = CLP_FAIL_AT(
+                    err, CLP_CASE, path, -1, -1,
+                    "%s: entry %zu: '%s' must be a string, number or boolean", path, k, name);
                 json_decref(list);
-                return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                                   "%s: entry %zu: '%s' must be a string, number or boolean", path,
-                                   k, name);
+                return st;
             }
-            json_object_set_new(texts, name, json_string(text));
+            json_object_set_new(
+                texts, name, json_string(json_is_string(value) ? json_string_value(value) : text));
         }
     }
     json_decref(list);
@@ -478,25 +487,24 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     sw->combinations = sw->combos ? json_array_size(sw->combos) : sw->product;
     if (!sw->combos && (sw->fraction || sw->max))
         CLP_TRY(sample(sw, err));
-    if (out)
-        snprintf(sw->dir, sizeof sw->dir, "%s", out);
-    else { /* sweep/<case file name without .json> */
-        char name[512];
-        snprintf(name, sizeof name, "%s", sw->case_path);
-        char *file = basename(name), *dot = strrchr(file, '.');
-        if (dot)
-            *dot = '\0';
-        snprintf(sw->dir, sizeof sw->dir, "sweep/%s", file);
-    }
+    char *stem = out ? NULL : cli_file_stem(sw->case_path); /* sweep/<case file name> */
+    CLP_REQUIRE(out || stem, err, CLP_NOMEM, "out of host memory");
+    const int length = out ? snprintf(sw->dir, sizeof sw->dir, "%s", out)
+                           : snprintf(sw->dir, sizeof sw->dir, "sweep/%s", stem);
+    free(stem);
+    CLP_REQUIRE(length >= 0 && (size_t)length < sizeof sw->dir, err, CLP_USAGE,
+                "the output folder's path is longer than %zu characters", sizeof sw->dir - 1);
     snprintf(sw->results, sizeof sw->results, "%s/results.jsonl", sw->dir);
     CLP_TRY(cli_file_hash(sw->case_path, sw->case_hash, err));
     sw->plan.case_path = sw->case_path;
     sw->plan.schema = base->schema;
+    for (size_t i = 0; i < sw->n_axes; i++) /* -s of another model's option changes nothing */
+        if (!sw->axes[i].in_case && strcmp(sw->axes[i].name, "preset") != 0)
+            CLP_TRY(cli_option_applies(base->schema, clp_options_model(base->options),
+                                       sw->axes[i].name, err));
     for (size_t i = 0; i < sw->n_axes && !sw->base; i++)
         if (sw->axes[i].in_case) { /* the keys patch the case: checked on the first values */
-            json_error_t e;
-            sw->base = json_load_file(sw->case_path, 0, &e);
-            CLP_REQUIRE(sw->base, err, CLP_CASE, "%s: %s", sw->case_path, e.text);
+            CLP_TRY(clp__json_load(sw->case_path, CLP_CASE, &sw->base, err));
             json_t *parameters, *options = combination(sw, 0, &parameters);
             char *path = NULL, hash[17];
             st = case_of(sw, parameters, false, &path, hash, err);
@@ -507,13 +515,6 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
         }
 fail:
     return st;
-}
-
-/* Now as Unix time, in seconds. */
-static double unix_time(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 /* Whether results.jsonl holds the result `key`. */
@@ -666,7 +667,7 @@ static clp_status sweep_device(size_t d, void *user, clp_error *err) {
         b->last_line = b->since;
         b->now = (sweep_observation){.phase = "preparing", .spread = -1};
         pthread_mutex_unlock(&sw->lock);
-        const double started = unix_time(), start = clp__now();
+        const double started = sweep_unix_time(), start = clp__now();
         if (st == CLP_OK)
             st = sweep_run_options(&plan, &s, json_object_get(record, "options"), record, err);
         json_object_set_new(record, "started", json_real(started));

@@ -1,5 +1,6 @@
 /* One side of clpart compare: an output folder's files, or a result record, read into a
  * compare_run (see compare.h). */
+#include "core/json_file.h"
 #include "compare.h"
 
 #include <dirent.h>
@@ -39,10 +40,7 @@ static clp_status load_json(const char *dir, const char *name, json_t **out, clp
     clp_status st = CLP_OK;
     struct stat s;
     if (stat(path, &s) == 0) {
-        json_error_t e;
-        *out = json_load_file(path, 0, &e);
-        if (!*out)
-            st = CLP_FAIL_AT(err, CLP_IO, path, e.line, e.column, "%s: %s", path, e.text);
+        st = clp__json_load(path, CLP_IO, out, err);
     }
     free(path);
     return st;

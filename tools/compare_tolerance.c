@@ -1,5 +1,6 @@
 /* The tolerances of clpart compare: a model's document (tolerances/<model>.json) and the
  * user's --tol overrides, looked up per file and quantity (see compare.h). */
+#include "core/json_file.h"
 #include "compare.h"
 #include "json_list.h"
 
@@ -20,12 +21,7 @@ clp_status compare_tolerances_load(const char *model, const char *path, compare_
         CLP_REQUIRE_ALLOC(own, err);
         path = own;
     }
-    json_error_t e;
-    out->doc = json_load_file(path, 0, &e);
-    if (!out->doc) {
-        st = CLP_FAIL_AT(err, CLP_CASE, path, e.line, e.column, "%s: %s", path, e.text);
-        goto fail;
-    }
+    CLP_TRY(clp__json_load(path, CLP_CASE, &out->doc, err));
     CLP_REQUIRE(json_is_object(out->doc) && json_is_object(json_object_get(out->doc, "files")), err,
                 CLP_CASE, "%s: a tolerances document is an object with \"files\"", path);
 fail:

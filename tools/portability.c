@@ -291,9 +291,9 @@ static void application_cell(FILE *md, const json_t *result) {
 static void best_cell(FILE *md, const json_t *result) {
     const json_t *best = json_object_get(result, "best"),
                  *defaults = json_object_get(result, "default");
-    char options[512];
-    sweep_options_text(json_object_get(best, "options"), options, sizeof options);
-    fprintf(md, "`%s`", options[0] ? options : "defaults");
+    char *options = sweep_options_text(json_object_get(best, "options"));
+    fprintf(md, "`%s`", options && *options ? options : "defaults");
+    free(options);
     const char *chosen = json_string_value(json_object_get(best, "chosen"));
     for (const char *at = chosen; at && *at;) { /* "NAME=VALUE NAME=VALUE": the values */
         const char *value = strchr(at, '=');

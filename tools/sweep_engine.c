@@ -1,11 +1,14 @@
 /* What clpart sweep and clpart bench share: device selection, one option set run into a
  * result record, and the results.jsonl file (see sweep_engine.h). */
+#include "core/json_file.h"
 #include "sweep_engine.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -42,6 +45,7 @@ clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool re
         }
         free(list);
         CLP_TRY(st);
+        CLP_REQUIRE(d->n > 0, err, CLP_USAGE, "--devices '%s' names no device", selectors);
     } else {
         CLP_TRY(clp_device_select(d->list, cli->device, &d->devices[0], err));
         d->n = 1;
@@ -231,6 +235,12 @@ recorded:
 #undef RECORD_FAILURE
 }
 
+double sweep_unix_time(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 char *sweep_record_key(const json_t *record) {
     static const char *const parts[] = {"case_hash", "case_parameters", "options",
                                         "device",    "limits",          "timing"};
@@ -244,6 +254,18 @@ char *sweep_record_key(const json_t *record) {
     return text;
 }
 
+/* Whether a line of results.jsonl is a record as sweep and bench write them: its identity, a
+ * status, and for a run that went well a finite positive rate. */
+static bool record_whole(const json_t *record) {
+    const char *status = json_string_value(json_object_get(record, "status"));
+    const json_t *rate = json_object_get(record, "throughput");
+    return json_is_object(record) && json_is_string(json_object_get(record, "case_hash")) &&
+           json_is_object(json_object_get(record, "options")) && status &&
+           (strcmp(status, "ok") != 0 ||
+            (json_is_number(rate) && isfinite(json_number_value(rate)) &&
+             json_number_value(rate) > 0));
+}
+
 clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
     json_t *done = *out = json_object();
     FILE *f = fopen(path, "r");
@@ -254,12 +276,18 @@ clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
     char *line = NULL;
     size_t cap = 0;
     int number = 0;
-    while (getline(&line, &cap, f) > 0) {
+    ssize_t length;
+    off_t whole = 0; /* where the last line ending in a newline ends */
+    bool torn = false;
+    while ((length = getline(&line, &cap, f)) > 0) {
         number++;
+        torn = line[length - 1] != '\n';
+        if (torn) /* a stop or a full disk mid-write: removed below, and run again */
+            break;
+        whole += length;
         json_t *record = json_loads(line, 0, NULL);
-        const char *hash = json_string_value(json_object_get(record, "case_hash"));
         const char *version = json_string_value(json_object_get(record, "version"));
-        if (!json_is_object(record) || !hash)
+        if (!record_whole(record))
             fprintf(stderr, "clpart: warning: %s:%d is not a whole result; it is run again\n", path,
                     number);
         else if (version && !strcmp(version, clp_version())) {
@@ -272,6 +300,15 @@ clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
     }
     free(line);
     fclose(f);
+    if (torn && truncate(path, whole) != 0)
+        return CLP_FAIL_AT(err, CLP_IO, path, number, -1,
+                           "%s:%d is a torn record, and it cannot be cut off: %s", path, number,
+                           strerror(errno));
+    if (torn)
+        fprintf(stderr,
+                "clpart: warning: %s:%d was a torn record (a stop mid-write): cut off, "
+                "and it is run again\n",
+                path, number);
     return CLP_OK;
 }
 
@@ -307,11 +344,9 @@ json_t *sweep_record_new(const sweep_plan *plan, const char *case_hash, const js
 
 clp_status sweep_case_patch(const char *source, const json_t *patch, char **text, clp_error *err) {
     clp_status st = CLP_OK;
-    json_error_t e;
+    json_t *c;
     *text = NULL;
-    json_t *c = json_load_file(source, 0, &e);
-    if (!c)
-        return CLP_FAIL_AT(err, CLP_CASE, source, e.line, e.column, "%s", e.text);
+    CLP_TRY(clp__json_load(source, CLP_CASE, &c, err));
     CLP_REQUIRE(!patch || json_object_update_recursive(c, (json_t *)patch) == 0, err, CLP_CASE,
                 "%s: a case patch must be an object", source);
     *text = json_dumps(c, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -347,16 +382,15 @@ void sweep_hash_text(const char *text, size_t size, char hash[17]) {
     snprintf(hash, 17, "%016llx", (unsigned long long)XXH64(text, size, 0));
 }
 
-void sweep_options_text(const json_t *options, char *out, size_t size) {
+char *sweep_options_text(const json_t *options) {
     const char *name;
     json_t *value;
-    size_t at = 0;
-    out[0] = '\0';
+    clp_strbuf text = {0};
+    clp__sb_append(&text, "");
     json_object_foreach((json_t *)options, name, value) {
-        if (at < size)
-            at += (size_t)snprintf(out + at, size - at, "%s%s=%s", at ? " " : "", name,
-                                   json_string_value(value));
+        clp__sb_appendf(&text, "%s%s=%s", text.len ? " " : "", name, json_string_value(value));
     }
+    return clp__sb_take(&text);
 }
 
 void sweep_csv_field(FILE *f, const char *text) {

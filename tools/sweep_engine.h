@@ -83,8 +83,11 @@ clp_status sweep_write_text(const char *path, const char *text, clp_error *err);
 /* The hash of `size` bytes as 16 hex digits. */
 void sweep_hash_text(const char *text, size_t size, char hash[17]);
 
-/* The options of a record as "NAME=VALUE NAME=VALUE", in their order. */
-void sweep_options_text(const json_t *options, char *out, size_t size);
+/* Now as Unix time, in seconds: when a record's run started ("started"). */
+double sweep_unix_time(void);
+/* The options of a record as "NAME=VALUE NAME=VALUE", in their order: new, "" for none
+ * (NULL only when out of memory). */
+char *sweep_options_text(const json_t *options);
 /* `text` as one CSV field: quoted, its quotes doubled, its line breaks made spaces. */
 void sweep_csv_field(FILE *f, const char *text);
 /* Runs gnuplot on `script` in `dir`, and sets *drawn; without gnuplot a note says which

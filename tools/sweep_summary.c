@@ -20,13 +20,14 @@ static char *parameters_text(const json_t *record) {
 }
 
 char *sweep_combination_text(const json_t *record) {
-    char options[1024];
     char *parameters = parameters_text(record);
-    sweep_options_text(json_object_get(record, "options"), options, sizeof options);
+    char *options = sweep_options_text(json_object_get(record, "options"));
     clp_strbuf text = {0};
     clp__sb_appendf(&text, "%s%s%s", parameters ? parameters : "",
-                    parameters && *parameters && options[0] ? " " : "", options);
+                    parameters && *parameters && options && *options ? " " : "",
+                    options ? options : "");
     free(parameters);
+    free(options);
     return clp__sb_take(&text);
 }
 
@@ -95,7 +96,9 @@ static char *physics(const sweep_table *t, const json_t *r, const json_t *refere
     *same = false;
     if (r == reference)
         return strdup("the reference");
-    if (!t->tolerances || !sweep_record_ok(r) || !sweep_record_ok(reference))
+    if (sweep_record_ok(r) && !sweep_record_ok(reference))
+        return strdup("n/a: the reference did not run");
+    if (!t->tolerances || !sweep_record_ok(r))
         return strdup("");
     char *text = NULL;
     clp_error err = CLP_ERROR_INIT;
@@ -121,9 +124,9 @@ static void write_device(const sweep_table *t, size_t d, FILE *csv, FILE *md) {
             t->with_case ? "case | " : "", t->with_case ? "--- | " : "");
     for (size_t i = 0; i < json_array_size(rows); i++) {
         json_t *r = json_array_get(rows, i);
-        char options[1024], note[256];
+        char note[256], speedup_text[32] = "n/a"; /* n/a: no reference rate to compare with */
         char *parameters = parameters_text(r);
-        sweep_options_text(json_object_get(r, "options"), options, sizeof options);
+        char *options = sweep_options_text(json_object_get(r, "options"));
         const char *status = json_string_value(json_object_get(r, "status"));
         const char *reason = json_string_value(json_object_get(r, "reason"));
         const char *unit = json_string_value(json_object_get(r, "unit"));
@@ -134,13 +137,14 @@ static void write_device(const sweep_table *t, size_t d, FILE *csv, FILE *md) {
         const bool ok = sweep_record_ok(r);
         bool same;
         char *verdict = physics(t, r, reference, &same);
-        const double speedup = ok && reference_rate > 0 ? rate / reference_rate : 0.0;
+        if (ok && reference_rate > 0)
+            snprintf(speedup_text, sizeof speedup_text, "%.3f", rate / reference_rate);
         fprintf(csv, "%zu,", dev->index);
         sweep_csv_field(csv, dev->name);
         fputc(',', csv);
         sweep_csv_field(csv, parameters);
         fputc(',', csv);
-        sweep_csv_field(csv, options);
+        sweep_csv_field(csv, options ? options : "");
         fprintf(csv, ",%s,", status ? status : "");
         if (ok)
             fprintf(csv, "%.6g,%.6g,%.6g,%.6g,%.6g,", rate, low, high,
@@ -155,7 +159,7 @@ static void write_device(const sweep_table *t, size_t d, FILE *csv, FILE *md) {
                     json_is_true(json_object_get(r, "stable")) ? "true" : "false");
         else
             fprintf(csv, ",,");
-        fprintf(csv, ",%s,%.4g,", unit ? unit : "", speedup);
+        fprintf(csv, ",%s,%s,", unit ? unit : "", ok && reference_rate > 0 ? speedup_text : "");
         sweep_csv_field(csv, verdict);
         fputc(',', csv);
         sweep_csv_field(csv, reason);
@@ -163,18 +167,19 @@ static void write_device(const sweep_table *t, size_t d, FILE *csv, FILE *md) {
         fprintf(md, "| %zu%s | ", i + 1, overlaps_faster(rows, i) ? " ≈" : "");
         if (t->with_case)
             fprintf(md, "`%s` | ", parameters ? parameters : "");
-        fprintf(md, "`%s` | ", options);
+        fprintf(md, "`%s` | ", options ? options : "");
         sweep_unstable_note(r, note, sizeof note);
         if (!ok)
             fprintf(md, "%s: %s | | | | | |\n", status ? status : "?", reason ? reason : "");
         else if (json_is_number(spread))
-            fprintf(md, "ok%s | %.4g %s | %.4g to %.4g | %.2g %% | %.3f | %s |\n", note, rate, unit,
-                    low, high, 100 * json_real_value(spread), speedup, verdict ? verdict : "");
+            fprintf(md, "ok%s | %.4g %s | %.4g to %.4g | %.2g %% | %s | %s |\n", note, rate, unit,
+                    low, high, 100 * json_real_value(spread), speedup_text, verdict ? verdict : "");
         else
-            fprintf(md, "ok%s | %.4g %s | | | %.3f | %s |\n", note, rate, unit, speedup,
+            fprintf(md, "ok%s | %.4g %s | | | %s | %s |\n", note, rate, unit, speedup_text,
                     verdict ? verdict : "");
         free(verdict);
         free(parameters);
+        free(options);
     }
     /* runs of rows whose intervals overlap: their order is within the spread */
     bool any = false;
