@@ -1,6 +1,6 @@
 # Sourced by the CLI test scripts: a scratch folder removed at exit with its own program
-# cache, fail(), which reports a check that failed and counts it in $failures, and
-# comparisons of output folders.
+# cache, fail(), which reports a check that failed and counts it in $failures, expect() and
+# variant() for commands and case files, and comparisons of output folders.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export CLPART_CACHE_DIR=$work/cache
@@ -35,4 +35,35 @@ same_outputs() {
         }
     done
     return $differ
+}
+
+# expect CODE PATTERN -- command...: exit code and a pattern in stdout+stderr
+expect() {
+    local code=$1 pattern=$2
+    shift 3
+    local out
+    out=$("$@" 2>&1)
+    local got=$?
+    [ "$got" -eq "$code" ] || fail "'$*' exited $got, expected $code: $out"
+    grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
+}
+
+# variant BASE FILE [PATH=JSON]...: writes to FILE the case BASE (JSON text) with each PATH
+# (keys split at "/") set to the JSON value, or removed by DELETE.
+variant() {
+    python3 - "$@" <<'PY'
+import json, sys
+c = json.loads(sys.argv[1])
+for assignment in sys.argv[3:]:
+    path, value = assignment.split("=", 1)
+    *parents, key = path.split("/")
+    d = c
+    for p in parents:
+        d = d[p]
+    if value == "DELETE":
+        del d[key]
+    else:
+        d[key] = json.loads(value)
+json.dump(c, open(sys.argv[2], "w"), indent=2)
+PY
 }
