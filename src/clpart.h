@@ -1075,6 +1075,11 @@ typedef struct clp_model {
 CLP_API bool clp_comm_mpi_launched(void);
 /* This process's rank among those mpirun started (CLP_USAGE in a build without MPI). */
 CLP_API clp_status clp_comm_mpi_open(clp_comm **out, clp_error *err);
+/* After a run whose MPI comm ended in an abort (a rank failed or timed out) and was closed
+ * while a rank did not close it within 10 s, ends every process of the job with exit code
+ * `code` (MPI_Abort), once the caller has said why: MPI_Finalize would wait for ever on the
+ * rank that hangs. Nothing otherwise. */
+CLP_API void clp_comm_mpi_end_failed(int code);
 CLP_API void clp_comm_close(clp_comm *comm);
 CLP_API int clp_comm_rank(const clp_comm *comm);
 CLP_API int clp_comm_size(const clp_comm *comm);

@@ -116,6 +116,15 @@ static const char *runnable_models(void) {
     return list;
 }
 
+/* An MPI job whose run failed ends on every rank once this one has said why (MPI_Finalize
+ * would wait for ever on a rank that hangs); nothing for a run that went well or alone. */
+static void end_failed_job(int rc) {
+    if (rc == CLP_EXIT_OK)
+        return;
+    fflush(stdout);
+    clp_comm_mpi_end_failed(rc);
+}
+
 int cmd_run(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
     const char *out_dir = NULL, *restart = NULL;
@@ -235,6 +244,7 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
         const int rc = st == CLP_OK || st == CLP_INTERRUPTED ? CLP_EXIT_OK : cli_report(&err);
         cli_case_free(&c);
         free(default_dir);
+        end_failed_job(rc);
         return st == CLP_INTERRUPTED ? 128 + cli_stop_signal : rc;
     }
     if (st == CLP_OK)
@@ -257,5 +267,6 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
     cli_session_close(&s);
     cli_case_free(&c);
     free(default_dir);
+    end_failed_job(rc);
     return rc;
 }

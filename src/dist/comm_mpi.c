@@ -31,6 +31,10 @@ clp_status clp__comm_mpi_create(double timeout_s, clp__comm **out, clp_error *er
                     "this clpart was built without MPI: install libopenmpi-dev and rebuild");
 }
 
+void clp_comm_mpi_end_failed(int code) {
+    (void)code;
+}
+
 void clp__comm_mpi_set_piece(clp__comm *c, size_t bytes) {
     (void)c;
     (void)bytes;
@@ -368,15 +372,48 @@ static void finish_sends(mpi_comm *m) {
     m->n_sends = 0;
 }
 
+/* Seconds that the ranks of an aborted comm have to meet before MPI_Finalize: those that took
+ * the abort notice close at once, one that hangs never does. */
+#define CLOSE_GRACE_S 10.0
+
+/* Set when a comm that ended in an abort left MPI open: MPI_Finalize is collective, and
+ * waits for ever on a rank that hangs (a stopped process, a kernel that never returns). */
+static bool left_open;
+
+/* Whether every rank of an aborted comm reaches its close within CLOSE_GRACE_S. */
+static bool ranks_meet(mpi_comm *m) {
+    MPI_Request request;
+    int met = 0;
+    if (MPI_Ibarrier(m->comm, &request) != MPI_SUCCESS)
+        return false;
+    const double start = clp__now();
+    for (unsigned polls = 0; !met && clp__now() - start < CLOSE_GRACE_S; polls++) {
+        if (MPI_Test(&request, &met, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return false;
+        pause_poll(polls);
+    }
+    return met;
+}
+
 static void mpi_destroy(clp__comm *c) {
     mpi_comm *m = (mpi_comm *)c;
     finish_sends(m);
     free(m->sends);
+    if (m->finalize && m->aborted && !ranks_meet(m)) {
+        left_open = true; /* clp_comm_mpi_end_failed ends the job: a rank hangs */
+        free(m);
+        return;
+    }
     if (m->comm != MPI_COMM_NULL)
         MPI_Comm_free(&m->comm);
     if (m->finalize)
         MPI_Finalize();
     free(m);
+}
+
+void clp_comm_mpi_end_failed(int code) {
+    if (left_open)
+        MPI_Abort(MPI_COMM_WORLD, code);
 }
 
 static const clp__comm_ops mpi_ops = {

@@ -5,7 +5,7 @@
 # outputs to a full disk, folder names from case file names, and options that change
 # nothing. Bench and sweep name PoCL, where what they run must be slow enough to interrupt.
 set -uo pipefail
-clpart=$1
+clpart=$1 mpi=${2:-no}
 . "$(dirname "$0")/common.sh"
 cases=$CLPART_DATA_DIR/cases
 cd "$work" || exit 1
@@ -80,6 +80,28 @@ for bad in "w['repeat'] = -3|\"repeat\" takes a whole number of runs from 1 to 6
     expect 1 "${bad#*|}" -- "$clpart" bench --suite ./suite.json --devices pocl --out bench_bad
 done
 [ ! -e bench_bad/results.jsonl ] || fail "#3: a refused suite ran workloads"
+
+# 4: an MPI job with a hung rank ends, with the message, once a rank times out (rank 0 timed
+# out, then waited in MPI_Finalize for the stopped rank for ever)
+if [ "$mpi" = mpi ] && command -v mpirun >/dev/null; then
+    CLPART_DEVICE=pocl CLPART_COMM_TIMEOUT=5 mpirun --oversubscribe --allow-run-as-root -np 2 \
+        "$clpart" run "$cases/dam_break_2d_long.json" --out hung >hung.log 2>&1 &
+    launcher=$!
+    sleep 8
+    ranks=$(pgrep -P "$launcher" -x clpart)
+    [ -n "$ranks" ] && kill -STOP $(head -1 <<<"$ranks")
+    for _ in $(seq 300); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$launcher" 2>/dev/null; then
+        fail "#4: the job still runs 30 s after one of its ranks stopped: $(cat hung.log)"
+        kill -CONT $ranks 2>/dev/null
+        kill -KILL "$launcher" $ranks 2>/dev/null
+    fi
+    wait "$launcher"
+    rc=$?
+    [ "$rc" -ne 0 ] && grep -q "waited 5 s for a message from rank" hung.log ||
+        fail "#4: exit status $rc, without the timeout's message: $(grep -v '^step' hung.log)"
+    kill -CONT $ranks 2>/dev/null
+fi
 
 # 5: PSO user code is bounded: X(i) stays within the dimensions (X(100000000) killed the
 # process on a CPU device), no directive, at most 64 KiB, and an endless loop ends at the
