@@ -67,3 +67,18 @@ for assignment in sys.argv[3:]:
 json.dump(c, open(sys.argv[2], "w"), indent=2)
 PY
 }
+
+# devices_of IMPLEMENTATION...: the comma-separated indices of the devices of those OpenCL
+# implementations (pocl, oclgrind) as $clpart lists them under the current environment.
+devices_of() {
+    "$clpart" devices --json | python3 "$(dirname "${BASH_SOURCE[0]}")/../devices_of.py" "$@"
+}
+
+# pocl_split N COMMAND...: COMMAND on N PoCL CPU devices (POCL_DEVICES), with --devices naming
+# those devices by index: a GPU's or rusticl's platform may list devices before them.
+pocl_split() {
+    local pthreads
+    pthreads=$(printf 'pthread %.0s' $(seq "$1"))
+    shift
+    POCL_DEVICES=$pthreads "$@" --devices "$(POCL_DEVICES=$pthreads devices_of pocl)"
+}

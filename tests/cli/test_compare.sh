@@ -106,7 +106,7 @@ cat >"$work/mini.json" <<'JSON'
 {"repeat": 1, "variant_repeat": 1, "budget_seconds": 0,
  "workloads": [{"name": "tiny", "case": "tests/data/sph/tiny_dam_break.json", "steps": 5, "sweep": []}]}
 JSON
-two=$(POCL_DEVICES="pthread pthread" "$clpart" devices --json | python3 -c 'import json,sys; print(",".join(str(d["index"]) for d in json.load(sys.stdin)["devices"] if d["platform"].startswith("Portable")))')
+two=$(POCL_DEVICES="pthread pthread" devices_of pocl)
 POCL_DEVICES="pthread pthread" "$clpart" bench --suite "$work/mini.json" --devices "$two" --out "$work/bench" \
     >"$work/bench.log" 2>&1 || fail "the bench on two PoCL devices failed: $(tail -3 "$work/bench.log")"
 grep -q "^| tiny | no physical change |$" "$work/bench/bench.md" ||

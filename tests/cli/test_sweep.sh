@@ -186,11 +186,8 @@ for kernel in by:
 PY
 }
 # The PoCL devices' indices among all the platforms' devices (a GPU's platform may come first).
-pocl_devices() {
-    "$clpart" devices --json | python3 -c 'import json,sys; print(",".join(str(d["index"]) for d in json.load(sys.stdin)["devices"] if d["platform"].startswith("Portable")))'
-}
 export POCL_DEVICES="pthread pthread"
-two=$(pocl_devices)
+two=$(devices_of pocl)
 "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices "$two" --steps 3 --repeat 1 --budget 0 \
     --out "$work/two" >"$work/two.log" 2>&1 || fail "the sweep on two PoCL devices ($two) failed"
 check_devices "$work/two" 2 1e-12 || fail "the two PoCL devices' records are wrong"
@@ -274,7 +271,8 @@ if [ -f /usr/lib/oclgrind/liboclgrind-rt-icd.so ] && [ -n "$pocl_icd" ]; then
     vendors=$work/vendors
     mkdir -p "$vendors" && cp "$pocl_icd" "$vendors/" &&
         echo /usr/lib/oclgrind/liboclgrind-rt-icd.so >"$vendors/oclgrind.icd"
-    OCL_ICD_VENDORS=$vendors "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices all \
+    pair=$(OCL_ICD_VENDORS=$vendors devices_of pocl oclgrind)
+    OCL_ICD_VENDORS=$vendors "$clpart" sweep "$tiny" -s sph.kernel=wendland,cubic --devices "$pair" \
         --steps 2 --repeat 1 --budget 0 --out "$work/oclgrind" >"$work/oclgrind.log" 2>&1 ||
         fail "the sweep on Oclgrind and PoCL failed: $(tail -3 "$work/oclgrind.log")"
     grep -q "Oclgrind" "$work/oclgrind/summary.md" || fail "Oclgrind is not in the summary"

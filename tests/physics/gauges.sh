@@ -66,7 +66,7 @@ echo "gauges.csv of the restarted run is that of the run in one go"
 # The two PoCL devices by index among every platform's (a GPU's platform may come first): the
 # run in one go is on PoCL too, so the two compare within one implementation's rounding.
 export POCL_DEVICES="pthread pthread"
-two=$("$clpart" devices --json | python3 -c 'import json,sys; print(",".join(str(d["index"]) for d in json.load(sys.stdin)["devices"] if d["platform"].startswith("Portable")))')
+two=$("$clpart" devices --json | python3 "$(dirname "$0")/../devices_of.py" pocl)
 timeout 600 "$clpart" run "$case_file" --devices "$two" --time 0.1 \
     --out "$work/split" </dev/null >"$work/split.log" 2>&1 ||
     { echo "the split run failed: $(tail -3 "$work/split.log")"; exit 1; }

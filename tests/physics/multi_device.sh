@@ -29,8 +29,7 @@ run() {
     case $how in
     one) POCL_DEVICES=pthread "$clpart" run "$case" --out "$work/$name" "$@" >"$work/$name.log" 2>&1 ;;
     threads*)
-        POCL_DEVICES=$(printf 'pthread %.0s' $(seq "${how#threads }")) \
-            timeout 300 "$clpart" run "$case" --devices all --out "$work/$name" "$@" \
+        pocl_split "${how#threads }" timeout 300 "$clpart" run "$case" --out "$work/$name" "$@" \
             >"$work/$name.log" 2>&1 ;;
     mpi*)
         POCL_DEVICES=pthread timeout 300 "${mpirun_[@]}" -np "${how#mpi }" "$clpart" run "$case" \
@@ -201,8 +200,7 @@ expect_error() {
     local pattern=$1
     shift
     local out
-    out=$(POCL_DEVICES="pthread pthread" timeout 300 "$clpart" run "$@" --devices all \
-        --out "$work/refused" 2>&1)
+    out=$(pocl_split 2 timeout 300 "$clpart" run "$@" --out "$work/refused" 2>&1)
     local status=$?
     [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "'$*' exited $status: $out"
     grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"

@@ -35,8 +35,7 @@ run() {
     case $how in
     one) POCL_DEVICES=pthread "$clpart" run "$case" --out "$work/$name" "$@" ;;
     threads*)
-        POCL_DEVICES=$(printf 'pthread %.0s' $(seq "${how#threads }")) \
-            timeout 300 "$clpart" run "$case" --devices all --out "$work/$name" "$@" ;;
+        pocl_split "${how#threads }" timeout 300 "$clpart" run "$case" --out "$work/$name" "$@" ;;
     mpi*)
         POCL_DEVICES=pthread timeout 300 "${mpirun_[@]}" -np "${how#mpi }" "$clpart" run \
             "$case" --out "$work/$name" "$@" ;;
@@ -149,8 +148,8 @@ expect_error() {
     local pattern=$1 devices=$2
     shift 2
     local out
-    out=$(POCL_DEVICES=$devices timeout 300 "$clpart" run "$@" --devices all \
-        --out "$work/refused" 2>&1)
+    out=$(POCL_DEVICES=$devices timeout 300 "$clpart" run "$@" \
+        --devices "$(POCL_DEVICES=$devices devices_of pocl)" --out "$work/refused" 2>&1)
     local status=$?
     [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "'$*' exited $status: $out"
     grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"

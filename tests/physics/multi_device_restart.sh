@@ -37,9 +37,7 @@ clpart_on() {
     shift
     case $how in
     one) POCL_DEVICES=pthread timeout 120 "$clpart" "$@" ;;
-    threads*)
-        POCL_DEVICES=$(printf 'pthread %.0s' $(seq "${how#threads }")) \
-            timeout 120 "$clpart" "$@" --devices all ;;
+    threads*) pocl_split "${how#threads }" timeout 120 "$clpart" "$@" ;;
     mpi*) POCL_DEVICES=pthread timeout 120 "${mpirun_[@]}" -np "${how#mpi }" "$clpart" "$@" ;;
     esac
 }
@@ -298,7 +296,9 @@ fi
 # folder that leaves every file (snapshots, diagnostics, manifest, only the last pieces) as
 # the uninterrupted run's.
 run s-whole "threads 2" s
-POCL_DEVICES="pthread pthread" "$clpart" run "$work/s.json" --devices all \
+# clpart itself in the background, not a function: the signals below go to its pid
+two=$(POCL_DEVICES="pthread pthread" devices_of pocl)
+POCL_DEVICES="pthread pthread" "$clpart" run "$work/s.json" --devices "$two" \
     --out "$work/s-stopped" >/dev/null 2>"$work/s-term.log" &
 pid=$!
 # rows ROWS: waits until the stopped run's diagnostics have ROWS lines, or it ended.
