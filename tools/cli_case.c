@@ -50,18 +50,16 @@ clp_status cli_case_load(int argc, char **argv, bool case_required, cli_case *ou
         CLP_TRY(clp_options_apply_case(out->options, case_path, presets, n_presets, err));
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "-p"))
-            if (!strcmp(argv[i++], "-s"))
-                CLP_TRY(clp_options_apply_assignment(out->options, argv[i], err));
-    CLP_TRY(clp_options_check(out->options, err));
-    for (int i = 1; i + 1 < argc; i++) /* -s of another model's option changes nothing */
-        if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "-p"))
             if (!strcmp(argv[i++], "-s")) {
+                CLP_TRY(clp_options_apply_assignment(out->options, argv[i], err));
+                /* -s of another model's option would change nothing */
                 char *name = strndup(argv[i], strcspn(argv[i], "="));
                 CLP_REQUIRE_ALLOC(name, err);
                 st = cli_option_applies(out->schema, clp_options_model(out->options), name, err);
                 free(name);
                 CLP_TRY(st);
             }
+    CLP_TRY(clp_options_check(out->options, err));
     out->case_path = case_path;
     return CLP_OK;
 fail:

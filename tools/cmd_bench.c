@@ -77,10 +77,20 @@ static const char *const workload_keys[] = {"name",  "case",    "steps",       "
                                             "patch", "largest", "max_seconds", "best_from",
                                             "sweep", "repeat"};
 
+/* Whether one of the workloads before workload w is named `name`. */
+static bool named_before(const json_t *workloads, size_t w, const char *name) {
+    for (size_t other = 0; other < w; other++)
+        if (!strcmp(name,
+                    json_string_value(json_object_get(json_array_get(workloads, other), "name"))))
+            return true;
+    return false;
+}
+
 /* Workload w's own keys, checked as a case file's are: known keys, their types and ranges, the
  * options it sweeps known to the schema, and "best_from" naming an earlier workload. */
 static clp_status check_workload(const bench *b, json_t *workloads, size_t w, clp_error *err) {
     clp_status st = CLP_OK;
+    clp_strbuf section = {0};
     json_t *workload = json_array_get(workloads, w);
     CLP_REQUIRE(json_is_object(workload), err, CLP_CASE, "%s: workload %zu must be an object",
                 b->suite_path, w);
@@ -88,13 +98,11 @@ static clp_status check_workload(const bench *b, json_t *workloads, size_t w, cl
     CLP_REQUIRE(name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, ".."), err,
                 CLP_CASE, "%s: workload %zu needs a \"name\" (not . or .., no '/')", b->suite_path,
                 w);
-    for (size_t other = 0; other < w; other++)
-        CLP_REQUIRE(strcmp(name, json_string_value(json_object_get(json_array_get(workloads, other),
-                                                                   "name"))) != 0,
-                    err, CLP_CASE, "%s: two workloads are named %s", b->suite_path, name);
-    char section[300];
-    snprintf(section, sizeof section, "workloads/%s/", name);
-    CLP_TRY(clp__case_known_keys(workload, section, workload_keys,
+    CLP_REQUIRE(!named_before(workloads, w, name), err, CLP_CASE, "%s: two workloads are named %s",
+                b->suite_path, name);
+    clp__sb_appendf(&section, "workloads/%s/", name); /* the name whole, however long */
+    CLP_REQUIRE_ALLOC(section.data, err);
+    CLP_TRY(clp__case_known_keys(workload, section.data, workload_keys,
                                  sizeof workload_keys / sizeof *workload_keys, b->suite_path, err));
     CLP_REQUIRE(json_is_string(json_object_get(workload, "case")), err, CLP_CASE,
                 "%s: workload %s needs a \"case\" file", b->suite_path, name);
@@ -134,16 +142,13 @@ static clp_status check_workload(const bench *b, json_t *workloads, size_t w, cl
     const char *from = json_string_value(json_object_get(workload, "best_from"));
     CLP_REQUIRE(!json_object_get(workload, "best_from") || from, err, CLP_CASE,
                 "%s: workload %s: \"best_from\" must name a workload", b->suite_path, name);
-    bool earlier = !from;
-    for (size_t other = 0; other < w && !earlier; other++)
-        earlier = !strcmp(
-            from, json_string_value(json_object_get(json_array_get(workloads, other), "name")));
-    CLP_REQUIRE(earlier, err, CLP_CASE,
+    CLP_REQUIRE(!from || named_before(workloads, w, from), err, CLP_CASE,
                 "%s: workload %s: \"best_from\" names %s, which is not a workload before it",
                 b->suite_path, name, from);
     double repeat;
     CLP_TRY(timing_key(b, workload, name, "repeat", true, 1, false, 1, &repeat, err));
 fail:
+    clp__sb_free(&section);
     return st;
 }
 

@@ -268,25 +268,17 @@ fail:
     return st;
 }
 
-/* Whether `v` is a finite number of at least 0 (above 0 when `positive`). */
-static bool measure_ok(const json_t *v, bool positive) {
-    const double x = json_number_value(v);
-    return json_is_number(v) && isfinite(x) && (positive ? x > 0 : x >= 0);
-}
-
-/* A record of a result ("default", "best"): a run that went well has a positive finite rate,
- * and every rate, bound and cost it gives is a finite number of at least 0. */
+/* A record of a result ("default", "best"): a whole status (a run that went well has a finite
+ * positive rate), and every bound and cost it gives a finite number of at least 0. */
 static bool record_ok(const json_t *record) {
     static const char *const measures[] = {"throughput_min",  "throughput_max", "throughput_low",
                                            "throughput_high", "bytes_per_unit", "flops_per_unit"};
-    const char *status = json_string_value(json_object_get(record, "status"));
-    if (!json_is_object(record) || !status)
-        return false;
-    if (strcmp(status, "ok") == 0 && !measure_ok(json_object_get(record, "throughput"), true))
+    if (!sweep_record_status_whole(record))
         return false;
     for (size_t k = 0; k < sizeof measures / sizeof *measures; k++) {
         const json_t *v = json_object_get(record, measures[k]);
-        if (v && !measure_ok(v, false))
+        const double x = json_number_value(v);
+        if (v && !(json_is_number(v) && isfinite(x) && x >= 0))
             return false;
     }
     return true;

@@ -254,16 +254,21 @@ char *sweep_record_key(const json_t *record) {
     return text;
 }
 
-/* Whether a line of results.jsonl is a record as sweep and bench write them: its identity, a
- * status, and for a run that went well a finite positive rate. */
-static bool record_whole(const json_t *record) {
+bool sweep_record_status_whole(const json_t *record) {
     const char *status = json_string_value(json_object_get(record, "status"));
     const json_t *rate = json_object_get(record, "throughput");
-    return json_is_object(record) && json_is_string(json_object_get(record, "case_hash")) &&
-           json_is_object(json_object_get(record, "options")) && status &&
+    return json_is_object(record) && status &&
            (strcmp(status, "ok") != 0 ||
             (json_is_number(rate) && isfinite(json_number_value(rate)) &&
              json_number_value(rate) > 0));
+}
+
+/* Whether a line of results.jsonl is a record as sweep and bench write them: its identity, and
+ * a whole status. */
+static bool record_whole(const json_t *record) {
+    return sweep_record_status_whole(record) &&
+           json_is_string(json_object_get(record, "case_hash")) &&
+           json_is_object(json_object_get(record, "options"));
 }
 
 clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {

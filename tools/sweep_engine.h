@@ -83,6 +83,9 @@ clp_status sweep_write_text(const char *path, const char *text, clp_error *err);
 /* The hash of `size` bytes as 16 hex digits. */
 void sweep_hash_text(const char *text, size_t size, char hash[17]);
 
+/* Whether `record` is an object with a status and, for a run that went well ("ok"), a finite
+ * positive rate ("throughput"). */
+bool sweep_record_status_whole(const json_t *record);
 /* Now as Unix time, in seconds: when a record's run started ("started"). */
 double sweep_unix_time(void);
 /* The options of a record as "NAME=VALUE NAME=VALUE", in their order: new, "" for none

@@ -1,5 +1,6 @@
 /* Checked reads of a case file's JSON (case_json.h). */
 #include "run/case_json.h"
+#include "core/json_file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,12 +15,9 @@ clp_status clp__case_parse(const char *path, char **text, json_t **root, clp_err
     clp_status st = clp__file_read(path, &bytes, &size, err);
     if (st != CLP_OK)
         return st;
-    json_error_t jerr;
-    json_t *json = json_loadb(bytes, size, JSON_REJECT_DUPLICATES, &jerr);
-    if (!json)
-        st = CLP_FAIL_AT(err, CLP_JSON, path, jerr.line, jerr.column, "malformed JSON: %s",
-                         jerr.text);
-    else if (!json_is_object(json))
+    json_t *json = NULL;
+    st = clp__json_parse(bytes, size, path, CLP_JSON, &json, err);
+    if (st == CLP_OK && !json_is_object(json))
         st = CLP_FAIL_AT(err, CLP_CASE, path, -1, -1, "%s: the top level must be an object", path);
     if (st != CLP_OK) {
         json_decref(json);

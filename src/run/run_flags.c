@@ -55,9 +55,9 @@ void clp__run_result_chosen(const clp_run_config *config, const char *chosen) {
         snprintf(config->result->chosen, sizeof config->result->chosen, "%s", chosen);
 }
 
-clp_status clp__run_stop_check(const clp_run_config *config, const char *phase, clp_error *err) {
+clp_status clp__run_stop_check(const clp_run_config *config, clp_error *err) {
     if (!config->stop_requested || !*config->stop_requested)
         return CLP_OK;
-    return CLP_FAIL(err, CLP_INTERRUPTED, "stopped while %s, before the first step: no output",
-                    phase);
+    return CLP_FAIL(err, CLP_INTERRUPTED,
+                    "stopped while setting up, before the first step: no output");
 }

@@ -16,9 +16,9 @@ uint64_t clp__run_steps(const clp_run_config *config, uint64_t case_steps);
 void clp__run_result_set(const clp_run_config *config, double seconds, double work, uint64_t steps,
                          const char *const *names, const double *values, size_t n);
 
-/* CLP_INTERRUPTED naming `phase` when a stop was asked for: a run on one device checks it once
- * its set-up (particles, program, buffers) is done, before its first step and first output. */
-clp_status clp__run_stop_check(const clp_run_config *config, const char *phase, clp_error *err);
+/* CLP_INTERRUPTED when a stop was asked for: a run on one device checks it once its set-up
+ * (particles, program, buffers) is done, before its first step and first output. */
+clp_status clp__run_stop_check(const clp_run_config *config, clp_error *err);
 /* Adds to config->result, when asked for, the least bytes and the flops of its steps. */
 void clp__run_result_cost(const clp_run_config *config, double bytes, double flops);
 /* Adds to config->result, when asked for, what a run that chooses its program chose, as

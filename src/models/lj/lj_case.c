@@ -1,7 +1,6 @@
 /* A Lennard-Jones case file: the "lj" section (initial state, pair parameters, time step) and
  * the step counts. The JSON stays in this file; errors name the file and the key, and keys
  * this file does not know are refused. Options are read by options.c. */
-#include "core/json_file.h"
 #include "run/case_json.h"
 #include "models/lj/lj_case.h"
 
@@ -139,13 +138,11 @@ fail:
 
 clp_status clp__lj_case_load(const char *path, clp__lj_case *out, clp_error *err) {
     json_t *root;
-    const clp_status loaded = clp__json_load(path, CLP_JSON, &root, err);
+    const clp_status loaded = clp__case_parse(path, NULL, &root, err);
     if (loaded != CLP_OK)
         return loaded;
     clp__lj_case c;
-    clp_status st = json_is_object(root) ? read_case(root, &c, path, err)
-                                         : CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
-                                                       "%s: the top level must be an object", path);
+    clp_status st = read_case(root, &c, path, err);
     json_decref(root);
     if (st == CLP_OK)
         *out = c;

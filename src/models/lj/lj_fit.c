@@ -17,6 +17,12 @@ static clp_memory_need need_of(const clp_options *opts, const clp_grid_geometry 
                                 clp_buffers_need(CLP__LJ_BUFFERS, opts, &counts));
 }
 
+/* A copy of `opts` (new, in *out) that searches the cells instead of a stored list. */
+static clp_status with_cell_search(const clp_options *opts, clp_options **out, clp_error *err) {
+    const clp_status st = clp_options_dup(opts, out, err);
+    return st == CLP_OK ? clp_options_apply_assignment(*out, "neighbors.mode=jit", err) : st;
+}
+
 clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
                               const clp_grid_geometry *geo, size_t n, double density,
                               clp_error *err) {
@@ -36,8 +42,7 @@ clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
         CLP_TRY(clp__comm_allreduce(comm, &refused, 1, CLP_COMM_MAX, err));
     if (!refused)
         return CLP_OK;
-    CLP_TRY(clp_options_dup(opts, &cell_search, err));
-    CLP_TRY(clp_options_apply_assignment(cell_search, "neighbors.mode=jit", err));
+    CLP_TRY(with_cell_search(opts, &cell_search, err));
     const clp_memory_need without = need_of(cell_search, geo, n);
     if (!clp__memory_need_fits(&without, dev))
         goto fail; /* refused as it is, with the list's figures */
@@ -75,8 +80,7 @@ clp_status clp__lj_check_memory(clp_worker *w, bool split, const clp_options *op
     CLP_TRY(clp__host_memory_check((double)n * HOST_BYTES_PER_ATOM, what, err));
     if (split)
         goto fail; /* each rank holds a slab: checked once cut */
-    CLP_TRY(clp_options_dup(opts, &cell_search, err));
-    CLP_TRY(clp_options_apply_assignment(cell_search, "neighbors.mode=jit", err));
+    CLP_TRY(with_cell_search(opts, &cell_search, err));
     const clp__lj_state header = {.n = n, .box = box};
     clp_grid_geometry geo;
     CLP_TRY(clp__lj_geometry(cell_search, &header, p, &geo, err));

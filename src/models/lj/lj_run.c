@@ -321,7 +321,7 @@ static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights
         CLP_REQUIRE(r.sample.force && r.sample.energy && r.sample.velocity, err, CLP_NOMEM,
                     "out of host memory for the diagnostics of %zu atoms", s.n);
         CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &r.sys, err));
-        CLP_TRY(clp__run_stop_check(config, "setting up", err)); /* alone: ranks stop at a step */
+        CLP_TRY(clp__run_stop_check(config, err)); /* alone: ranks stop at a step */
         clp__pacer_init(&r.pacer, worker, config->stop_requested);
         if (config->timing)
             clp__lj_system_time(r.sys, &timing);

@@ -1,7 +1,6 @@
 /* The geometry and physics of an SPH case file: domain, lattice spacing, fluid boxes, the
  * tank and wall boxes of boundary particles, constants, end time and output interval. The JSON
  * stays in this file; errors name the file and the key. Options are read by options.c. */
-#include "core/json_file.h"
 #include "models/sph/sph_case.h"
 #include "run/case_json.h"
 
@@ -315,7 +314,7 @@ static bool check_geometry(const clp_sph_case *c, const char *path, clp_error *e
 
 clp_status clp__sph_case_load(const char *path, int dim, clp_sph_case *out, clp_error *err) {
     json_t *root;
-    const clp_status loaded = clp__json_load(path, CLP_JSON, &root, err);
+    const clp_status loaded = clp__case_parse(path, NULL, &root, err);
     if (loaded != CLP_OK)
         return loaded;
     clp_sph_case c = {.dim = dim, .end_time = 1.0, .output_interval = 0.05};

@@ -483,7 +483,7 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
     CLP_TRY(build(r, config->cache, err));
     if (!r->comm) /* a split run's ranks stop together, at a step */
-        CLP_TRY(clp__run_stop_check(config, "setting up", err));
+        CLP_TRY(clp__run_stop_check(config, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     if (ids)
