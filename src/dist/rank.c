@@ -128,6 +128,11 @@ void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
     r->near_lo_end = r->near_hi_first = owned;
 }
 
+void clp_dist_rank_restored(clp_dist_rank *r) {
+    clp_grid_list_only(r->grid, r->owned_first, r->halo_lists ? 0 : clp_dist_rank_owned(r));
+    r->near_lo_end = r->near_hi_first = r->owned_end;
+}
+
 /* ---- Moving ranges of slots between the device and the host. */
 
 /* Enqueues the read of a range on `q`; with `blocking`, waits for it. */

@@ -59,6 +59,12 @@ void clp_dist_rank_destroy(clp_dist_rank *r);
 /* Sets the layout of freshly uploaded particles: `owned` of them from slot 0, padding after. */
 void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned);
 
+/* After a checkpoint's layout (owned_first .. halo_end) replaced the one the setup's rebuild
+ * made: the neighbour lists go over its slab again, as the rebuild that wrote it set them, and
+ * the next rebuild looks at the whole slab for what left (the layers by the edges were not
+ * saved). */
+void clp_dist_rank_restored(clp_dist_rank *r);
+
 /* The rebuild every rank does at once: the old halos become padding; the layers by the edges
  * give the particles that entered a halo layer (they move to that neighbour) and the edges
  * (copied to the neighbours' halos); what comes in is appended, pinned to the cells its

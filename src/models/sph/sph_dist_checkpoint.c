@@ -214,6 +214,7 @@ clp_status clp__sph_piece_restore(sph_run *r, const clp__checkpoint *piece,
     }
     for (int i = 0; i < LAYOUT_COUNT; i++)
         *layout_field(&r->dist, i) = layout[i];
+    clp_dist_rank_restored(&r->dist);
 fail:
     return st;
 }
