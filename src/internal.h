@@ -124,6 +124,9 @@ size_t clp__warp_group(size_t items, size_t cap);
 /* (host_memory.c) CLP_NOMEM naming `what` when `bytes` exceed the physical memory or ulimit -v;
  * called with a case's host need, from its parameters, before allocating any of it. */
 clp_status clp__host_memory_check(double bytes, const char *what, clp_error *err);
+/* (host_memory.c) The bytes this process may hold: the physical memory, or ulimit -v where that
+ * is less; 0 where the system says neither. */
+double clp__host_memory_allowed(void);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
 /* What the compiled kernel `name` allows on the worker's device: the most work-items a group

@@ -111,6 +111,19 @@ clp_status clp__device_info_string(cl_device_id dev, cl_device_info param, const
 
 static bool is_simulator(const clp_device_info *d);
 
+/* A CPU device's buffers are this process's memory: it holds no more than the process may
+ * (ulimit -v), whatever the implementation reports, so that the models' memory checks refuse
+ * a case before an allocation fails inside the implementation (PoCL aborts). */
+static void cap_to_host(clp_device_info *d) {
+    const double allowed = clp__host_memory_allowed();
+    if (allowed <= 0)
+        return;
+    if ((double)d->global_mem_size > allowed)
+        d->global_mem_size = (cl_ulong)allowed;
+    if ((double)d->max_mem_alloc_size > allowed)
+        d->max_mem_alloc_size = (cl_ulong)allowed;
+}
+
 /* Reads every field of d (platform and device already set). A failed query leaves its field
  * empty or zero and records the code; only running out of host memory is an error. */
 static clp_status read_fields(clp_device_info *d, clp_error *err) {
@@ -143,6 +156,8 @@ static clp_status read_fields(clp_device_info *d, clp_error *err) {
         double_config = 0;
     d->fp64 = clp_device_has_extension(d, "cl_khr_fp64") || double_config != 0;
     d->simulator = is_simulator(d);
+    if (d->type & CL_DEVICE_TYPE_CPU)
+        cap_to_host(d);
     return CLP_OK;
 }
 

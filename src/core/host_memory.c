@@ -21,6 +21,11 @@ static double allowed_bytes(const char **which) {
     return bytes;
 }
 
+double clp__host_memory_allowed(void) {
+    const char *which;
+    return allowed_bytes(&which);
+}
+
 clp_status clp__host_memory_check(double bytes, const char *what, clp_error *err) {
     const char *which;
     const double allowed = allowed_bytes(&which), gib = 1024.0 * 1024.0 * 1024.0;

@@ -382,6 +382,11 @@ fail:
     return st;
 }
 
+/* Host bytes a particle takes while a run holds it: its position in double, type and ID as
+ * the set-up makes them, then a snapshot's position, ID, type, velocity, density and pressure
+ * and the float4 velocities it is read from. */
+enum { HOST_BYTES_PER_PARTICLE = 3 * 8 + 4 + 4 + 3 * 8 + 4 + 4 + 3 * 4 + 4 + 4 + 16 };
+
 /* Refuses a case whose buffers do not fit the device, in all or one by one, before anything
  * is allocated. */
 static clp_status check_device_memory(const sph_run *r, clp_error *err) {
@@ -408,6 +413,13 @@ static clp_status check_device_memory(const sph_run *r, clp_error *err) {
                 d->max_mem_alloc_size / gib);
     CLP_INFO(CLP_LOG_BUFFER, "%zu particles take %.3f GiB of the %.2f GiB of device '%s'", r->n,
              total, d->global_mem_size / gib, d->name);
+    if (d->type & CL_DEVICE_TYPE_CPU) { /* its buffers are this process's memory too */
+        char what[256];
+        snprintf(what, sizeof what, "%zu particles, with their buffers on CPU device '%s',", r->n,
+                 d->name);
+        CLP_TRY(clp__host_memory_check((double)r->n * HOST_BYTES_PER_PARTICLE + total * gib, what,
+                                       err));
+    }
 fail:
     return st;
 }
@@ -445,11 +457,6 @@ fail:
     clp_options_destroy(resolved);
     return st;
 }
-
-/* Host bytes a particle takes while a run holds it: its position in double, type and ID as
- * the set-up makes them, then a snapshot's position, ID, type, velocity, density and pressure
- * and the float4 velocities it is read from. */
-enum { HOST_BYTES_PER_PARTICLE = 3 * 8 + 4 + 4 + 3 * 8 + 4 + 4 + 3 * 4 + 4 + 4 + 16 };
 
 /* The case's particles on this device (or a checkpoint's, cut again): all of them, or a rank's
  * slab of them in its first slots with padding after. */
