@@ -27,15 +27,15 @@ static const command commands[] = {
      "build CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_build},
     {"run", "run a case (SPH, LJ, PSO, repulsive particles, neighbour search) to its end",
      "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE] [--timing] "
-     "[--steps N] [--time T] [--devices SEL,...|all [--weights W,...|auto]]",
+     "[--steps N] [--time T] [--devices SEL,...|all[:NAME] [--weights W,...|auto]]",
      cmd_run},
     {"sweep", "run a case under every combination of listed option values, and compare them",
      "sweep CASE [-s NAME=V1,V2,...]... [-p P1,P2,...]... [-c KEY=V1,V2,...]... [--combos FILE] "
-     "[--fraction F | --max N] [--seed S] [--devices SEL,...|all] [--serial | --parallel] "
+     "[--fraction F | --max N] [--seed S] [--devices SEL,...|all[:NAME]] [--serial | --parallel] "
      "[--steps N | --time T] [--repeat R] [--spread F] [--budget SECONDS] [--out DIR]",
      cmd_sweep},
     {"bench", "the portability benchmark: probes and standard workloads on each device",
-     "bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},
+     "bench [--devices SEL,...|all[:NAME]] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},
     {"compare", "compare two runs of a case, quantity by quantity, within tolerances",
      "compare A B [--tol QUANTITY=REL[,ABS]]... [--tolerances FILE] [--model NAME] [--all] "
      "[--json]",

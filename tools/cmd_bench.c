@@ -1,4 +1,4 @@
-/* clpart bench [--devices SEL,...|all] [--suite quick|standard|FILE] [--out DIR]: the
+/* clpart bench [--devices SEL,...|all[:NAME]] [--suite quick|standard|FILE] [--out DIR]: the
  * portability benchmark. On each device: the bandwidth and FMA probes, then each workload of
  * the suite (a case, resized by a patch, run for a few steps) with its default options and
  * with every variant of the performance options its model takes, the best kept. Results go

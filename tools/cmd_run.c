@@ -7,9 +7,9 @@
  * --time T end it sooner. It ends with the rate in the model's throughput unit. SIGUSR1 asks
  * for an SPH checkpoint at the next step. The first SIGINT or SIGTERM stops the run after its
  * current step with a checkpoint (SPH) or the outputs so far, and the exit status is 128 +
- * the signal's number; a second one ends the process at once. --devices SEL,...|all splits an
- * SPH case among several devices (a thread each), --weights W,... (or auto) by their speeds; under
- * mpirun each process runs one device's part. The output folder gets run.json, the record of
+ * the signal's number; a second one ends the process at once. --devices SEL,...|all[:NAME] splits
+ * an SPH case among several devices (a thread each), --weights W,... (or auto) by their speeds;
+ * under mpirun each process runs one device's part. The output folder gets run.json, the record of
  * how it was made (run_record.h). */
 #include "cli_case.h"
 #include "run_devices.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 bool run_devices_wanted(const run_devices_request *req) {
-    return (req->devices && (strchr(req->devices, ',') || !strcmp(req->devices, "all"))) ||
+    return (req->devices && (strchr(req->devices, ',') || sweep_selects_all(req->devices))) ||
            clp_comm_mpi_launched();
 }
 

@@ -18,14 +18,22 @@ static json_t *device_identity(const clp_device_info *d) {
                      clp_device_type_name(d->type));
 }
 
+bool sweep_selects_all(const char *selectors) {
+    return !strncmp(selectors, "all", 3) && (selectors[3] == '\0' || selectors[3] == ':');
+}
+
 clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool repeats,
                                 const clp_cli *cli, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp_device_list_create(&d->list, err));
-    if (selectors && !strcmp(selectors, "all")) {
+    if (selectors && sweep_selects_all(selectors)) {
+        /* "all", or "all:NAME": every device whose implementation, vendor or name matches */
+        const char *name = selectors[3] == ':' ? selectors + 4 : NULL;
         const size_t n = clp_device_list_count(d->list);
-        for (size_t i = 0; i < n && i < SWEEP_MAX_DEVICES; i++)
-            d->devices[d->n++] = clp_device_list_get(d->list, i);
+        for (size_t i = 0; i < n && d->n < SWEEP_MAX_DEVICES; i++)
+            if (!name || clp__device_matches_name(clp_device_list_get(d->list, i), name))
+                d->devices[d->n++] = clp_device_list_get(d->list, i);
+        CLP_REQUIRE(d->n > 0, err, CLP_NO_DEVICE, "--devices '%s' names no device", selectors);
     } else if (selectors) {
         char *list = strdup(selectors), *save = NULL;
         CLP_REQUIRE_ALLOC(list, err);

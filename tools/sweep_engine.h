@@ -11,6 +11,10 @@
 
 enum { SWEEP_MAX_DEVICES = 16 };
 
+/* Whether `selectors` is "all" or "all:NAME" (every device whose implementation, vendor or
+ * name matches NAME, as --device takes it: "all:pocl"). */
+bool sweep_selects_all(const char *selectors);
+
 /* The devices `selectors` names (a comma-separated list of selectors, or all; a device named
  * twice is refused unless `repeats`: ranks of one run may share a device), else the one the
  * global flags select; each with its identity as the records hold it (new objects). */
