@@ -138,19 +138,6 @@ fail:
     return st;
 }
 
-/* A device named twice takes two ranks: a split tested on one device, never a speed-up. */
-static void warn_shared(const sweep_devices *d) {
-    for (size_t k = 1; k < d->n; k++)
-        for (size_t j = 0; j < k; j++)
-            if (d->devices[j] == d->devices[k]) {
-                CLP_WARN(CLP_LOG_RUN,
-                         "--devices names device %zu (%s) more than once: its ranks share it, "
-                         "one after the other (a test of the split, not a faster run)",
-                         d->devices[k]->index, d->devices[k]->name);
-                return;
-            }
-}
-
 static clp_status run_threads(const clp_model *model, const cli_case *c, const clp_cli *cli,
                               const run_devices_request *req, const clp_run_config *config,
                               clp_error *err) {
@@ -161,7 +148,6 @@ static clp_status run_threads(const clp_model *model, const cli_case *c, const c
     double weights[SWEEP_MAX_DEVICES];
     CLP_TRY(sweep_devices_select(&d, req->devices, true, cli, err));
     cli_keep_checkpoint_signal();
-    warn_shared(&d);
     if (req->weights && !automatic(req))
         CLP_TRY(parse_weights(req->weights, (int)d.n, weights, err));
     for (size_t k = 0; k < d.n; k++)

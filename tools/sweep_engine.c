@@ -36,15 +36,18 @@ clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool re
         CLP_REQUIRE(d->n > 0, err, CLP_NO_DEVICE, "--devices '%s' names no device", selectors);
     } else if (selectors) {
         char *list = strdup(selectors), *save = NULL;
+        const clp_device_info *shared = NULL;
         CLP_REQUIRE_ALLOC(list, err);
         for (char *sel = strtok_r(list, ",", &save); sel && st == CLP_OK;
              sel = strtok_r(NULL, ",", &save)) {
             const clp_device_info *dev;
             st = clp_device_select(d->list, sel, &dev, err);
-            for (size_t k = 0; st == CLP_OK && !repeats && k < d->n; k++)
-                if (d->devices[k] == dev)
+            for (size_t k = 0; st == CLP_OK && k < d->n; k++)
+                if (d->devices[k] == dev && !repeats)
                     st = CLP_FAIL(err, CLP_USAGE, "--devices names device %zu (%s) twice",
                                   dev->index, dev->name);
+                else if (d->devices[k] == dev)
+                    shared = dev;
             if (st == CLP_OK && d->n == SWEEP_MAX_DEVICES)
                 st = CLP_FAIL(err, CLP_USAGE, "--devices names more than %d devices",
                               SWEEP_MAX_DEVICES);
@@ -54,6 +57,11 @@ clp_status sweep_devices_select(sweep_devices *d, const char *selectors, bool re
         free(list);
         CLP_TRY(st);
         CLP_REQUIRE(d->n > 0, err, CLP_USAGE, "--devices '%s' names no device", selectors);
+        if (shared) /* a split tested on one device, never a speed-up */
+            CLP_WARN(CLP_LOG_RUN,
+                     "--devices names device %zu (%s) more than once: its ranks share it, one "
+                     "after the other (a test of the split, not a faster run)",
+                     shared->index, shared->name);
     } else {
         CLP_TRY(clp_device_select(d->list, cli->device, &d->devices[0], err));
         d->n = 1;

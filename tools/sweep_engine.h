@@ -15,9 +15,10 @@ enum { SWEEP_MAX_DEVICES = 16 };
  * name matches NAME, as --device takes it: "all:pocl"). */
 bool sweep_selects_all(const char *selectors);
 
-/* The devices `selectors` names (a comma-separated list of selectors, or all; a device named
- * twice is refused unless `repeats`: ranks of one run may share a device), else the one the
- * global flags select; each with its identity as the records hold it (new objects). */
+/* The devices `selectors` names (a comma-separated list of selectors, all or all:NAME; a
+ * device named twice is refused unless `repeats`: ranks of one run may share a device, with a
+ * warning), else the one the global flags select; each with its identity as the records hold
+ * it (new objects). */
 typedef struct sweep_devices {
     clp_device_list *list;
     const clp_device_info *devices[SWEEP_MAX_DEVICES];
