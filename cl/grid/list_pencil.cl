@@ -35,9 +35,15 @@ grid_build_list_pencil(__global const float4 *restrict pos, __global const uint 
     __local uint target_lo[LIST_PENCIL_MOST + 1], target_from[LIST_PENCIL_MOST];
     __local uint hits[LIST_HITS * LIST_GROUP]; /* hit h of work-item l at h * LIST_GROUP + l */
     __local uint slot_low[LIST_BLOCKS], slot_high[LIST_BLOCKS], more;
-    (void)key, (void)type;
+    (void)type;
     const uint lid = get_local_id(0), block = lid / LIST_BLOCK,
                capacity = slots - CLP_GRID_LIST_LANES;
+    /* A particle outside every cell (a split rank's free slots, one that left the domain) is
+       in no pencil: its list is its end markers alone, or a kernel that walks every slot
+       (lj.strategy=par_part_loop) reads what the slot held before, or past its list. */
+    for (uint i = first + get_global_id(0); i < end; i += get_global_size(0))
+        if (key[i] == CLP_GRID_OUTSIDE)
+            list_end(neib_list, i, 0);
     const int4 corner = sub_box_corner(get_group_id(0), (int4)((int)pencil, 1, 1, 0));
     const uint row_cells = pencil + 2;
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A tiny Lennard-Jones case split between 2 MPI ranks, each under Oclgrind (through run.sh):
 # the force kernel over a rank's own atoms at an offset (par_part), over all its slots
-# (par_part_loop) and over all its cells (all_in_sm), with the halo refreshes and the
-# migrations between. Oclgrind crashes with ranks as threads of one process, hence MPI. The
-# check of uninitialised values is left out: Oclgrind 21.10 takes what clEnqueueWriteBuffer
-# writes at a non-zero offset for uninitialised, and a rank writes what it receives there.
+# (par_part_loop, its lists built by pencils) and over all its cells (all_in_sm), with the
+# halo refreshes and the migrations between. Oclgrind crashes with ranks as threads of one
+# process, hence MPI. The check of uninitialised values is left out: Oclgrind 21.10 takes
+# what clEnqueueWriteBuffer writes at a non-zero offset for uninitialised, and a rank writes
+# what it receives there.
 set -uo pipefail
 clpart=$1
 for tool in oclgrind mpirun; do
@@ -30,7 +31,10 @@ json.dump({"model": "lj",
            "steps": 6, "output_every": 3}, open(sys.argv[1], "w"))
 PY
 status=0
-for strategy in par_part par_part_loop "all_in_sm -s neighbors.mode=jit"; do
+# par_part_loop walks every slot, free ones too, and takes the lists built by pencils, as on a
+# GPU: a free slot's list must hold its end markers (an out-of-bounds read before 49).
+for strategy in par_part "par_part_loop -s neighbors.build=pencil" \
+    "all_in_sm -s neighbors.mode=jit"; do
     # shellcheck disable=SC2086
     out=$(mpirun --oversubscribe --allow-run-as-root -np 2 "$run" --no-uninitialized "$clpart" \
         -v run "$work/tiny.json" --out "$work/out" -s lj.strategy=$strategy 2>&1)
