@@ -111,6 +111,9 @@ void clp__c_numeric_end(locale_t previous);
 /* ---- Files and small helpers (util.c) */
 /* Reads a whole file. *out is new and NUL-terminated; *size excludes the NUL. */
 clp_status clp__file_read(const char *path, char **out, size_t *size, clp_error *err);
+/* "123", "64K", "512M", "2G" (binary multiples) into bytes; zero, overflow and anything else
+ * are false. */
+bool clp__parse_size(const char *text, uint64_t *out);
 /* Levenshtein distance, for "did you mean" suggestions. */
 size_t clp__edit_distance(const char *a, const char *b);
 /* mkdir -p of `path` (modified during the call, restored); false with the failing step in

@@ -28,44 +28,12 @@ struct clp_cache {
 
 /* ---- Opening */
 
-/* "123", "64K", "512M", "2G" (binary multiples); zero, overflow and anything else are false. */
-static bool parse_size(const char *text, uint64_t *out) {
-    if (*text < '0' || *text > '9')
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno == ERANGE)
-        return false;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'K':
-    case 'k':
-        shift = 10;
-        break;
-    case 'M':
-    case 'm':
-        shift = 20;
-        break;
-    case 'G':
-    case 'g':
-        shift = 30;
-        break;
-    }
-    if (shift)
-        end++;
-    if (*end || value == 0 || value > (UINT64_MAX >> shift))
-        return false;
-    *out = (uint64_t)value << shift;
-    return true;
-}
-
 static uint64_t max_bytes_from_env(void) {
     const char *text = getenv("CLPART_CACHE_MAX");
     uint64_t value;
     if (!text || !*text)
         return DEFAULT_MAX_BYTES;
-    if (parse_size(text, &value))
+    if (clp__parse_size(text, &value))
         return value;
     CLP_WARN(CLP_LOG_CACHE,
              "CLPART_CACHE_MAX=\"%s\" is not a size (a positive number of bytes with an "

@@ -124,6 +124,36 @@ static void cap_to_host(clp_device_info *d) {
         d->max_mem_alloc_size = (cl_ulong)allowed;
 }
 
+/* $CLPART_DEVICE_MEMORY, "TOTAL" or "TOTAL,LARGEST" (sizes as 512M or 4G), caps the memory
+ * every device is taken to have and its largest allocation (TOTAL where LARGEST is not
+ * given): to see how a case fits a smaller device, and so that the memory checks of the
+ * tests do not depend on the machine. Device memory is never added, only taken away. */
+static clp_status cap_to_setting(clp_device_info *d, clp_error *err) {
+    const char *text = getenv("CLPART_DEVICE_MEMORY");
+    if (!text || !*text)
+        return CLP_OK;
+    char total_text[32] = "", *largest_text;
+    snprintf(total_text, sizeof total_text, "%s", text);
+    if ((largest_text = strchr(total_text, ',')))
+        *largest_text++ = '\0';
+    uint64_t total = 0, largest = 0;
+    const bool sizes = strlen(text) < sizeof total_text && clp__parse_size(total_text, &total) &&
+                       (!largest_text || clp__parse_size(largest_text, &largest));
+    if (!largest_text)
+        largest = total;
+    if (!sizes || largest > total)
+        return CLP_FAIL(err, CLP_USAGE,
+                        "CLPART_DEVICE_MEMORY=\"%s\" is not TOTAL or TOTAL,LARGEST: sizes in "
+                        "bytes with an optional K, M or G suffix, the largest allocation no "
+                        "more than the total (as 1G,256M)",
+                        text);
+    if (d->global_mem_size > total)
+        d->global_mem_size = total;
+    if (d->max_mem_alloc_size > largest)
+        d->max_mem_alloc_size = largest;
+    return CLP_OK;
+}
+
 /* Reads every field of d (platform and device already set). A failed query leaves its field
  * empty or zero and records the code; only running out of host memory is an error. */
 static clp_status read_fields(clp_device_info *d, clp_error *err) {
@@ -158,7 +188,7 @@ static clp_status read_fields(clp_device_info *d, clp_error *err) {
     d->simulator = is_simulator(d);
     if (d->type & CL_DEVICE_TYPE_CPU)
         cap_to_host(d);
-    return CLP_OK;
+    return cap_to_setting(d, err);
 }
 
 /* Appends the devices of platform p (index ip) to the list. A platform whose devices cannot

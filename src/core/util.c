@@ -138,3 +138,34 @@ size_t clp__warp_group(size_t items, size_t cap) {
     const size_t warps = (items + 31) / 32 * 32;
     return warps <= cap ? warps : items;
 }
+
+bool clp__parse_size(const char *text, uint64_t *out) {
+    if (*text < '0' || *text > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno == ERANGE)
+        return false;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'K':
+    case 'k':
+        shift = 10;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        break;
+    }
+    if (shift)
+        end++;
+    if (*end || value == 0 || value > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)value << shift;
+    return true;
+}

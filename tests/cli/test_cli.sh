@@ -138,31 +138,27 @@ variant "$(cat "$dam2d")" "$work/rim.json" 'fluid=[{"min": [0, 0], "max": [0.05,
     'walls=[{"min": [0.05, 0], "max": [0.07, 0.02]}]'
 expect 0 "^#define CLP_GRID_PARTICLES" -- "$clpart" source "$work/rim.json"
 
-# Cases too large are refused before anything starts, with the figure; nothing is written. A
-# machine with less memory than the device refuses the 261M particles for the host's.
+# Cases too large are refused before anything starts, with the figure; nothing is written. The
+# device is taken to have 4 GiB, of which 1 GiB in one allocation (CLPART_DEVICE_MEMORY), so
+# that the refusals do not depend on the machine's devices; a machine with less host memory
+# than that refuses the 261M particles for the host's.
+export CLPART_DEVICE_MEMORY=4G,1G
 dam3d=$CLPART_DATA_DIR/cases/dam_break_3d.json
 for scale in 40 200; do
     python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["sph"]["dp"]/=float(sys.argv[3]); json.dump(c,open(sys.argv[2],"w"))' \
         "$dam3d" "$work/huge$scale.json" "$scale"
 done
-expect 1 "needs [0-9.]+ GiB of device memory for [0-9]+ particles .*more than the [0-9.]+ GiB of device|261271576 particles take [0-9.]+ GiB of host memory" -- \
+expect 1 "needs [0-9.]+ GiB of device memory for [0-9]+ particles .*more than the 4.00 GiB of device|261271576 particles take [0-9.]+ GiB of host memory" -- \
     "$clpart" run "$work/huge40.json" --out "$work/huge_out"
 expect 1 "gives [0-9]+ particles; clpart handles fewer than 2\^31" -- "$clpart" run "$work/huge200.json" --out "$work/huge_out"
-# A case that fits the device in all but whose neighbour list exceeds its largest allocation:
-# sized from the device's own figures where the two are far enough apart (PoCL: 2 of 5.5 GiB).
-"$clpart" devices --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin); d = d["devices"][d["selected"]]
-sys.exit(0 if d["max_alloc_bytes"] < 0.6 * d["global_mem_bytes"] else 1)' && {
-    # over_alloc SLOTS H_OVER_DP FILE: the 3D dam break with h = H_OVER_DP dp and as many
-    # particles as make a list of SLOTS uints each 1.3 times the largest allocation
-    over_alloc() {
-        python3 - "$dam3d" "$3" "$clpart" "$1" "$2" <<'PY'
+# A case that fits the device in all but whose neighbour list exceeds its largest allocation.
+# over_alloc SLOTS H_OVER_DP FILE: the 3D dam break with h = H_OVER_DP dp and as many
+# particles as make a list of SLOTS uints each 1.3 times the largest allocation (1 GiB)
+over_alloc() {
+    python3 - "$dam3d" "$3" "$clpart" "$1" "$2" <<'PY'
 import json, re, subprocess, sys
 src, dst, clpart, slots, h_over_dp = sys.argv[1:]
-d = json.loads(subprocess.run([clpart, "devices", "--json"], capture_output=True, text=True).stdout)
-d = d["devices"][d["selected"]]
-target = 1.3 * d["max_alloc_bytes"] / (4 * int(slots))
+target = 1.3 * 2**30 / (4 * int(slots))
 case = json.load(open(src))
 case["sph"]["h_over_dp"] = float(h_over_dp)
 case["end_time"] = 1e-5  # in case it is not refused
@@ -172,24 +168,27 @@ for _ in range(4):
     n = int(re.search(r"#define CLP_GRID_PARTICLES (\d+)", source).group(1))
     case["sph"]["dp"] *= (n / target) ** (1 / 3)
 PY
-    }
-    over_alloc 129 1.3 "$work/over_alloc.json" # neighbors.max 128, and an end marker
-    expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
-        "$clpart" run "$work/over_alloc.json" --out "$work/huge_out" -s neighbors.max=128 \
-        -s sph.fit_device=false
-    # By default such a case runs without a list, and says so.
-    expect 0 "running without one \(neighbors.mode=jit, sph.strategy=x_pencil\)" -- \
-        "$clpart" source "$work/over_alloc.json" -s neighbors.max=128
-    "$clpart" source "$work/over_alloc.json" -s neighbors.max=128 2>/dev/null |
-        grep "^#define CLP_SPH_STRATEGY 1" >/dev/null || fail "the list-free program was not chosen"
-    # A list sized from the counts (neighbors.max 0) is counted as its first build will size
-    # it, from the start lattice: with h = 4 dp a particle has about 2850 neighbours within
-    # 2.2 h, and the list holds 25 % more.
-    over_alloc 3570 4 "$work/wide_kernel.json"
-    expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
-        "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache \
-        -s sph.fit_device=false -s neighbors.format=index
 }
+over_alloc 129 1.3 "$work/over_alloc.json" # neighbors.max 128, and an end marker
+expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
+    "$clpart" run "$work/over_alloc.json" --out "$work/huge_out" -s neighbors.max=128 \
+    -s sph.fit_device=false
+# By default such a case runs without a list, and says so.
+expect 0 "running without one \(neighbors.mode=jit, sph.strategy=x_pencil\)" -- \
+    "$clpart" source "$work/over_alloc.json" -s neighbors.max=128
+"$clpart" source "$work/over_alloc.json" -s neighbors.max=128 2>/dev/null |
+    grep "^#define CLP_SPH_STRATEGY 1" >/dev/null || fail "the list-free program was not chosen"
+# A list sized from the counts (neighbors.max 0) is counted as its first build will size it,
+# from the start lattice: with h = 4 dp a particle has about 2850 neighbours within 2.2 h,
+# and the list holds 25 % more.
+over_alloc 3570 4 "$work/wide_kernel.json"
+expect 1 'buffer "neib_list" needs [0-9.]+ GiB for [0-9]+ particles, more than the largest allocation' -- \
+    "$clpart" run "$work/wide_kernel.json" --out "$work/huge_out" --no-cache \
+    -s sph.fit_device=false -s neighbors.format=index
+# A setting that is no size is refused in its own words.
+expect 2 'CLPART_DEVICE_MEMORY="1G,2G" is not TOTAL or TOTAL,LARGEST' -- \
+    env CLPART_DEVICE_MEMORY=1G,2G "$clpart" devices
+unset CLPART_DEVICE_MEMORY
 [ ! -e "$work/huge_out" ] || fail "a refused case left output behind"
 
 # Moves that add up to more than half the skin since the last rebuild force the next one at
