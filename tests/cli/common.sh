@@ -74,6 +74,19 @@ devices_of() {
     "$clpart" devices --json | python3 "$(dirname "${BASH_SOURCE[0]}")/../devices_of.py" "$@"
 }
 
+# pocl_only: every run of the test, MPI ranks included, on PoCL's CPU device (CLPART_DEVICE),
+# whatever the machine's default: for a test that compares one device's run with the same case
+# split among PoCL's devices, within one implementation's rounding. Without PoCL the test is
+# skipped (CI installs it, so there it fails).
+pocl_only() {
+    if ! "$clpart" devices --json 2>/dev/null | grep -q '"Portable Computing Language'; then
+        echo "no PoCL platform"
+        [ "${CI:-}" = true ] && exit 1
+        exit 77
+    fi
+    export CLPART_DEVICE=pocl
+}
+
 # pocl_split N COMMAND...: COMMAND on N PoCL CPU devices (POCL_DEVICES), with --devices naming
 # those devices by index: a GPU's or rusticl's platform may list devices before them.
 pocl_split() {

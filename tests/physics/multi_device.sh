@@ -16,6 +16,7 @@ set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
 . "$(dirname "$0")/../cli/common.sh"
+pocl_only
 dam_break=$CLPART_DATA_DIR/cases/dam_break_2d.json
 mpirun_=(mpirun --oversubscribe --allow-run-as-root)
 
@@ -164,10 +165,10 @@ grep -q "device rank 2: cell layers .*, 0 particles" "$work/wide-three.log" ||
     fail "the third slab was not empty: $(grep 'device rank 2:' "$work/wide-three.log")"
 agree wide-one wide-three
 
-# sph.fit_device split: on devices of 1 GiB that allow 256 MiB in one buffer (PoCL's memory
-# limit), a rank's stored list of indices of the 3D dam break at about 1M particles would not
-# fit, so every rank runs with a list of bits, and ends as one device does (which takes bits
-# too); with the list's size fixed (neighbors.max) every rank runs without a list, and ends
+# sph.fit_device split: on devices taken to have 1 GiB that allow 256 MiB in one buffer
+# (CLPART_DEVICE_MEMORY), a rank's stored list of indices of the 3D dam break at about 1M
+# particles would not fit, so every rank runs with a list of bits, and ends as one device does
+# (which takes bits too); with the list's size fixed (neighbors.max) every rank runs without a list, and ends
 # there too; with the option off the split run with indices is refused.
 python3 - "$CLPART_DATA_DIR/cases/dam_break_3d.json" "$work/big3d.json" <<'PY'
 import json, sys
@@ -176,7 +177,7 @@ c["sph"]["dp"] = 0.00116
 json.dump(c, open(sys.argv[2], "w"))
 PY
 case=$work/big3d.json
-export POCL_MEMORY_LIMIT=1
+export CLPART_DEVICE_MEMORY=1G,256M
 run fit-one one --steps 2 -s neighbors.format=index
 grep -q "running with a list of bits (neighbors.format=bits)" "$work/fit-one.log" ||
     fail "fit-one did not take a list of bits: $(grep -m1 warning "$work/fit-one.log")"
@@ -192,7 +193,7 @@ run fit-split-jit "threads 2" --steps 2 -s neighbors.max=150
 grep -q "device rank 1: [0-9]* particles with a stored neighbour list .* running without one (neighbors.mode=jit on every rank)" \
     "$work/fit-split-jit.log" || fail "fit-split-jit kept its list: $(grep -m1 warning "$work/fit-split-jit.log")"
 agree fit-one fit-split-jit
-unset POCL_MEMORY_LIMIT
+unset CLPART_DEVICE_MEMORY
 
 # What a split run refuses, and a rank out of room: one message, a non-zero exit, no hang.
 case=$dam_break
@@ -205,7 +206,7 @@ expect_error() {
     [ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "'$*' exited $status: $out"
     grep -qE -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
 }
-POCL_MEMORY_LIMIT=1 expect_error 'the case.s buffer "neib_list" needs .* GiB for [0-9]+ particles, more than the largest allocation' \
+CLPART_DEVICE_MEMORY=1G,256M expect_error 'the case.s buffer "neib_list" needs .* GiB for [0-9]+ particles, more than the largest allocation' \
     "$work/big3d.json" -s sph.fit_device=false -s neighbors.format=index --steps 2
 expect_error "grid.key=morton is single-device only" "$case" -s grid.key=morton
 expect_error "grid.positions=local is single-device only" "$case" -s grid.positions=local

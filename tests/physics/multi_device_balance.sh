@@ -8,6 +8,7 @@
 set -uo pipefail
 clpart=$1
 . "$(dirname "$0")/../cli/common.sh"
+pocl_only
 case=$CLPART_DATA_DIR/cases/dam_break_2d.json
 
 # run NAME DEVICES [ARGS...]: the dam break to 0.006 s (about 300 steps) into $work/NAME.

@@ -13,6 +13,7 @@ set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
 . "$(dirname "$0")/../cli/common.sh"
+pocl_only
 mpirun_=(mpirun --oversubscribe --allow-run-as-root)
 
 # The small liquid of cases/lj_liquid_small.json at 4000 atoms (10 FCC cells, box 16.8) with
@@ -117,10 +118,10 @@ if [ "$with_mpi" = mpi ]; then
     agree one check-ranks
 fi
 
-# lj.fit_device: on devices of 1 GiB that allow 256 MiB in one buffer (PoCL's memory limit),
-# the list of a liquid of 1M atoms (64 FCC cells) fits neither one device nor either of two
-# ranks: they run with the cell search, say so, and end as the run with its list on a device
-# without the limit does; with the option off the run is refused.
+# lj.fit_device: on devices taken to have 1 GiB that allow 256 MiB in one buffer
+# (CLPART_DEVICE_MEMORY), the list of a liquid of 1M atoms (64 FCC cells) fits neither one
+# device nor either of two ranks: they run with the cell search, say so, and end as the run
+# with its list on a device without the limit does; with the option off the run is refused.
 case=$work/big.json
 python3 - "$CLPART_DATA_DIR/cases/lj_liquid_small.json" "$case" <<'PY'
 import json, sys
@@ -132,12 +133,12 @@ run big-list one
 fit_runs=(big-one one big-split "threads 2")
 [ "$with_mpi" = mpi ] && fit_runs=(big-one one big-split "mpi 2") # the same rank code
 for ((k = 0; k < ${#fit_runs[@]}; k += 2)); do
-    POCL_MEMORY_LIMIT=1 run "${fit_runs[k]}" "${fit_runs[k + 1]}"
+    CLPART_DEVICE_MEMORY=1G,256M run "${fit_runs[k]}" "${fit_runs[k + 1]}"
     grep -qE "(device rank 1: )?[0-9]+ atoms with a stored neighbour list .* running with the cell search \(neighbors.mode=jit" \
         "$work/${fit_runs[k]}.log" || fail "${fit_runs[k]} kept its list: $(grep -m1 . "$work/${fit_runs[k]}.log")"
     agree big-list "${fit_runs[k]}"
 done
-out=$(POCL_MEMORY_LIMIT=1 POCL_DEVICES=pthread timeout 300 "$clpart" run "$case" \
+out=$(CLPART_DEVICE_MEMORY=1G,256M POCL_DEVICES=pthread timeout 300 "$clpart" run "$case" \
     -s lj.fit_device=false --out "$work/big-refused" 2>&1)
 [ $? -eq 1 ] && grep -q "the neighbour list of [0-9]* particles with room for [0-9]* neighbours each needs" <<<"$out" ||
     fail "lj.fit_device=false was not refused: $out"

@@ -17,6 +17,7 @@ set -uo pipefail
 clpart=$1
 with_mpi=${2:-no}
 . "$(dirname "$0")/../cli/common.sh"
+pocl_only
 mpirun_=(mpirun --oversubscribe --allow-run-as-root)
 
 # The dam break, shortened: a/ runs to 0.01 s, b/ stops at 0.005 s with its checkpoint. No
