@@ -20,10 +20,12 @@ show it, see cache_env), and out/ lands there.
 Commands that cannot run as written are listed in commands.txt beside this script, one per
 line: the documented command, a tab, and the command run instead, with a '#' comment line
 above each entry saying why. The test fails when an entry's command is no longer documented.
-A command with '--device gpu' runs with '--device cpu' when 'clpart devices --json' lists no
-GPU. A command that already ran and passed (the same text) is not run again: its output is
-checked against that run's. Mapped commands see DOCUMENTED_COMMAND (the command as documented), DOCS_TEST_DIR (this
-folder) and CLPART_SOURCE_ROOT (the checkout) in their environment.
+A command that needs an optional tool that is missing (gnuplot, mpirun: NEEDS) is skipped,
+and the skipped ones are listed at the end (in CI, which installs them, it fails). A command
+with '--device gpu' runs with '--device cpu' when 'clpart devices --json' lists no GPU. A
+command that already ran and passed (the same text) is not run again: its output is checked
+against that run's. Mapped commands see DOCUMENTED_COMMAND (the command as documented),
+DOCS_TEST_DIR (this folder) and CLPART_SOURCE_ROOT (the checkout) in their environment.
 
 usage: run_commands.py CLPART [--keep] [--only FILE.md]...
   CLPART  the built clpart (BUILD/tools/clpart); the build folder is two levels up
@@ -45,6 +47,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 LINKED = ["cases", "data", "tools", "bench", "cl", "options"]
 COMMAND_TIMEOUT = 600
+# Optional tools and the documented commands that need them: where a tool is missing, those
+# commands are skipped and listed, not failed.
+NEEDS = {
+    "gnuplot": re.compile(r"tools/plot-|bench/\w+_report\.py \S+\.png"),
+    "mpirun": re.compile(r"\bmpirun\b"),
+}
 
 
 class Command:
@@ -272,9 +280,16 @@ def main(argv):
     print(f"scratch folder {scratch}; {'a GPU' if gpu else 'no GPU'} among the devices; "
           f"{len(found)} commands in {len(docs)} documents")
 
-    start, ran, mapped, results = time.monotonic(), 0, 0, {}
+    missing = [tool for tool in NEEDS if not shutil.which(tool, path=env["PATH"])]
+    start, ran, mapped, results, skipped = time.monotonic(), 0, 0, {}, []
     for c in found:
         print(f"\n--- {c.where}: {c.text}")
+        run = mapping.get(c.text, (c.text,))[0]
+        lacking = [tool for tool in missing if NEEDS[tool].search(run)]
+        if lacking:
+            print(f"    skipped: {', '.join(lacking)} is not installed")
+            skipped.append(f"{c.where} ({', '.join(lacking)})")
+            continue
         if c.text in results:  # ran before and passed: check this one's output against that run
             code, lines, seconds, first = results[c.text]
             print(f"    note: the same command ran and passed at {first}; its output is reused")
@@ -322,6 +337,10 @@ def main(argv):
     total = time.monotonic() - start
     print(f"\n=== {ran} commands run ({mapped} as listed in commands.txt) in {total:.0f} s; "
           f"{links} relative links checked")
+    if skipped:
+        print(f"{len(skipped)} commands skipped for a missing optional tool: " + ", ".join(skipped))
+        if os.environ.get("CI") == "true":
+            failures.append(f"CI installs {', '.join(missing)}, yet it is missing")
     if opts.keep:
         print(f"scratch folder kept: {scratch}")
     else:
