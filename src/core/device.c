@@ -310,18 +310,29 @@ static bool contains_nocase(const char *haystack, const char *needle) {
 static const struct {
     const char *name;
     const char *platforms[2];
-    bool simulator; /* runs kernels in an interpreter: never chosen by default or by type */
+    bool simulator;   /* runs kernels in an interpreter: never chosen by default or by type */
+    const char *hint; /* how to make it appear, for the message when no device matches */
 } short_names[] = {
-    {"pocl", {"Portable Computing Language"}, false},
-    {"nvidia", {"NVIDIA CUDA"}, false},
-    {"cuda", {"NVIDIA CUDA"}, false},
-    {"amd", {"AMD Accelerated Parallel Processing"}, false},
-    {"rocm", {"AMD Accelerated Parallel Processing"}, false},
-    {"intel", {"Intel(R) OpenCL", "Intel(R) CPU Runtime"}, false},
-    {"neo", {"Intel(R) OpenCL Graphics", "Intel(R) OpenCL HD Graphics"}, false},
-    {"oclgrind", {"Oclgrind"}, true},
-    {"rusticl", {"rusticl"}, false},
-    {"clover", {"Clover"}, false},
+    {"pocl", {"Portable Computing Language"}, false, "apt-get install pocl-opencl-icd"},
+    {"nvidia", {"NVIDIA CUDA"}, false, NULL},
+    {"cuda", {"NVIDIA CUDA"}, false, NULL},
+    {"amd", {"AMD Accelerated Parallel Processing"}, false, NULL},
+    {"rocm", {"AMD Accelerated Parallel Processing"}, false, NULL},
+    {"intel",
+     {"Intel(R) OpenCL", "Intel(R) CPU Runtime"},
+     false,
+     "Intel's CPU runtime: tools/install-intel-opencl, then . .opencl/intel/env.sh"},
+    {"neo", {"Intel(R) OpenCL Graphics", "Intel(R) OpenCL HD Graphics"}, false, NULL},
+    {"oclgrind",
+     {"Oclgrind"},
+     true,
+     "its ICD file in an OCL_ICD_VENDORS folder, or the command run under oclgrind (docs/cli.md)"},
+    {"rusticl",
+     {"rusticl"},
+     false,
+     "Mesa's rusticl lists devices only for the drivers RUSTICL_ENABLE names: "
+     "RUSTICL_ENABLE=llvmpipe for the CPU"},
+    {"clover", {"Clover"}, false, NULL},
 };
 enum { SHORT_NAME_COUNT = sizeof short_names / sizeof short_names[0] };
 
@@ -424,9 +435,12 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
         if (by_index)
             snprintf(head, sizeof head, "no device has index %.24s (%zu device%s)", selector, count,
                      count == 1 ? "" : "s");
-        else if (find_short_name(selector) >= 0)
-            snprintf(head, sizeof head, "no device matches '%.64s' (platform '%s')", selector,
-                     short_names[find_short_name(selector)].platforms[0]);
+        else if (find_short_name(selector) >= 0) {
+            const int k = find_short_name(selector);
+            snprintf(head, sizeof head, "no device matches '%.64s' (platform '%s'%s%s)", selector,
+                     short_names[k].platforms[0], short_names[k].hint ? "; " : "",
+                     short_names[k].hint ? short_names[k].hint : "");
+        }
         else
             snprintf(head, sizeof head, "no device matches '%.64s'", selector ? selector : "");
         return fail_with_list(list, head, err, __FILE__, __LINE__);
