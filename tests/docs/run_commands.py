@@ -20,9 +20,9 @@ show it, see cache_env), and out/ lands there.
 Commands that cannot run as written are listed in commands.txt beside this script, one per
 line: the documented command, a tab, and the command run instead, with a '#' comment line
 above each entry saying why. The test fails when an entry's command is no longer documented.
-A command that needs an optional tool that is missing (gnuplot, mpirun: NEEDS) is skipped,
-and the skipped ones are listed at the end (in CI, which installs them, it fails). A command
-with '--device gpu' runs with '--device cpu' when 'clpart devices --json' lists no GPU. A
+A command that needs what this machine lacks (gnuplot, mpirun, Oclgrind, rusticl, PyPI:
+NEEDS) is skipped, and the skipped ones are listed at the end (in CI, which has them all, it
+fails). A command with '--device gpu' runs with '--device cpu' when 'clpart devices --json' lists no GPU. A
 command that already ran and passed (the same text) is not run again: its output is checked
 against that run's. Mapped commands see DOCUMENTED_COMMAND (the command as documented),
 DOCS_TEST_DIR (this folder) and CLPART_SOURCE_ROOT (the checkout) in their environment.
@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -47,11 +48,30 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 LINKED = ["cases", "data", "tools", "bench", "cl", "options"]
 COMMAND_TIMEOUT = 600
-# Optional tools and the documented commands that need them: where a tool is missing, those
-# commands are skipped and listed, not failed.
+
+
+def reaches_pypi():
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+def icd_installed(name):
+    vendors = Path(os.environ.get("OCL_ICD_VENDORS", "/etc/OpenCL/vendors"))
+    return (vendors / name).is_file()
+
+
+# What some documented commands need beyond clpart, each with the commands that need it and
+# whether this machine has it: where it does not, those commands are skipped and listed.
 NEEDS = {
-    "gnuplot": re.compile(r"tools/plot-|bench/\w+_report\.py \S+\.png"),
-    "mpirun": re.compile(r"\bmpirun\b"),
+    "gnuplot": (r"tools/plot-|bench/\w+_report\.py \S+\.png", lambda: shutil.which("gnuplot")),
+    "mpirun": (r"\bmpirun\b", lambda: shutil.which("mpirun")),
+    "Oclgrind": (r"oclgrind", lambda: shutil.which("oclgrind")),
+    "rusticl": (r"rusticl", lambda: icd_installed("rusticl.icd")),
+    "pip and PyPI": (r"tools/install-intel-opencl|\.opencl/intel/env\.sh",
+                     lambda: shutil.which("pip3") and reaches_pypi()),
 }
 
 
@@ -280,14 +300,14 @@ def main(argv):
     print(f"scratch folder {scratch}; {'a GPU' if gpu else 'no GPU'} among the devices; "
           f"{len(found)} commands in {len(docs)} documents")
 
-    missing = [tool for tool in NEEDS if not shutil.which(tool, path=env["PATH"])]
+    missing = [need for need, (_, available) in NEEDS.items() if not available()]
     start, ran, mapped, results, skipped = time.monotonic(), 0, 0, {}, []
     for c in found:
         print(f"\n--- {c.where}: {c.text}")
         run = mapping.get(c.text, (c.text,))[0]
-        lacking = [tool for tool in missing if NEEDS[tool].search(run)]
+        lacking = [need for need in missing if re.search(NEEDS[need][0], run)]
         if lacking:
-            print(f"    skipped: {', '.join(lacking)} is not installed")
+            print(f"    skipped: this machine lacks {', '.join(lacking)}")
             skipped.append(f"{c.where} ({', '.join(lacking)})")
             continue
         if c.text in results:  # ran before and passed: check this one's output against that run
@@ -338,9 +358,9 @@ def main(argv):
     print(f"\n=== {ran} commands run ({mapped} as listed in commands.txt) in {total:.0f} s; "
           f"{links} relative links checked")
     if skipped:
-        print(f"{len(skipped)} commands skipped for a missing optional tool: " + ", ".join(skipped))
+        print(f"{len(skipped)} commands skipped for what this machine lacks: " + ", ".join(skipped))
         if os.environ.get("CI") == "true":
-            failures.append(f"CI installs {', '.join(missing)}, yet it is missing")
+            failures.append(f"CI provides {', '.join(missing)}, yet this machine lacks it")
     if opts.keep:
         print(f"scratch folder kept: {scratch}")
     else:
