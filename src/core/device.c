@@ -440,8 +440,7 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
             snprintf(head, sizeof head, "no device matches '%.64s' (platform '%s'%s%s)", selector,
                      short_names[k].platforms[0], short_names[k].hint ? "; " : "",
                      short_names[k].hint ? short_names[k].hint : "");
-        }
-        else
+        } else
             snprintf(head, sizeof head, "no device matches '%.64s'", selector ? selector : "");
         return fail_with_list(list, head, err, __FILE__, __LINE__);
     }
