@@ -98,6 +98,23 @@ fail:
     return st;
 }
 
+/* The device time of a timed launch: its profiling events' span, or where a device's events
+ * prove untimed, the wall time from the enqueue to the end of the wait. A launch that took
+ * over a millisecond on the wall is untimed when its events give it under 1 % of that (a
+ * launch's overhead is microseconds). */
+static double launch_seconds(clp_worker *w, const char *name, double events, double wall) {
+    if (!w->events_untimed && wall > 1e-3 && events < 0.01 * wall) {
+        w->events_untimed = true;
+        CLP_WARN(CLP_LOG_RUN,
+                 "device '%s' (%s %s) timed kernel '%s' at %.3g ms by its profiling events "
+                 "where it took %.3g ms: its events are not used, and device times are the "
+                 "wall time of each launch to its end",
+                 w->device.name, w->device.platform_name, w->device.driver_version, name,
+                 1e3 * events, 1e3 * wall);
+    }
+    return w->events_untimed ? wall : events;
+}
+
 /* Enqueues `global` work-items from global id `first` in groups of `local`; with profiling
  * on and `seconds`, adds the kernel's device time to it. */
 static clp_status enqueue_groups(clp_worker *w, const char *name, cl_kernel kernel, size_t first,
@@ -107,6 +124,7 @@ static clp_status enqueue_groups(clp_worker *w, const char *name, cl_kernel kern
     const bool timed = w->profiling && seconds;
     if (w->stop && *w->stop)
         return CLP_FAIL(err, CLP_INTERRUPTED, "stopped by a request before kernel '%s'", name);
+    const double enqueued = timed ? clp__now() : 0.0;
     CLP_CL_CHECK(clEnqueueNDRangeKernel(w->queue, kernel, 1, first ? &first : NULL, &global, &local,
                                         0, NULL, timed ? &event : NULL),
                  err, "kernel '%s' (global %zu from %zu, local %zu): clEnqueueNDRangeKernel", name,
@@ -121,7 +139,7 @@ static clp_status enqueue_groups(clp_worker *w, const char *name, cl_kernel kern
         CLP_CL_CHECK(
             clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL), err,
             "kernel '%s': clGetEventProfilingInfo", name);
-        *seconds += 1e-9 * (double)(end - start);
+        *seconds += launch_seconds(w, name, 1e-9 * (double)(end - start), clp__now() - enqueued);
     }
 fail:
     if (event)

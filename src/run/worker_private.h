@@ -23,6 +23,9 @@ struct clp_worker {
     clp_worker_kernel_slot kernels[CLP_WORKER_MAX_KERNELS];
     size_t n_kernels;
     bool profiling;
+    /* The device's profiling events gave a launch far less time than it took (Mesa's
+     * rusticl 22.3 gives every kernel 1 ns): timed launches count their wall time instead. */
+    bool events_untimed;
     volatile sig_atomic_t *stop;   /* clp_worker_set_stop */
     cl_mem buffers[CLP_BUF_COUNT]; /* by bit index */
     size_t buffer_bytes[CLP_BUF_COUNT];

@@ -6,7 +6,10 @@
 # with PoCL's run of the same length, within the tolerances docs/compare.md gives per model
 # and justifies (summation order, fused multiply-adds, the implementations' own sqrt, exp and
 # cos): a different compiler stack rounds differently, and in a liquid such differences grow
-# with time, hence 300 steps. Skipped where neither is installed; CI installs both.
+# with time, hence 300 steps. And --timing's device times, which must account for at least 30
+# % of the steps' wall time (PoCL 70 %, the others over 90 %): rusticl 22.3's profiling
+# events give every kernel 1 ns, and clpart then times the launches on the wall. Skipped where
+# neither is installed; CI installs both.
 set -uo pipefail
 clpart=$1
 . "$(dirname "$0")/../cli/common.sh"
@@ -42,7 +45,21 @@ compare_on() {
     echo "$impl, $name: $(tail -1 <<<"$out")"
 }
 
+# device_times IMPL: the dam break's --timing on IMPL, its device total against its wall time
+device_times() {
+    local out
+    out=$(timeout 300 "$clpart" run "$CLPART_DATA_DIR/cases/dam_break_2d.json" --device "$1" \
+        --steps 200 --timing --out "$work/timing-$1" </dev/null 2>&1) ||
+        { fail "--timing on $1: $(tail -2 <<<"$out")"; return; }
+    awk -v impl="$1" '/timing: device total/ { device = $4 } /timing: wall/ { wall = $3 }
+        END { share = device / wall; printf "%s: --timing accounts for %.0f %% of the wall time\n", impl, 100 * share
+              exit !(share >= 0.3 && share <= 1.05) }' <<<"$out" ||
+        fail "$1's device times are not its steps' time: $(grep -E 'device total|wall' <<<"$out")"
+}
+
+device_times pocl
 for impl in "${implementations[@]}"; do
+    device_times "$impl"
     out=$("$clpart" --device "$impl" selftest 2>&1) || fail "selftest on $impl: $out"
     echo "$impl: $(tail -1 <<<"$out")"
     compare_on "$impl" dam-break "$CLPART_DATA_DIR/cases/dam_break_2d.json" --time 0.02
