@@ -20,9 +20,9 @@ export RUSTICL_ENABLE=llvmpipe
 unset CLPART_DEVICE
 
 implementations=()
-listed=$("$clpart" devices --json 2>/dev/null)
-grep -q '"rusticl"' <<<"$listed" && implementations+=(rusticl)
-grep -q '"Intel(R) OpenCL"' <<<"$listed" && implementations+=(intel)
+for impl in rusticl intel; do
+    [ -n "$(devices_of "$impl")" ] && implementations+=("$impl")
+done
 if [ ${#implementations[@]} -lt 2 ]; then
     echo "found: ${implementations[*]:-neither} of rusticl (mesa-opencl-icd) and Intel's runtime (tools/install-intel-opencl)"
     [ "${CI:-}" = true ] && exit 1
