@@ -102,11 +102,15 @@ fail:
 }
 
 /* The transfers: each round a blocking read of array a into `host`, then a blocking write of
- * it back (a keeps its contents), each timed on the wall clock. */
+ * it back (a keeps its contents), each timed on the wall clock. A stop request ends them
+ * between rounds, as it ends the kernels' rounds at a launch: 64 rounds of 512 MiB arrays
+ * outlasted a scheduler's grace on a busy CPU device. */
 static clp_status time_transfers(clp_worker *w, void *host, int iterations, double *reads,
                                  double *writes, clp_error *err) {
     clp_status st = CLP_OK;
     for (int k = -1; k < iterations; k++) { /* round -1: first touch of the host memory */
+        CLP_REQUIRE(!(w->stop && *w->stop), err, CLP_INTERRUPTED,
+                    "stopped by a request during the probes' transfers");
         double start = clp__now();
         CLP_TRY(clp_worker_read(w, CLP_BUF_PROBE_A, host, err));
         const double read = clp__now() - start;
