@@ -48,7 +48,8 @@ static clp_status probe_weight(clp_worker *worker, const cli_case *c, clp_cache 
     return st;
 }
 
-/* The devices an MPI process chooses from: --devices, else those of the selected one's type. */
+/* The devices an MPI process chooses from: --devices, else those of the selected one's type
+ * and platform (one implementation: CLPART_DEVICE=pocl must not give rank 1 rusticl's CPU). */
 static clp_status mpi_pool(const run_devices_request *req, const clp_cli *cli, sweep_devices *d,
                            clp_error *err) {
     clp_status st = CLP_OK;
@@ -56,11 +57,13 @@ static clp_status mpi_pool(const run_devices_request *req, const clp_cli *cli, s
     cli_keep_checkpoint_signal();
     if (req->devices)
         return CLP_OK;
-    const cl_device_type type = d->devices[0]->type;
+    const clp_device_info *chosen = d->devices[0];
     d->n = 0;
-    for (size_t i = 0; i < clp_device_list_count(d->list) && d->n < SWEEP_MAX_DEVICES; i++)
-        if (clp_device_list_get(d->list, i)->type == type)
-            d->devices[d->n++] = clp_device_list_get(d->list, i);
+    for (size_t i = 0; i < clp_device_list_count(d->list) && d->n < SWEEP_MAX_DEVICES; i++) {
+        const clp_device_info *other = clp_device_list_get(d->list, i);
+        if (other->type == chosen->type && other->platform == chosen->platform)
+            d->devices[d->n++] = other;
+    }
 fail:
     return st;
 }
