@@ -115,10 +115,10 @@ fi
 
 # PoCL against Oclgrind on the default options; the number-format options against the default,
 # and local positions (with them, the gauges' searches around points).
-"$clpart" run "$case_file" --out "$work/pocl" --device cpu >/dev/null 2>&1 </dev/null ||
+"$clpart" run "$case_file" --out "$work/pocl" --device pocl >/dev/null 2>&1 </dev/null ||
     { echo "FAIL: the PoCL run"; exit 1; }
 for variant in sph.centred_density=true core.inline_constants=false grid.positions=local; do
-    "$clpart" run "$case_file" --out "$work/$variant" --device cpu -s "$variant" >/dev/null 2>&1 \
+    "$clpart" run "$case_file" --out "$work/$variant" --device pocl -s "$variant" >/dev/null 2>&1 \
         </dev/null && compare "$work/pocl" "$work/$variant" "$variant against the default" &&
         compare_gauges "$work/pocl" "$work/$variant" "$variant against the default" ||
         { echo "FAIL: $variant"; failures=$((failures + 1)); }
@@ -130,9 +130,9 @@ pencil_variants=("" "-s grid.positions=local" "-s grid.periodic_x=true"
     "-s sph.boundary=mdbc -s sph.xsph=true -s sph.viscosity=laminar -s core.summation=naive")
 for variant in "${pencil_variants[@]}"; do
     # shellcheck disable=SC2086 # the variant is a list of flags
-    "$clpart" run "$case_file" --out "$work/jit" --device cpu -s neighbors.mode=jit $variant \
+    "$clpart" run "$case_file" --out "$work/jit" --device pocl -s neighbors.mode=jit $variant \
         >/dev/null 2>&1 </dev/null &&
-        "$clpart" run "$case_file" --out "$work/pencil" --device cpu -s neighbors.mode=jit \
+        "$clpart" run "$case_file" --out "$work/pencil" --device pocl -s neighbors.mode=jit \
             -s sph.strategy=x_pencil $variant >/dev/null 2>&1 </dev/null &&
         compare "$work/jit" "$work/pencil" "x_pencil against par_part ${variant:-(defaults)}" ||
         { echo "FAIL: x_pencil ${variant}"; failures=$((failures + 1)); }
@@ -145,9 +145,9 @@ bits_local="-s grid.positions=local -s grid.periodic_x=true -s sph.boundary=mdbc
 bits_variants=("" "$bits_local -s sph.density=summation")
 for variant in "${bits_variants[@]}"; do
     # shellcheck disable=SC2086 # the variant is a list of flags
-    "$clpart" run "$case_file" --out "$work/index" --device cpu -s neighbors.format=index \
+    "$clpart" run "$case_file" --out "$work/index" --device pocl -s neighbors.format=index \
         $variant >/dev/null 2>&1 </dev/null &&
-        "$clpart" run "$case_file" --out "$work/bits" --device cpu -s neighbors.format=bits \
+        "$clpart" run "$case_file" --out "$work/bits" --device pocl -s neighbors.format=bits \
             $variant ${variant:+-s neighbors.pieces=3} >/dev/null 2>&1 </dev/null &&
         compare "$work/index" "$work/bits" "bits against indices ${variant:-(defaults)}" 0 ||
         { echo "FAIL: neighbors.format=bits ${variant}"; failures=$((failures + 1)); }
@@ -161,6 +161,7 @@ else
 fi
 
 if command -v oclgrind >/dev/null; then
+    unset CLPART_DEVICE # Oclgrind's is the only platform under it; PoCL's runs name theirs
     oclgrind --data-races --uninitialized --log "$work/oclgrind.log" \
         "$clpart" run "$case_file" --out "$work/oclgrind" --no-cache >/dev/null 2>&1 </dev/null ||
         { echo "FAIL: the Oclgrind run"; cat "$work/oclgrind.log"; exit 1; }
@@ -184,7 +185,7 @@ if command -v oclgrind >/dev/null; then
             "$clpart" run "$case_file" --out "$work/$name" --no-cache "$@" \
             >/dev/null 2>&1 </dev/null && [ ! -s "$work/$name.log" ] ||
             { echo "FAIL: the Oclgrind run, $label"; head -c 20000 "$work/$name.log"; exit 1; }
-        "$clpart" run "$case_file" --out "$work/$name-pocl" --device cpu "$@" >/dev/null 2>&1 \
+        "$clpart" run "$case_file" --out "$work/$name-pocl" --device pocl "$@" >/dev/null 2>&1 \
             </dev/null && compare "$work/$name-pocl" "$work/$name" "PoCL and Oclgrind, $label" ||
             failures=$((failures + 1))
     }
