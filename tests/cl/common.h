@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct test_env {
@@ -30,6 +31,18 @@ static void test_env_open(test_env *t) {
     CLP_ASSERT_OK(clp_schema_load(dir, &t->schema, &err), &err);
     snprintf(t->cache_dir, sizeof t->cache_dir, "/tmp/clpart-test-XXXXXX");
     CLP_ASSERT(mkdtemp(t->cache_dir) != NULL);
+}
+
+/* Whether the test takes its small sizes: asked with --small (Oclgrind), or on rusticl, which
+ * runs the kernels about ten times slower than PoCL (docs/benchmarks/implementations.md):
+ * the full sizes would outlast the test's timeout there. */
+static inline bool test_small_sizes(const test_env *t, int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--small") == 0)
+        return true;
+    if (!strstr(t->device->platform_name, "rusticl"))
+        return false;
+    printf("note: rusticl: the small sizes, as under Oclgrind\n");
+    return true;
 }
 
 static void test_env_close(test_env *t) {

@@ -389,9 +389,9 @@ static void test_pin_periodic(test_env *t) {
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     test_lower_bounds(&t, small ? 300 : 20000);
     test_classify(&t, small ? 300 : 4000);
     test_pin(&t);

@@ -678,10 +678,10 @@ static void check_local_precision(test_env *t) {
 }
 
 int main(int argc, char **argv) {
-    bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows even if the run dies */
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     /* Every pair of option values, in 15 of the 60 combinations, on one 3D periodic random
      * scene: a build on PoCL costs seconds, and a fault shows in the pair that causes it.
      * --small (Oclgrind) takes every third: all five modes and all three key orders. */

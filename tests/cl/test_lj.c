@@ -19,13 +19,21 @@ static void compare(test_env *t, const char *label, const clp__lj_state *s, cons
     clp_error err = CLP_ERROR_INIT;
     clp_options *opts = test_options(t, assignments);
     CLP_ASSERT_OK(clp_options_check(opts, &err), &err);
+    clp__lj_system *sys;
+    const clp_status opened = clp__lj_system_open(t->worker, opts, NULL, s, p, 0.005, &sys, &err);
+    /* a device may allow a compiled kernel fewer work-items than par_cell's 64 (rusticl's
+       llvmpipe allows 32): a refusal that says so is what a user gets there */
+    if (opened == CLP_CASE && strstr(err.message, "the compiled kernel allows")) {
+        printf("refused %-55s %s\n", label, err.message);
+        clp_options_destroy(opts);
+        return;
+    }
+    CLP_ASSERT_OK(opened, &err);
     const size_t n = s->n;
     double *f_ref = malloc(3 * n * sizeof(double)), *e_ref = malloc(n * sizeof(double));
     double *f_dev = malloc(3 * n * sizeof(double)), *e_dev = malloc(n * sizeof(double));
     double *v_dev = malloc(3 * n * sizeof(double)), w_ref, w_dev;
     clp__lj_reference(s, p, f_ref, e_ref, &w_ref);
-    clp__lj_system *sys;
-    CLP_ASSERT_OK(clp__lj_system_open(t->worker, opts, NULL, s, p, 0.005, &sys, &err), &err);
     CLP_ASSERT_OK(clp__lj_system_read(sys, f_dev, e_dev, v_dev, &w_dev, &err), &err);
     clp__lj_system_close(sys);
     free(v_dev);
@@ -278,10 +286,10 @@ static void test_auto(test_env *t, const clp__lj_state *s, const clp__lj_params 
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     clp_error err = CLP_ERROR_INIT;
     /* Random: 1 particle per cell of rc on average would be the paper's sparsest set-up;
      * 3 cells per side is the least a periodic grid takes. */

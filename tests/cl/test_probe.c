@@ -96,12 +96,12 @@ static void check_sizing(void) {
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
-    const size_t n = small ? 256 : 1 << 20;
-    const int iterations = small ? 2 : 4;
     check_sizing();
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
+    const size_t n = small ? 256 : 1 << 20;
+    const int iterations = small ? 2 : 4;
     clp_error err = CLP_ERROR_INIT;
     clp_options *opts = test_options(&t, NULL);
     clp_probe_result r;

@@ -193,10 +193,10 @@ static void test_user(test_env *t, bool small) {
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     static const char *const layouts[] = {"aos", "aos_selective", "soa", "soa_padded"};
     static const char *const wide[] = {"naive",  "transposed", "chunk2",
                                        "chunk4", "chunk8",     "chunk16"};

@@ -264,10 +264,10 @@ static void test_refusals(test_env *t) {
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     static const char *const impls[] = {"repulsive.impl=tiled", "repulsive.impl=global"};
     test_reference_is_gradient();
     double designs[2][2];

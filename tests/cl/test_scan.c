@@ -235,9 +235,9 @@ static void test_radix(test_env *t, clp__radix *radix, bool small) {
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     build_program(&t);
     /* The scratch is made before any buffer is released and released last: Oclgrind 21.10's
      * --uninitialized keeps the shadow of a released buffer, so a buffer written only by

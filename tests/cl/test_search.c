@@ -282,10 +282,10 @@ static void check_registry_run(test_env *t, size_t side, uint64_t max_steps, dou
 }
 
 int main(int argc, char **argv) {
-    const bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows even if the run dies */
     test_env t = {0};
     test_env_open(&t);
+    const bool small = test_small_sizes(&t, argc, argv);
     /* a side of 7 is the least with 3 cells of the radius 2.3 per periodic axis */
     const size_t side = small ? 7 : 10;
     const uint64_t steps = small ? 2 : 4;
