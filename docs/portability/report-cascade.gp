@@ -2,7 +2,7 @@ set terminal pngcairo size 900,800 font ',10'
 set output 'report-cascade.png'
 set termoption noenhanced
 set multiplot layout 2,1 title 'clpart portability report: cascade over the 6 workloads every device ran'
-set xrange [0.5:3.5]
+set xrange [0.5:5.5]
 set xtics 1
 set yrange [0:*]
 set offsets 0, 0, graph 0.15, 0
