@@ -1,6 +1,6 @@
 /* Lennard-Jones benchmarks, one tab-separated line per measurement on stdout.
  *
- * grid: the seed paper's grid (cutoff-interactions-few-particles-per-cell.txt, 7.1): a walled
+ * grid: the grid of Algis et al. 2024 (7.1): a walled
  * box of d x d x d cells of side rc, d = 2, 4, 8, 16, 32, with 1, 10 or 100 particles per
  * cell on average, uniformly at random and softened; single precision, plain sums, cells
  * searched each time (neighbors.mode=jit). Each strategy's force kernel is timed as the

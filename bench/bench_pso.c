@@ -1,5 +1,5 @@
 /* The PSO position update (pso_move) in every memory layout, as the seed's Tables 1 and 2
- * (particle-systems-gpusph-design.txt 4.1, 4.2): the 3-dimensional swarm in pso.layout's four
+ * (Bilotta et al. 2018, 4.1, 4.2): the 3-dimensional swarm in pso.layout's four
  * layouts, and the 128-dimensional one in pso.wide_layout's six. Each layout's kernel is
  * timed with `launches` queued back to back, then a wait; the median of the rounds. The bytes
  * it must move (position, velocity and best read, position and velocity written, in the

@@ -1,5 +1,5 @@
-/* The repulsive particles' all-pairs force evaluation (seed hyperdimensional-repulsive-
- * particles.txt, Figures 4 and 5): interactions per second, N (N - 1) over the time of one
+/* The repulsive particles' all-pairs force evaluation (Masek and Vorechovsky
+ * 2018, Figures 4 and 5): interactions per second, N (N - 1) over the time of one
  * evaluation, for each implementation, dimension and number of points. Each evaluation is
  * timed with launches queued back to back, then a wait; the median of the rounds. A tiled
  * evaluation's GFLOP/s counts 10 D + floor(q / 2) + 9 (+ 2 for odd q) floating-point

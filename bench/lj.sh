@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Lennard-Jones benchmarks on one device: the seed paper's grid (every strategy, box
+# The Lennard-Jones benchmarks on one device: Algis et al. 2024's grid (every strategy, box
 # divisions 2 to 32, 1, 10 and 100 particles per cell) and the LJ liquid (32000 and 256000
 # atoms), as tab-separated lines (see bench/bench_lj.c) appended to OUT.tsv.
 # Render tables and the chart from one or more such files with bench/lj_report.py.

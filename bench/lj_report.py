@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Renders bench-lj results (bench/lj.sh) as Markdown: the seed paper's Table 1 (seconds per
+"""Renders bench-lj results (bench/lj.sh) as Markdown: Algis et al. 2024's Table 1 (seconds per
 force evaluation of Par-Part-NoLoop and X-pencil per device, beside the paper's own), the
 speed-up of every strategy over par_part, the LJ liquid's atom-steps per second; and a PNG
 chart of the speed-ups with gnuplot.
@@ -14,7 +14,7 @@ STRATEGIES = ["par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil"
               "simd"]
 COLOURS = {"par_part_loop": "#999999", "par_cell": "#56b4e9", "par_cell_sm": "#009e73",
            "x_pencil": "#d55e00", "all_in_sm": "#0072b2", "simd": "#cc79a7"}
-# Table 1 of cutoff-interactions-few-particles-per-cell.txt: (d, ppc) -> (interactions,
+# Table 1 of Algis et al. 2024: (d, ppc) -> (interactions,
 # T600 PPNL, T600 X-pencil, A100 PPNL, A100 X-pencil, MI210 PPNL, MI210 X-pencil), seconds.
 PAPER = {
     (2, 1): (7, 7.9e-06, 8.3e-06, 1.0e-05, 1.1e-05, 8.6e-06, 6.9e-06),

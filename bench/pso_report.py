@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Renders bench-pso results (bench/pso.sh) as Markdown in the format of the seed's Tables 1
-and 2 (particle-systems-gpusph-design.txt 4.1, 4.2), beside the paper's own figures, with the
+and 2 (Bilotta et al. 2018, 4.1, 4.2), beside the paper's own figures, with the
 fraction of the device's copy bandwidth each layout reaches.
 
 usage: bench/pso_report.py RESULTS.tsv [RESULTS.tsv...]  (Markdown on stdout)"""

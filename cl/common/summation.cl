@@ -1,4 +1,4 @@
-/* Summation modes for neighbour and reduction sums (seed particle-systems-gpusph-design.txt
+/* Summation modes for neighbour and reduction sums (Bilotta et al. 2018,
  * 5.2): naive, Kahan (Listing 5) and Kahan-Babuska-Neumaier (Listing 6, with a branch or with
  * select()). An accumulator is a running sum and its correction, both float. */
 

@@ -1,4 +1,4 @@
-/* A rank's side of a multi-device run (seed particle-systems-gpusph-design.txt 4.5): where
+/* A rank's side of a multi-device run (Bilotta et al. 2018, 4.5): where
  * its halo, edge and inner layers begin in the sorted order, and received particles pinned
  * to the layers the rank that sent them found them in. Needs cl/grid (grid.cl, sort.cl). */
 

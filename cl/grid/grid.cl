@@ -1,6 +1,6 @@
 /* The cell grid: defaults of the grid options and host constants, cell keys (linear in a
  * chosen axis order, or Morton), and the vector between two particles with global or local
- * positions (seed particle-systems-gpusph-design.txt 4.3 and 5.4).
+ * positions (Bilotta et al. 2018, 4.3 and 5.4).
  * Layouts: pos[i] float4, xyz the global position, or the offset from the centre of the
  * particle's cell (local positions), w unused; key[i] the cell key, CLP_GRID_OUTSIDE for a
  * particle outside a walled domain. Cells are int4 (x, y, z, unused), z = 0 in 2D. */

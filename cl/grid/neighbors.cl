@@ -1,6 +1,6 @@
 /* Neighbour search: the cell search, the build of a list of indices, and the candidates
  * that the iteration of cl/grid/iterate.cl takes from such a list or from the cell search.
- * List layout (seed particle-systems-gpusph-design.txt 4.2, 4.4.1): S slots per particle,
+ * List layout (Bilotta et al. 2018, 4.2, 4.4.1): S slots per particle,
  * slot k of particle p at neib_list[k*N + p], N = CLP_GRID_PARTICLES. S is the host's
  * (neighbors.max, or sized from the counts as the run goes), passed to the build only: every
  * list ends with CLP_NEIB_END, so the iteration needs no bound. A plain list fills slots 0 up.

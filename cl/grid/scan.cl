@@ -9,7 +9,7 @@
 #define GRID_SCAN_BLOCK (2 * CLP_GRID_SCAN_GROUP)
 
 /* Inclusive scan of the GRID_SCAN_BLOCK values of `s`, in place: the up-sweep/down-sweep of
- * Algorithm 6 in cutoff-interactions-few-particles-per-cell.txt, section 6. The up-sweep leaves
+ * Algorithm 6 in Algis et al. 2024, section 6. The up-sweep leaves
  * at index i the sum of the 2^k values ending there, 2^k the largest power of 2 dividing i + 1;
  * the down-sweep then adds to each such partial sum the total of all values before its span.
  * Each work-item updates at most one element per level, so each inner loop of the algorithm is

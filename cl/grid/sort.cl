@@ -1,4 +1,4 @@
-/* The sort by cell key (seed particle-systems-gpusph-design.txt 4.3, pysph-gpu-nnps.txt 5):
+/* The sort by cell key (Bilotta et al. 2018, 4.3; Godbole 2014, 5):
  * keys (recentring local offsets, wrapping periodic positions), the counting sort's count,
  * scatter and per-cell ordering that makes it stable, the cell ranges after a radix sort,
  * and the gathers that move every re-sorted buffer into the sort's scratch.

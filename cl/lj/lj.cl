@@ -1,4 +1,4 @@
-/* Lennard-Jones pair forces with a cutoff (seed cutoff-interactions-few-particles-per-cell.txt,
+/* Lennard-Jones pair forces with a cutoff (Algis et al. 2024,
  * section 4), in reduced units: U = 4 (x^-6 - x^-3) with x = r^2 + softening^2, shifted to 0
  * at the cutoff. Layouts: lj_force[i] float4 (force xyz, w the atom's potential energy, half
  * of each pair's), lj_virial[i] float (half of the sum over its pairs of r . f). */

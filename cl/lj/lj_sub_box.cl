@@ -1,4 +1,4 @@
-/* The sub-box strategies of the seed paper's section 5: a work-group takes a sub-box of
+/* The sub-box strategies of Algis et al. 2024, section 5: a work-group takes a sub-box of
  * CLP_LJ_BOX_X x _Y x _Z target cells and stages the cells around it, the ghost cells
  * included, in local memory. x_pencil (5.2) takes a pencil of cells along x and stages one row
  * of cells along x at a time, nine rows in all; all_in_sm (5.1) stages every row of the frame

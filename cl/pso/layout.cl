@@ -1,4 +1,4 @@
-/* Where the PSO fields live (seed particle-systems-gpusph-design.txt 4.1, 4.2): position,
+/* Where the PSO fields live (Bilotta et al. 2018, 4.1, 4.2): position,
  * velocity and best position of N particles in D dimensions. In 3 dimensions pso.layout
  * picks an array of structures {pos, vel, best} (in pso.pos; written whole or only the
  * changed members) or a structure of arrays of 3 or 4 floats; in any other, pso.wide_layout

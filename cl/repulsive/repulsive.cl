@@ -1,4 +1,4 @@
-/* Hyper-dimensional repulsive particles (seed hyperdimensional-repulsive-particles.txt): N
+/* Hyper-dimensional repulsive particles (Masek and Vorechovsky 2018): N
  * points in the unit hypercube of D dimensions, periodic (equations 4 and 5), each pair
  * repelling through the potential L^-q. With Delta = x_i - x_j taken to the nearest image,
  *   a_i = -dE/dx_i = q sum_j Delta / L^(q+2)      (equation 6, with the factor q kept),

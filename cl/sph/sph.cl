@@ -1,4 +1,4 @@
-/* Weakly-compressible SPH (seed particle-systems-gpusph-design.txt 5.1-5.5): smoothing
+/* Weakly-compressible SPH (Bilotta et al. 2018, 5.1-5.5): smoothing
  * kernels by Horner's method, Tait equation of state, density by continuity with delta-SPH
  * diffusion (Molteni's or Fourtakas') or by summation, stored as rho or as the centred
  * relative density rho/rho0 - 1, symmetric pressure gradient, artificial or laminar viscosity,

@@ -1,5 +1,5 @@
 /* SPH forces by x-pencils (sph.strategy=x_pencil; the LJ strategy of the same name, seed
- * cutoff-interactions-few-particles-per-cell.txt 5.2): a work-group takes a pencil of
+ * Algis et al. 2024, 5.2): a work-group takes a pencil of
  * CLP_SPH_PENCIL_X cells along x, a work-item per target particle, and stages the rows of
  * cells around it in local memory one at a time, nine rows in 3D, three in 2D. A staged
  * particle carries its position in the frame's coordinates (periodic images and local

@@ -1,4 +1,4 @@
-/* The traits of every named buffer (seed particle-systems-gpusph-design.txt 6.2.1): one row
+/* The traits of every named buffer (Bilotta et al. 2018, 6.2.1): one row
  * per CLP_BUF_* bit, in bit order. A model adds its buffers here. */
 #include "internal.h"
 

@@ -1,4 +1,4 @@
-/* One rank of a multi-device run (seed particle-systems-gpusph-design.txt 4.5): its slab of
+/* One rank of a multi-device run (Bilotta et al. 2018, 4.5): its slab of
  * the cell grid, the sorted layout of its particles, and the exchanges with the ranks beside
  * it. After each rebuild a rank's particles lie, in sorted order, as
  *

@@ -1,5 +1,5 @@
 /* Host memory for a rank's exchanges that the device copies to and from at full speed and
- * asynchronously (seed particle-systems-gpusph-design.txt 4.5.2): a buffer in pinned host
+ * asynchronously (Bilotta et al. 2018, 4.5.2): a buffer in pinned host
  * memory (CL_MEM_ALLOC_HOST_PTR), mapped once, whose pointer is then the host side of the
  * reads and writes of other buffers. Plain malloc'ed memory would make the driver copy
  * through a bounce buffer of its own, at about half the speed, while the host waits. */

@@ -2,7 +2,7 @@
  * reference in double precision (src/models/lj/lj_setup.c, itself tested against analysis), for
  * every strategy, summation, position and neighbour mode (each pair of their values, and every
  * combination a strategy refuses): on a softened uniform random set
- * (the seed paper's set-up) and on a jittered FCC lattice at the LJ liquid's density.
+ * (Algis et al. 2024's set-up) and on a jittered FCC lattice at the LJ liquid's density.
  * With --small, sizes and combinations fit a run under Oclgrind. */
 #include "common.h"
 
@@ -350,7 +350,7 @@ int main(int argc, char **argv) {
                              sums[su] + 15, positions[po] + 15, modes[mo] + 15);
                     compare(&t, label, &lattice, &plain, assignments);
                 }
-    /* The seed paper's benchmark box: walls, no periodic images; and the sub-box strategies
+    /* Algis et al. 2024's benchmark box: walls, no periodic images; and the sub-box strategies
      * sized for 1 particle a cell where cells hold several, so that staging takes several
      * windows and targets several rounds. */
     for (int st = 0; st < STRATEGIES; st++) {

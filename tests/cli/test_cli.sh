@@ -510,7 +510,7 @@ expect 0 "^rate: [0-9.e+]+ component-updates/s \(7 steps in " -- "$clpart" run "
 [ "$(tail -1 "$work/pso_seven/convergence.csv" | cut -d, -f1)" = 7 ] || fail "pso --steps 7: the last row is not iteration 7"
 [ ! -e "$work/pso_bad" ] || fail "a refused PSO case left output behind"
 
-# Repulsive-particle designs: cases/repulsive_24_2d.json, the seed paper's Fig. 2 (24 points
+# Repulsive-particle designs: cases/repulsive_24_2d.json, Masek and Vorechovsky 2018's Fig. 2 (24 points
 # in 2D from a Latin hypercube). repcase FILE [PATH=JSON]... writes a variant of it, as ljcase
 # does.
 rep24=$CLPART_DATA_DIR/cases/repulsive_24_2d.json

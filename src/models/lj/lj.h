@@ -1,4 +1,4 @@
-/* The Lennard-Jones model's host side (seed cutoff-interactions-few-particles-per-cell.txt):
+/* The Lennard-Jones model's host side (Algis et al. 2024):
  * initial states and the double-precision all-pairs reference the tests and the device
  * kernels are checked against. Reduced units: sigma = epsilon = mass = k_B = 1. */
 #ifndef CLPART_LJ_H
@@ -29,7 +29,7 @@ clp_status clp__lj_maxwell(clp__lj_state *s, double temperature, uint64_t seed, 
  * continuous. */
 typedef struct clp__lj_params {
     double rc, softening;
-    bool open_box; /* true: walls, no periodic images (the seed paper's benchmark box) */
+    bool open_box; /* true: walls, no periodic images (Algis et al. 2024's benchmark box) */
 } clp__lj_params;
 
 /* Per-atom force (n x 3) and potential energy (n, half of each pair's), and the virial
@@ -152,7 +152,7 @@ const char *clp__lj_system_mode(const clp__lj_system *sys);
 /* The layout the system runs with (auto resolved). */
 const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys);
 /* Seconds per force evaluation: `launches` launches queued back to back, then a wait, as
- * the seed paper's 200 asynchronous calls; the median of `rounds` (at most 64) such. */
+ * Algis et al. 2024's 200 asynchronous calls; the median of `rounds` (at most 64) such. */
 clp_status clp__lj_system_time_forces(clp__lj_system *sys, int launches, int rounds, double *median,
                                       clp_error *err);
 /* The current positions (n x 3, as the drift left them, not wrapped into the box), in the

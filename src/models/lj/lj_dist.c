@@ -44,8 +44,8 @@ fail:
 
 /* Launches the force kernel and ends the halo refresh begun, if any. par_part runs over the
  * owned atoms only: first the inner layers, which read no halo, while the positions move
- * (seed 4.5.2), then the edges. The others run over the whole slab, halo layers and free
- * slots included (par_part_loop's loop runs to the last slot, and the per-cell and sub-box
+ * (Bilotta et al. 2018, 4.5.2), then the edges. The others run over the whole slab, halo layers and
+ * free slots included (par_part_loop's loop runs to the last slot, and the per-cell and sub-box
  * groups are cells), after the refresh; their results there go unused and are zeroed at the
  * next rebuild. */
 static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {

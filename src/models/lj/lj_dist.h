@@ -1,4 +1,4 @@
-/* A Lennard-Jones rank of a multi-device run (seed particle-systems-gpusph-design.txt 4.5):
+/* A Lennard-Jones rank of a multi-device run (Bilotta et al. 2018, 4.5):
  * its slab of the box on its device, velocity Verlet over the atoms it owns with its halo
  * refreshed from the neighbours, and its share of the diagnostics' sums. */
 #ifndef CLPART_LJ_DIST_H

@@ -1,7 +1,7 @@
 /* The work layout of each Lennard-Jones strategy on a device: the force kernel's work size,
  * and for the sub-box strategies the sub-box and what they stage in local memory, sized as
- * the seed paper does (cutoff-interactions-few-particles-per-cell.txt, 5.1, 5.2 and 7.1)
- * from the device's local memory and the most particles in a cell. */
+ * Algis et al. 2024 do (5.1, 5.2 and 7.1) from the device's local memory and the most particles in
+ * a cell. */
 #include "models/lj/lj.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Particle swarm optimisation on the device (seed particle-systems-gpusph-design.txt 4.1 and
+/* Particle swarm optimisation on the device (Bilotta et al. 2018, 4.1 and
  * 4.2; cl/pso): the swarm's program for the options and the case's constants, and the
  * system that runs it. */
 #ifndef CLPART_PSO_H

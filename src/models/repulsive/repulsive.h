@@ -1,5 +1,5 @@
-/* Hyper-dimensional repulsive particles for space-filling designs (seed
- * hyperdimensional-repulsive-particles.txt): starting designs, the double-precision all-pairs
+/* Hyper-dimensional repulsive particles for space-filling designs (Masek and Vorechovsky 2018):
+ * starting designs, the double-precision all-pairs
  * reference and design criteria (repulsive_setup.c), and the system on the device
  * (src/models/repulsive/repulsive_device.c, cl/repulsive). Points live in the periodic unit
  * hypercube. */

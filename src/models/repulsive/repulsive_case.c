@@ -128,7 +128,7 @@ static clp_status read_case(json_t *root, clp__rep_case *c, const char *path, cl
                               " (JSON integers are signed 64-bit here, so not up to 2^64 - 1)",
                               &seed, path, err));
     c->seed = (uint64_t)seed;
-    long long q = dimensions + 1; /* the seed paper's advice: no lower than D + 1 */
+    long long q = dimensions + 1; /* Masek and Vorechovsky 2018's advice: no lower than D + 1 */
     CLP_TRY(
         clp__case_integer(rep, "q", "repulsive.q", 1, CLP__REP_MOST_Q, false, NULL, &q, path, err));
     c->params.q = (int)q;

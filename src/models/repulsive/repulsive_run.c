@@ -195,8 +195,8 @@ clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const 
     const clp__rep_params *p = &c.params;
     if (p->q < c.dim + 1)
         CLP_WARN(CLP_LOG_RUN,
-                 "%s: 'repulsive.q' is %d, below dimensions + 1 = %d, which the seed paper "
-                 "advises against",
+                 "%s: 'repulsive.q' is %d, below dimensions + 1 = %d, which Masek and "
+                 "Vorechovsky (2018) advise against",
                  case_path, p->q, c.dim + 1);
     CLP_INFO(CLP_LOG_RUN,
              "%zu points in %d dimensions, %s start (seed %llu), q %d, dt %.6g, %d damping "

@@ -1,6 +1,6 @@
 /* The layout of the x-pencil force kernel (cl/sph/sph_pencil.cl) on a device: pencil length,
  * work-group, staging capacity, sized as the LJ x_pencil strategy is (seed
- * cutoff-interactions-few-particles-per-cell.txt 5.2) from the fullest cell of the lattice
+ * Algis et al. 2024, 5.2) from the fullest cell of the lattice
  * the case starts on and the device's local memory. */
 #include "models/sph/sph_pencil.h"
 
