@@ -11,7 +11,7 @@ static bool option_is(const clp_options *opts, const char *name, const char *val
     return strcmp(clp_options_enum(opts, name), value) == 0;
 }
 
-clp_status clp_dist_check_options(const clp_options *opts, clp_error *err) {
+clp_status clp__dist_check_options(const clp_options *opts, clp_error *err) {
     if (option_is(opts, "grid.positions", "local"))
         return CLP_FAIL(err, CLP_USAGE,
                         "grid.positions=local is single-device only: a multi-device run keeps "
@@ -23,12 +23,12 @@ clp_status clp_dist_check_options(const clp_options *opts, clp_error *err) {
     return CLP_OK;
 }
 
-clp_status clp_dist_rank_options(const clp_options *opts, int axis, bool periodic,
-                                 clp_options **out, clp_error *err) {
+clp_status clp__dist_rank_options(const clp_options *opts, int axis, bool periodic,
+                                  clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *copy = NULL;
     char order[64], wrap[64];
-    snprintf(order, sizeof order, "grid.axis_order=%s", clp_slabs_axis_order(axis));
+    snprintf(order, sizeof order, "grid.axis_order=%s", clp__slabs_axis_order(axis));
     snprintf(wrap, sizeof wrap, "grid.periodic_%c=%s", 'x' + axis, periodic ? "true" : "false");
     CLP_TRY(clp_options_dup(opts, &copy, err));
     CLP_TRY(clp_options_apply_assignment(copy, order, err));
@@ -51,7 +51,7 @@ static int layer_of(const clp_grid_geometry *g, int axis, const double *x) {
 
 /* The layers along `axis` no slab may begin at: those between the two points of a tie. */
 static unsigned char *tied_layers(const clp_grid_geometry *global, int axis,
-                                  const clp_dist_ties *ties) {
+                                  const clp__dist_ties *ties) {
     unsigned char *together = calloc((size_t)global->cells[axis], 1);
     for (size_t t = 0; together && ties && t < ties->count; t++) {
         const int a = layer_of(global, axis, ties->points + 6 * t),
@@ -82,7 +82,7 @@ static void layer_sums_free(layer_sums *l) {
 
 static clp_status sum_layers(const clp_options *opts, const clp_grid_geometry *global,
                              unsigned axes, const double *xyz, const double *cost, size_t n,
-                             const clp_dist_ties *ties, layer_sums *l, clp_error *err) {
+                             const clp__dist_ties *ties, layer_sums *l, clp_error *err) {
     clp_status st = CLP_OK;
     const char *requested = clp_options_enum(opts, "dist.axis");
     const bool automatic = strcmp(requested, "auto") == 0;
@@ -121,12 +121,12 @@ static clp_status cut_kept(const clp_grid_geometry *global, const layer_sums *l,
         if (kept[r])
             kept_weights[n++] = weights ? weights[r] : 1.0;
     clp_status st = l->axis < 0
-                        ? clp_slabs_cut_best(global, (const double *const *)l->work,
-                                             (const double *const *)l->counts,
-                                             (const unsigned char *const *)l->together, l->axes, n,
-                                             kept_weights, out, err)
-                        : clp_slabs_cut_together(global, l->axis, l->work[l->axis],
-                                                 l->together[l->axis], n, kept_weights, out, err);
+                        ? clp__slabs_cut_best(global, (const double *const *)l->work,
+                                              (const double *const *)l->counts,
+                                              (const unsigned char *const *)l->together, l->axes, n,
+                                              kept_weights, out, err)
+                        : clp__slabs_cut_together(global, l->axis, l->work[l->axis],
+                                                  l->together[l->axis], n, kept_weights, out, err);
     *step = 0;
     for (int k = 0; st == CLP_OK && k < n; k++) {
         double work = 0;
@@ -178,13 +178,13 @@ fail:
     return st;
 }
 
-clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
-                             const clp_grid_geometry *global, unsigned axes, const double *xyz,
-                             const double *cost, size_t n, const clp_dist_ties *ties,
-                             const double *weights, bool may_leave_out, clp_dist_cut *out,
-                             clp_error *err) {
+clp_status clp__dist_cut_make(const clp__comm *comm, const clp_options *opts,
+                              const clp_grid_geometry *global, unsigned axes, const double *xyz,
+                              const double *cost, size_t n, const clp__dist_ties *ties,
+                              const double *weights, bool may_leave_out, clp__dist_cut *out,
+                              clp_error *err) {
     clp_status st = CLP_OK;
-    clp_dist_cut c = {0};
+    clp__dist_cut c = {0};
     layer_sums sums = {0};
     const int ranks = clp__comm_size(comm), me = clp__comm_rank(comm);
     CLP_TRY(sum_layers(opts, global, axes, xyz, cost, n, ties, &sums, err));
@@ -199,7 +199,7 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
                  "costs (dist.split_cost)",
                  me, weights[me]);
         *out = c;
-        c = (clp_dist_cut){0};
+        c = (clp__dist_cut){0};
         goto fail;
     }
     int rank = 0; /* among the kept */
@@ -208,7 +208,7 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
     const int axis = c.slabs.axis, layers = global->cells[axis];
     const double *layer_count = sums.counts[axis], *layer_work = sums.work[axis];
     bool halo[2];
-    clp_slabs_local_geometry(&c.slabs, global, rank, &c.local, halo);
+    clp__slabs_local_geometry(&c.slabs, global, rank, &c.local, halo);
     /* slots: the slab's particles and halo now, and room for those that come in later */
     const int lo = c.slabs.first[rank], hi = c.slabs.first[rank + 1];
     double owned = 0, halo_particles = 0, all_work = 0;
@@ -228,7 +228,7 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
     c.ids = malloc(c.slots * sizeof *c.ids);
     CLP_REQUIRE(c.xyz && c.ids, err, CLP_NOMEM, "out of host memory for %zu particles", c.slots);
     for (size_t i = 0; i < n; i++) {
-        if (clp_slabs_owner(&c.slabs, layer_of(global, axis, xyz + 3 * i)) != rank)
+        if (clp__slabs_owner(&c.slabs, layer_of(global, axis, xyz + 3 * i)) != rank)
             continue;
         memcpy(c.xyz + 3 * c.owned, xyz + 3 * i, 3 * sizeof(double));
         c.ids[c.owned++] = (uint32_t)i;
@@ -243,14 +243,14 @@ clp_status clp_dist_cut_make(const clp__comm *comm, const clp_options *opts,
              rank, lo, hi - 1, layers, 'x' + axis, c.owned,
              all_work > 0 ? 100 * c.work / all_work : 0.0, c.slots);
     *out = c;
-    c = (clp_dist_cut){0};
+    c = (clp__dist_cut){0};
 fail:
     layer_sums_free(&sums);
-    clp_dist_cut_free(&c);
+    clp__dist_cut_free(&c);
     return st;
 }
 
-void clp_dist_cut_free(clp_dist_cut *c) {
+void clp__dist_cut_free(clp__dist_cut *c) {
     free(c->xyz);
     free(c->ids);
     c->xyz = NULL;

@@ -9,20 +9,20 @@
  * wanted cell and position. */
 enum { PIN_RECORD = 8 };
 
-clp_status clp_dist_device_create(clp_worker *w, clp_dist_device *out, clp_error *err) {
+clp_status clp__dist_device_create(clp_worker *w, clp__dist_device *out, clp_error *err) {
     clp_status st = CLP_OK;
-    *out = (clp_dist_device){.worker = w};
+    *out = (clp__dist_device){.worker = w};
     CLP_TRY(clp__buffer_create(w, "dist.scratch", CLP_DIST_MAX_QUERIES * sizeof(cl_uint),
                                &out->scratch, err));
     CLP_TRY(
         clp__buffer_create(w, "dist.unpinned", PIN_RECORD * sizeof(cl_uint), &out->unpinned, err));
     return CLP_OK;
 fail:
-    clp_dist_device_destroy(out);
+    clp__dist_device_destroy(out);
     return st;
 }
 
-void clp_dist_device_destroy(clp_dist_device *d) {
+void clp__dist_device_destroy(clp__dist_device *d) {
     clp__buffer_release(d->scratch);
     clp__buffer_release(d->unpinned);
     d->scratch = d->unpinned = NULL;
@@ -30,7 +30,7 @@ void clp_dist_device_destroy(clp_dist_device *d) {
 
 /* A kernel whose input and output go through the scratch buffer: `in` written to it, the
  * kernel launched over `items` work-items (none for 0), then `out` read back (blocking). */
-static clp_status scratch_launch(clp_dist_device *d, const char *kernel, const cl_mem *buffers,
+static clp_status scratch_launch(clp__dist_device *d, const char *kernel, const cl_mem *buffers,
                                  size_t n_buffers, const cl_uint *args, size_t n_args, size_t items,
                                  const void *in, void *out, size_t bytes, const char *what,
                                  clp_error *err) {
@@ -46,8 +46,8 @@ fail:
     return st;
 }
 
-clp_status clp_dist_lower_bounds(clp_dist_device *d, size_t n, const uint32_t *queries,
-                                 uint32_t *bounds, size_t n_queries, clp_error *err) {
+clp_status clp__dist_lower_bounds(clp__dist_device *d, size_t n, const uint32_t *queries,
+                                  uint32_t *bounds, size_t n_queries, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_REQUIRE(n_queries <= CLP_DIST_MAX_QUERIES, err, CLP_USAGE,
                 "%zu layer bounds asked at once, more than %d", n_queries, CLP_DIST_MAX_QUERIES);
@@ -59,8 +59,8 @@ fail:
     return st;
 }
 
-clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, float scale,
-                        clp_error *err) {
+clp_status clp__dist_pin(clp__dist_device *d, size_t first, size_t count, float scale,
+                         clp_error *err) {
     if (count == 0)
         return CLP_OK;
     const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_POS),
@@ -72,7 +72,7 @@ clp_status clp_dist_pin(clp_dist_device *d, size_t first, size_t count, float sc
     return clp__grid_launch(d->worker, "dist_pin", buffers, 3, args, 3, count, 0, err);
 }
 
-clp_status clp_dist_pin_check(clp_dist_device *d, clp_error *err) {
+clp_status clp__dist_pin_check(clp__dist_device *d, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint zero[PIN_RECORD] = {0};
     cl_uint record[PIN_RECORD];
@@ -96,10 +96,10 @@ fail:
     return st;
 }
 
-clp_status clp_dist_classify(clp_dist_device *d, cl_mem kind, size_t first, size_t count,
-                             uint32_t layer_keys, int lo, int hi, unsigned sides,
-                             size_t near_lo_end, size_t near_hi_first, size_t *far, size_t *outside,
-                             clp_error *err) {
+clp_status clp__dist_classify(clp__dist_device *d, cl_mem kind, size_t first, size_t count,
+                              uint32_t layer_keys, int lo, int hi, unsigned sides,
+                              size_t near_lo_end, size_t near_hi_first, size_t *far,
+                              size_t *outside, clp_error *err) {
     clp_status st = CLP_OK;
     clp_worker *w = d->worker;
     static const cl_uint zero[2] = {0, 0};
@@ -117,8 +117,8 @@ fail:
     return st;
 }
 
-clp_status clp_dist_pad(clp_dist_device *d, cl_mem slots, size_t first, size_t count,
-                        clp_error *err) {
+clp_status clp__dist_pad(clp__dist_device *d, cl_mem slots, size_t first, size_t count,
+                         clp_error *err) {
     if (count == 0)
         return CLP_OK;
     const cl_mem buffers[] = {clp_worker_buffer(d->worker, CLP_BUF_TYPE),

@@ -19,12 +19,12 @@ static int tag(int kind, int receiver_side) {
     return 2 * kind + receiver_side;
 }
 
-static size_t element_bytes(const clp_dist_rank *r, clp_buffer_set bit) {
+static size_t element_bytes(const clp__dist_rank *r, clp_buffer_set bit) {
     return clp_worker_buffer_bytes(r->worker, bit) / r->capacity;
 }
 
 /* Bytes of one particle's `fields`. */
-static size_t particle_bytes(const clp_dist_rank *r, clp_buffer_set fields) {
+static size_t particle_bytes(const clp__dist_rank *r, clp_buffer_set fields) {
     size_t bytes = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (fields & (1ull << i))
@@ -32,24 +32,25 @@ static size_t particle_bytes(const clp_dist_rank *r, clp_buffer_set fields) {
     return bytes;
 }
 
-clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *worker, clp_grid *grid,
-                              const clp_slabs *slabs, const clp_grid_geometry *local,
-                              clp_buffer_set travels, clp_buffer_set zeroed, clp_error *err) {
+clp_status clp__dist_rank_init(clp__dist_rank *r, clp__comm *comm, clp_worker *worker,
+                               clp_grid *grid, const clp_slabs *slabs,
+                               const clp_grid_geometry *local, clp_buffer_set travels,
+                               clp_buffer_set zeroed, clp_error *err) {
     clp_status st = CLP_OK;
     cl_int rc;
-    *r = (clp_dist_rank){.comm = comm,
-                         .worker = worker,
-                         .grid = grid,
-                         .slabs = *slabs,
-                         .rank = clp__comm_rank(comm),
-                         .local = *local,
-                         .capacity = grid->particles,
-                         .travels = (travels | CLP_BUF_KEY) & clp_worker_buffers(worker),
-                         .zeroed = zeroed & clp_worker_buffers(worker)};
+    *r = (clp__dist_rank){.comm = comm,
+                          .worker = worker,
+                          .grid = grid,
+                          .slabs = *slabs,
+                          .rank = clp__comm_rank(comm),
+                          .local = *local,
+                          .capacity = grid->particles,
+                          .travels = (travels | CLP_BUF_KEY) & clp_worker_buffers(worker),
+                          .zeroed = zeroed & clp_worker_buffers(worker)};
     const int axis = slabs->axis;
     const float length = (float)(slabs->layers * local->cell_size[axis]);
     for (int side = 0; side < 2; side++) {
-        r->neighbor[side] = clp_slabs_neighbor(slabs, r->rank, side);
+        r->neighbor[side] = clp__slabs_neighbor(slabs, r->rank, side);
         const bool halo = r->neighbor[side] >= 0;
         r->halo_layers[side] = halo;
         /* a particle that crosses the periodic boundary is seen on the far side of the
@@ -63,7 +64,7 @@ clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *wor
     r->transfer = clCreateCommandQueue(worker->context, worker->device.device, 0, &rc);
     CLP_CL_CHECK(rc, err, "device '%s': a queue for the halo exchange: clCreateCommandQueue",
                  worker->device.name);
-    CLP_TRY(clp_dist_device_create(worker, &r->device, err));
+    CLP_TRY(clp__dist_device_create(worker, &r->device, err));
 fail:
     return st;
 }
@@ -103,33 +104,33 @@ fail:
     return st;
 }
 
-void clp_dist_rank_destroy(clp_dist_rank *r) {
+void clp__dist_rank_destroy(clp__dist_rank *r) {
     clp_error ignored = CLP_ERROR_INIT; /* the queue is being torn down: nothing to report */
     if (r->worker) /* writes not waited for read host memory the caller frees after this */
         clFinish(clp_worker_queue(r->worker));
     wait_mark(&r->packed, &ignored);
     wait_mark(&r->unpacked, &ignored);
-    clp_dist_device_destroy(&r->device);
+    clp__dist_device_destroy(&r->device);
     if (!r->transfer)
         return;
     for (int side = 0; side < 2; side++) {
         /* a send that failed may still read its pack: that memory is left to the process's end */
         if (!r->lent)
-            clp_dist_staging_release(&r->pack[side], r->transfer);
-        clp_dist_staging_release(&r->unpack[side], r->transfer);
+            clp__dist_staging_release(&r->pack[side], r->transfer);
+        clp__dist_staging_release(&r->unpack[side], r->transfer);
     }
     clReleaseCommandQueue(r->transfer);
     r->transfer = NULL;
 }
 
-void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned) {
+void clp__dist_rank_uploaded(clp__dist_rank *r, size_t owned) {
     r->owned_first = r->edge_lo_end = 0;
     r->edge_hi_first = r->owned_end = r->halo_end = owned;
     r->near_lo_end = r->near_hi_first = owned;
 }
 
-void clp_dist_rank_restored(clp_dist_rank *r) {
-    clp_grid_list_only(r->grid, r->owned_first, r->halo_lists ? 0 : clp_dist_rank_owned(r));
+void clp__dist_rank_restored(clp__dist_rank *r) {
+    clp_grid_list_only(r->grid, r->owned_first, r->halo_lists ? 0 : clp__dist_rank_owned(r));
     r->near_lo_end = r->near_hi_first = r->owned_end;
 }
 
@@ -151,8 +152,8 @@ fail:
     return st;
 }
 
-clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
-                               size_t capacity, void *out, clp_error *err) {
+clp_status clp__dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                                size_t capacity, void *out, clp_error *err) {
     return read_range(w, clp_worker_queue(w), bit, first, count, capacity, out, true, err);
 }
 
@@ -173,7 +174,7 @@ fail:
 
 /* `fields` of slots first .. first + count - 1 packed field after field, in bit order: the
  * reads are enqueued on `q`. */
-static clp_status pack(clp_dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
+static clp_status pack(clp__dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
                        size_t count, unsigned char *out, clp_error *err) {
     clp_status st = CLP_OK;
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
@@ -188,7 +189,7 @@ fail:
 }
 
 /* Waits for the transfers enqueued since the last wait. */
-static clp_status finish(clp_dist_rank *r, clp_error *err) {
+static clp_status finish(clp__dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_CL_CHECK(clFinish(clp_worker_queue(r->worker)), err, "halo exchange: clFinish");
 fail:
@@ -197,7 +198,7 @@ fail:
 
 /* Writes particles from .. from + count - 1 of a pack of `packed` particles' `fields` to the
  * slots from `first` on. */
-static clp_status unpack(clp_dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
+static clp_status unpack(clp__dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
                          const unsigned char *in, size_t packed, size_t from, size_t count,
                          clp_error *err) {
     clp_status st = CLP_OK;
@@ -214,7 +215,7 @@ fail:
 }
 
 /* Where field `bit` starts in a pack of `count` particles' `fields`. */
-static size_t field_offset(const clp_dist_rank *r, clp_buffer_set fields, clp_buffer_set bit,
+static size_t field_offset(const clp__dist_rank *r, clp_buffer_set fields, clp_buffer_set bit,
                            size_t count) {
     size_t offset = 0;
     for (int i = 0; i < CLP_BUF_COUNT && (1ull << i) < bit; i++)
@@ -224,7 +225,7 @@ static size_t field_offset(const clp_dist_rank *r, clp_buffer_set fields, clp_bu
 }
 
 /* Moves the positions in a pack along the slab axis by `shift`. */
-static void shift_positions(const clp_dist_rank *r, clp_buffer_set fields, size_t count,
+static void shift_positions(const clp__dist_rank *r, clp_buffer_set fields, size_t count,
                             unsigned char *data, float shift) {
     if (shift == 0.0f || !(fields & CLP_BUF_POS))
         return;
@@ -237,7 +238,7 @@ static void shift_positions(const clp_dist_rank *r, clp_buffer_set fields, size_
  * particle in that layer, and the other axes' cells are the same on both. A pack comes in runs
  * from one of the sender's layers (an edge is one layer), each moved by one offset: a division
  * per run, not per particle. */
-static void relayer_keys(const clp_dist_rank *r, clp_buffer_set fields, size_t count,
+static void relayer_keys(const clp__dist_rank *r, clp_buffer_set fields, size_t count,
                          unsigned char *data, int layer) {
     cl_uint *key = (cl_uint *)(data + field_offset(r, fields, CLP_BUF_KEY, count));
     const cl_uint keys = r->layer_keys, to = (cl_uint)layer * keys;
@@ -250,7 +251,7 @@ static void relayer_keys(const clp_dist_rank *r, clp_buffer_set fields, size_t c
 
 /* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps;
  * else straight from the pack, which stays as it is until the flush after (flush). */
-static clp_status send_pack(clp_dist_rank *r, int side, int kind, clp_buffer_set fields,
+static clp_status send_pack(clp__dist_rank *r, int side, int kind, clp_buffer_set fields,
                             size_t count, const unsigned char *data, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t bytes = count * particle_bytes(r, fields);
@@ -272,7 +273,7 @@ fail:
 }
 
 /* Waits until the neighbours have what this rank sent: its packs are its own again. */
-static clp_status flush(clp_dist_rank *r, clp_error *err) {
+static clp_status flush(clp__dist_rank *r, clp_error *err) {
     clp_status st = clp__comm_flush(r->comm, err);
     if (st == CLP_OK)
         r->lent = false;
@@ -280,7 +281,7 @@ static clp_status flush(clp_dist_rank *r, clp_error *err) {
 }
 
 /* Fills slots first .. first + count - 1 as padding: excluded, with the padding ID. */
-static clp_status fill_padding(clp_dist_rank *r, size_t first, size_t count, clp_error *err) {
+static clp_status fill_padding(clp__dist_rank *r, size_t first, size_t count, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint excluded = CLP_GRID_EXCLUDED, padding = CLP_DIST_PADDING_ID;
     if (count == 0)
@@ -299,7 +300,7 @@ fail:
 }
 
 /* Sets the `zeroed` buffers to 0 over slots first .. first + count - 1. */
-static clp_status zero_range(clp_dist_rank *r, size_t first, size_t count, clp_error *err) {
+static clp_status zero_range(clp__dist_rank *r, size_t first, size_t count, clp_error *err) {
     clp_status st = CLP_OK;
     const cl_uint zero = 0;
     for (int i = 0; i < CLP_BUF_COUNT && count; i++) {
@@ -319,13 +320,13 @@ fail:
 
 /* Where the first key of each of `n` local layers falls in the sorted keys; layer `layers`
  * is the outside key. */
-static clp_status layer_bounds(clp_dist_rank *r, const int *layers, size_t n, size_t *bounds,
+static clp_status layer_bounds(clp__dist_rank *r, const int *layers, size_t n, size_t *bounds,
                                clp_error *err) {
     clp_status st = CLP_OK;
     uint32_t queries[CLP_DIST_MAX_QUERIES], found[CLP_DIST_MAX_QUERIES];
     for (size_t q = 0; q < n; q++)
         queries[q] = (uint32_t)layers[q] * r->layer_keys;
-    CLP_TRY(clp_dist_lower_bounds(&r->device, r->capacity, queries, found, n, err));
+    CLP_TRY(clp__dist_lower_bounds(&r->device, r->capacity, queries, found, n, err));
     for (size_t q = 0; q < n; q++)
         bounds[q] = found[q];
 fail:
@@ -349,7 +350,7 @@ typedef struct selection {
 } selection;
 
 /* The classes of the owned slots in [first, end), read back into the selection. */
-static clp_status read_classes(clp_dist_rank *r, cl_mem kind, size_t first, size_t end,
+static clp_status read_classes(clp__dist_rank *r, cl_mem kind, size_t first, size_t end,
                                unsigned char *classes, clp_error *err) {
     clp_status st = CLP_OK;
     if (end <= first)
@@ -387,7 +388,7 @@ static size_t collect_class(const unsigned char *classes, size_t first, size_t e
 /* Finds what leaves for each neighbour and each edge among the owned slots by the edges (all
  * of them after an upload, or when a particle moved farther than a layer), and enqueues the
  * write of their slots, class after class, into the permutation buffer for the gathers. */
-static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) {
+static clp_status select_sent(clp__dist_rank *r, selection *sel, clp_error *err) {
     clp_status st = CLP_OK;
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     const unsigned sides = (r->neighbor[0] >= 0 ? 1u : 0u) | (r->neighbor[1] >= 0 ? 2u : 0u);
@@ -396,9 +397,9 @@ static clp_status select_sent(clp_dist_rank *r, selection *sel, clp_error *err) 
     unsigned char *classes = malloc(owned + 1);
     CLP_REQUIRE_ALLOC(classes, err);
     size_t far;
-    CLP_TRY(clp_dist_classify(&r->device, kind, r->owned_first, owned, r->layer_keys, lo,
-                              L - hi - 1, sides, r->near_lo_end, r->near_hi_first, &far,
-                              &sel->outside, err));
+    CLP_TRY(clp__dist_classify(&r->device, kind, r->owned_first, owned, r->layer_keys, lo,
+                               L - hi - 1, sides, r->near_lo_end, r->near_hi_first, &far,
+                               &sel->outside, err));
     size_t near_lo_end = r->near_lo_end, near_hi_first = r->near_hi_first;
     if (far) {
         CLP_DEBUG(CLP_LOG_RUN, "device rank %d: %zu particles moved more than a layer", r->rank,
@@ -440,7 +441,7 @@ static const int edge_class[2] = {CLP_DIST_EDGE_LO, CLP_DIST_EDGE_HI};
 
 /* Gathers travelling field `bit` of the `total` selected slots into the start of the sort's
  * scratch (which the sort overwrites anyway). */
-static clp_status gather_selected(clp_dist_rank *r, clp_buffer_set bit, size_t total,
+static clp_status gather_selected(clp__dist_rank *r, clp_buffer_set bit, size_t total,
                                   clp_error *err) {
     clp_status st = CLP_OK;
     const size_t elem = element_bytes(r, bit);
@@ -461,7 +462,7 @@ fail:
 /* Enqueues the reads of every travelling field of the selection's classes into the packs of
  * the sides with a neighbour: a class's pack holds its particles' fields one after the other.
  * A field at a time, gathered into the one scratch that the queue's order keeps until read. */
-static clp_status pack_selected(clp_dist_rank *r, const selection *sel, size_t total, size_t each,
+static clp_status pack_selected(clp__dist_rank *r, const selection *sel, size_t total, size_t each,
                                 clp_error *err) {
     clp_status st = CLP_OK;
     size_t before = 0; /* bytes of the fields before this one, a particle */
@@ -497,7 +498,7 @@ fail:
 
 /* Takes what the neighbour on `side` sent into the side's unpack staging, which no refresh
  * uses now: pinned, so that the writes to the device go at full speed. */
-static clp_status receive(clp_dist_rank *r, int side, side_exchange *x, clp_error *err) {
+static clp_status receive(clp__dist_rank *r, int side, side_exchange *x, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t each = particle_bytes(r, r->travels);
     const int from = r->neighbor[side];
@@ -505,9 +506,9 @@ static clp_status receive(clp_dist_rank *r, int side, side_exchange *x, clp_erro
     CLP_TRY(clp__comm_recv_into(r->comm, from, tag(SIZES, side), sizes, sizeof sizes, err));
     x->migrants_in = (size_t)sizes[0];
     x->halo_in = (size_t)sizes[1];
-    clp_dist_staging *in = &r->unpack[side];
-    CLP_TRY(clp_dist_staging_reserve(in, r->worker, r->transfer,
-                                     (x->migrants_in + x->halo_in) * each, err));
+    clp__dist_staging *in = &r->unpack[side];
+    CLP_TRY(clp__dist_staging_reserve(in, r->worker, r->transfer,
+                                      (x->migrants_in + x->halo_in) * each, err));
     x->migrants = in->host;
     x->halo = in->host + x->migrants_in * each;
     CLP_TRY(clp__comm_recv_into(r->comm, from, tag(MIGRANTS, side), x->migrants,
@@ -529,7 +530,7 @@ fail:
 }
 
 /* Gives the halos lent by the comm back, their writes to the device done. */
-static void give_back_halos(clp_dist_rank *r, side_exchange x[2]) {
+static void give_back_halos(clp__dist_rank *r, side_exchange x[2]) {
     for (int side = 0; side < 2; side++) {
         clp__comm_give_back(r->comm, x[side].loan);
         x[side].loan = NULL;
@@ -545,7 +546,7 @@ typedef struct free_slots {
  * the neighbour on `side` in local layer `layer`, pinned to their cells: as far as the sender's
  * rounding goes, which across the periodic boundary was at the size of coordinates a box
  * length away. */
-static clp_status place(clp_dist_rank *r, int side, void *data, size_t count, bool pin, int layer,
+static clp_status place(clp__dist_rank *r, int side, void *data, size_t count, bool pin, int layer,
                         free_slots *f, clp_error *err) {
     clp_status st = CLP_OK;
     const int a = r->slabs.axis;
@@ -564,7 +565,7 @@ static clp_status place(clp_dist_rank *r, int side, void *data, size_t count, bo
         CLP_TRY(
             unpack(r, clp_worker_queue(r->worker), r->travels, f->at, data, count, done, n, err));
         if (pin)
-            CLP_TRY(clp_dist_pin(&r->device, f->at, n, scale, err));
+            CLP_TRY(clp__dist_pin(&r->device, f->at, n, scale, err));
         f->at += n;
         done += n;
     }
@@ -572,7 +573,7 @@ fail:
     return st;
 }
 
-clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
+clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     const size_t each = particle_bytes(r, r->travels);
@@ -593,8 +594,8 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
         x[side].leaving = sel.count[leaves_class[side]];
         x[side].edge = sel.count[edge_class[side]];
         if (r->neighbor[side] >= 0)
-            CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
-                                             (x[side].leaving + x[side].edge) * each, err));
+            CLP_TRY(clp__dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
+                                              (x[side].leaving + x[side].edge) * each, err));
     }
     CLP_TRY(pack_selected(r, &sel, sent, each, err));
     CLP_TRY(finish(r, err));
@@ -615,8 +616,8 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sent", r->rank);
     /* what left is appended again below, as part of the halo */
     for (int side = 0; side < 2; side++)
-        CLP_TRY(clp_dist_pad(&r->device, clp_worker_buffer(r->worker, CLP_BUF_PERM),
-                             sel.first[leaves_class[side]], x[side].leaving, err));
+        CLP_TRY(clp__dist_pad(&r->device, clp_worker_buffer(r->worker, CLP_BUF_PERM),
+                              sel.first[leaves_class[side]], x[side].leaving, err));
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
@@ -629,7 +630,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
        the particles that stay in each cell, as their senders' copies of the edges do; each
        halo, in the free slots before and after those, as its owner's edge will sort, cell by
        cell: the particles that stayed in that edge, then those that moved into it. */
-    const size_t stays = clp_dist_rank_owned(r) - sel.outside - x[0].leaving - x[1].leaving;
+    const size_t stays = clp__dist_rank_owned(r) - sel.outside - x[0].leaving - x[1].leaving;
     const size_t migrants = x[0].migrants_in + x[1].migrants_in;
     const size_t halos_in = x[0].halo_in + x[1].halo_in + x[0].leaving + x[1].leaving;
     const size_t below = halos_in < r->owned_first ? halos_in : r->owned_first;
@@ -653,7 +654,7 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
               "device rank %d rebuilds: %zu and %zu particles leave for the ranks below and "
               "above, %zu and %zu come in from them",
               r->rank, x[0].leaving, x[1].leaving, x[0].migrants_in, x[1].migrants_in);
-    CLP_TRY(clp_dist_pin_check(&r->device, err)); /* waits for the writes too */
+    CLP_TRY(clp__dist_pin_check(&r->device, err)); /* waits for the writes too */
     if (lent) {
         give_back_halos(r, x);
         CLP_TRY(flush(r, err));
@@ -680,11 +681,11 @@ clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err) {
     r->halo_end = o[6];
     CLP_REQUIRE(r->owned_first == x[0].halo_in + x[0].leaving &&
                     r->halo_end - r->owned_end == x[1].halo_in + x[1].leaving &&
-                    clp_dist_rank_owned(r) == owned,
+                    clp__dist_rank_owned(r) == owned,
                 err, CLP_CHECK,
                 "device rank %d: after its rebuild it holds %zu, %zu and %zu particles in its "
                 "lower halo, slab and upper halo, not the %zu, %zu and %zu it took",
-                r->rank, r->owned_first, clp_dist_rank_owned(r), r->halo_end - r->owned_end,
+                r->rank, r->owned_first, clp__dist_rank_owned(r), r->halo_end - r->owned_end,
                 x[0].halo_in + x[0].leaving, owned, x[1].halo_in + x[1].leaving);
     CLP_TRY(zero_range(r, 0, r->owned_first, err));
     CLP_TRY(zero_range(r, r->owned_end, r->halo_end - r->owned_end, err));
@@ -698,10 +699,10 @@ fail:
 }
 
 /* The edges' and halos' slot ranges per side. */
-static void edges_and_halos(const clp_dist_rank *r, size_t edge_first[2], size_t edge[2],
+static void edges_and_halos(const clp__dist_rank *r, size_t edge_first[2], size_t edge[2],
                             size_t halo_first[2], size_t halo[2]) {
     for (int side = 0; side < 2; side++)
-        clp_dist_rank_edge(r, side, &edge_first[side], &edge[side]);
+        clp__dist_rank_edge(r, side, &edge_first[side], &edge[side]);
     halo_first[0] = 0;
     halo[0] = r->owned_first;
     halo_first[1] = r->owned_end;
@@ -712,7 +713,7 @@ static void edges_and_halos(const clp_dist_rank *r, size_t edge_first[2], size_t
  * the inner layers while the edges go out and the halos come in; barriers between the two
  * queues order the copies after the kernels that wrote the edges, and the kernels that read
  * the halos after the copies. */
-clp_status clp_dist_rank_refresh_begin(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
+clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields, clp_error *err) {
     clp_status st = CLP_OK;
     size_t edge_first[2], edge[2], halo_first[2], halo[2];
     cl_event written = NULL;
@@ -726,8 +727,8 @@ clp_status clp_dist_rank_refresh_begin(clp_dist_rank *r, clp_buffer_set fields, 
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
-        CLP_TRY(clp_dist_staging_reserve(&r->pack[side], r->worker, r->transfer, edge[side] * each,
-                                         err));
+        CLP_TRY(clp__dist_staging_reserve(&r->pack[side], r->worker, r->transfer, edge[side] * each,
+                                          err));
         CLP_TRY(
             pack(r, r->transfer, fields, edge_first[side], edge[side], r->pack[side].host, err));
     }
@@ -739,7 +740,7 @@ fail:
     return st;
 }
 
-clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err) {
+clp_status clp__dist_rank_refresh_end(clp__dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     size_t edge_first[2], edge[2], halo_first[2], halo[2];
     const clp_buffer_set fields = r->pending;
@@ -758,8 +759,8 @@ clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err) {
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
-        clp_dist_staging *in = &r->unpack[side];
-        CLP_TRY(clp_dist_staging_reserve(in, r->worker, r->transfer, halo[side] * each, err));
+        clp__dist_staging *in = &r->unpack[side];
+        CLP_TRY(clp__dist_staging_reserve(in, r->worker, r->transfer, halo[side] * each, err));
         CLP_TRY(clp__comm_recv_into(r->comm, r->neighbor[side], tag(REFRESH, side), in->host,
                                     halo[side] * each, err));
         CLP_TRY(unpack(r, r->transfer, fields, halo_first[side], in->host, halo[side], 0,
@@ -772,10 +773,10 @@ fail:
     return st;
 }
 
-clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err) {
+clp_status clp__dist_rank_refresh(clp__dist_rank *r, clp_buffer_set fields, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(clp_dist_rank_refresh_begin(r, fields, err));
-    CLP_TRY(clp_dist_rank_refresh_end(r, err));
+    CLP_TRY(clp__dist_rank_refresh_begin(r, fields, err));
+    CLP_TRY(clp__dist_rank_refresh_end(r, err));
 fail:
     return st;
 }

@@ -16,11 +16,11 @@
 #include "dist/slabs.h"
 #include "dist/staging.h"
 
-typedef struct clp_dist_rank {
+typedef struct clp__dist_rank {
     clp__comm *comm;
     clp_worker *worker;
     clp_grid *grid;
-    clp_dist_device device;
+    clp__dist_device device;
     clp_slabs slabs;
     int rank;
     int neighbor[2];         /* the rank below and above, -1 for none */
@@ -40,69 +40,70 @@ typedef struct clp_dist_rank {
      * near_hi_first .. owned_end - 1: where the next rebuild looks for what left and the edges
      * (the whole slab after an upload, which leaves the particles unsorted). */
     size_t near_lo_end, near_hi_first;
-    clp_dist_staging pack[2], unpack[2]; /* per side */
+    clp__dist_staging pack[2], unpack[2]; /* per side */
     cl_command_queue transfer; /* the refreshes' copies, beside the kernels on the worker's */
     clp_buffer_set pending;    /* the fields of a refresh begun and not ended */
     cl_event packed;           /* the edges' reads of the refresh begun are done */
     cl_event unpacked;         /* the halos' writes of the last refresh are done */
     bool lent;                 /* the comm may still read a pack it was lent (send_pack) */
     clp_grid_timing timing;    /* the last rebuild's device time: both sorts and the list */
-} clp_dist_rank;
+} clp__dist_rank;
 
-/* This rank of `slabs` on `worker`, whose grid over `local` (clp_slabs_local_geometry) holds
+/* This rank of `slabs` on `worker`, whose grid over `local` (clp__slabs_local_geometry) holds
  * its particles in all its slots. The worker's program includes cl/dist/dist.cl. */
-clp_status clp_dist_rank_init(clp_dist_rank *r, clp__comm *comm, clp_worker *worker, clp_grid *grid,
-                              const clp_slabs *slabs, const clp_grid_geometry *local,
-                              clp_buffer_set travels, clp_buffer_set zeroed, clp_error *err);
-void clp_dist_rank_destroy(clp_dist_rank *r);
+clp_status clp__dist_rank_init(clp__dist_rank *r, clp__comm *comm, clp_worker *worker,
+                               clp_grid *grid, const clp_slabs *slabs,
+                               const clp_grid_geometry *local, clp_buffer_set travels,
+                               clp_buffer_set zeroed, clp_error *err);
+void clp__dist_rank_destroy(clp__dist_rank *r);
 
 /* Sets the layout of freshly uploaded particles: `owned` of them from slot 0, padding after. */
-void clp_dist_rank_uploaded(clp_dist_rank *r, size_t owned);
+void clp__dist_rank_uploaded(clp__dist_rank *r, size_t owned);
 
 /* After a checkpoint's layout (owned_first .. halo_end) replaced the one the setup's rebuild
  * made: the neighbour lists go over its slab again, as the rebuild that wrote it set them, and
  * the next rebuild looks at the whole slab for what left (the layers by the edges were not
  * saved). */
-void clp_dist_rank_restored(clp_dist_rank *r);
+void clp__dist_rank_restored(clp__dist_rank *r);
 
 /* The rebuild every rank does at once: the old halos become padding; the layers by the edges
  * give the particles that entered a halo layer (they move to that neighbour) and the edges
  * (copied to the neighbours' halos); what comes in is appended, pinned to the cells its
  * sender found it in, and the sort with the neighbour list puts every particle in place;
  * r->timing gets their device time. */
-clp_status clp_dist_rank_rebuild(clp_dist_rank *r, clp_error *err);
+clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err);
 
 /* Copies the `fields` of each edge into the neighbour's halo: after every kernel that changes
  * what the neighbour's kernels read of the halo. */
-clp_status clp_dist_rank_refresh(clp_dist_rank *r, clp_buffer_set fields, clp_error *err);
+clp_status clp__dist_rank_refresh(clp__dist_rank *r, clp_buffer_set fields, clp_error *err);
 
 /* The same in two halves, so that the exchange overlaps the work that needs no halo (seed
  * 4.5.2): begin enqueues the edges' reads behind the kernels that wrote them; the caller then
  * enqueues the kernels over the inner layers, and end sends the edges, takes the neighbours'
  * and enqueues their writes into the halos while those kernels run. Every rank ends each
  * refresh it began, or drops it at a rebuild, which copies the whole halo anew. */
-clp_status clp_dist_rank_refresh_begin(clp_dist_rank *r, clp_buffer_set fields, clp_error *err);
-clp_status clp_dist_rank_refresh_end(clp_dist_rank *r, clp_error *err);
+clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields, clp_error *err);
+clp_status clp__dist_rank_refresh_end(clp__dist_rank *r, clp_error *err);
 
 /* The slots of the owned layers that read no halo (inner), and of those that do (the two
  * edges): [first, first + count) each. */
-static inline void clp_dist_rank_inner(const clp_dist_rank *r, size_t *first, size_t *count) {
+static inline void clp__dist_rank_inner(const clp__dist_rank *r, size_t *first, size_t *count) {
     *first = r->edge_lo_end;
     *count = r->edge_hi_first - r->edge_lo_end;
 }
-static inline void clp_dist_rank_edge(const clp_dist_rank *r, int side, size_t *first,
-                                      size_t *count) {
+static inline void clp__dist_rank_edge(const clp__dist_rank *r, int side, size_t *first,
+                                       size_t *count) {
     *first = side ? r->edge_hi_first : r->owned_first;
     *count = side ? r->owned_end - r->edge_hi_first : r->edge_lo_end - r->owned_first;
 }
 
 /* The particles this rank owns, in sorted order. */
-static inline size_t clp_dist_rank_owned(const clp_dist_rank *r) {
+static inline size_t clp__dist_rank_owned(const clp__dist_rank *r) {
     return r->owned_end - r->owned_first;
 }
 
 /* Reads `count` elements of buffer `bit` from slot `first` into `out` (blocking). */
-clp_status clp_dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
-                               size_t capacity, void *out, clp_error *err);
+clp_status clp__dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
+                                size_t capacity, void *out, clp_error *err);
 
 #endif

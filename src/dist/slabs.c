@@ -5,20 +5,20 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-const char *clp_slabs_axis_order(int axis) {
+const char *clp__slabs_axis_order(int axis) {
     static const char *const slowest[3] = {"yzx", "xzy", "xyz"};
     return slowest[axis];
 }
 
-clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
-                         int ranks, const double *rank_weight, clp_slabs *out, clp_error *err) {
-    return clp_slabs_cut_together(global, axis, layer_weight, NULL, ranks, rank_weight, out, err);
+clp_status clp__slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
+                          int ranks, const double *rank_weight, clp_slabs *out, clp_error *err) {
+    return clp__slabs_cut_together(global, axis, layer_weight, NULL, ranks, rank_weight, out, err);
 }
 
-clp_status clp_slabs_cut_together(const clp_grid_geometry *global, int axis,
-                                  const double *layer_weight, const unsigned char *together,
-                                  int ranks, const double *rank_weight, clp_slabs *out,
-                                  clp_error *err) {
+clp_status clp__slabs_cut_together(const clp_grid_geometry *global, int axis,
+                                   const double *layer_weight, const unsigned char *together,
+                                   int ranks, const double *rank_weight, clp_slabs *out,
+                                   clp_error *err) {
     const int layers = global->cells[axis];
     if (ranks < 1 || ranks > CLP_DIST_MAX_RANKS)
         return CLP_FAIL(err, CLP_USAGE, "a case splits among 1 to %d devices, not %d",
@@ -60,10 +60,10 @@ clp_status clp_slabs_cut_together(const clp_grid_geometry *global, int axis,
     return CLP_OK;
 }
 
-double clp_slabs_halo(const clp_slabs *s, const double *layer_weight) {
+double clp__slabs_halo(const clp_slabs *s, const double *layer_weight) {
     double halo = 0;
     for (int r = 0; r < s->ranks; r++) {
-        if (clp_slabs_neighbor(s, r, 1) < 0)
+        if (clp__slabs_neighbor(s, r, 1) < 0)
             continue;
         const int boundary = s->first[r + 1] % s->layers; /* the wrap's is layer 0 */
         halo += layer_weight[(boundary - 1 + s->layers) % s->layers] + layer_weight[boundary];
@@ -71,10 +71,10 @@ double clp_slabs_halo(const clp_slabs *s, const double *layer_weight) {
     return halo;
 }
 
-clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
-                              const double *const layer_count[3],
-                              const unsigned char *const together[3], unsigned axes, int ranks,
-                              const double *rank_weight, clp_slabs *out, clp_error *err) {
+clp_status clp__slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
+                               const double *const layer_count[3],
+                               const unsigned char *const together[3], unsigned axes, int ranks,
+                               const double *rank_weight, clp_slabs *out, clp_error *err) {
     clp_status first_refusal = CLP_OK;
     double best = 0;
     int best_axis = -1;
@@ -84,8 +84,8 @@ clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *con
         clp_slabs s;
         clp_error why = CLP_ERROR_INIT;
         const clp_status st =
-            clp_slabs_cut_together(global, a, layer_weight[a], together ? together[a] : NULL, ranks,
-                                   rank_weight, &s, &why);
+            clp__slabs_cut_together(global, a, layer_weight[a], together ? together[a] : NULL,
+                                    ranks, rank_weight, &s, &why);
         if (st != CLP_OK) {
             if (first_refusal == CLP_OK) {
                 first_refusal = st;
@@ -93,7 +93,7 @@ clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *con
             }
             continue;
         }
-        const double halo = clp_slabs_halo(&s, layer_count ? layer_count[a] : layer_weight[a]);
+        const double halo = clp__slabs_halo(&s, layer_count ? layer_count[a] : layer_weight[a]);
         if (best_axis < 0 || halo < best ||
             (halo == best && global->cells[a] > global->cells[best_axis])) {
             best = halo;
@@ -106,7 +106,7 @@ clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *con
     return best_axis >= 0 ? CLP_OK : first_refusal;
 }
 
-int clp_slabs_neighbor(const clp_slabs *s, int rank, int side) {
+int clp__slabs_neighbor(const clp_slabs *s, int rank, int side) {
     const int next = side ? rank + 1 : rank - 1;
     if (s->ranks == 1)
         return -1;
@@ -115,7 +115,7 @@ int clp_slabs_neighbor(const clp_slabs *s, int rank, int side) {
     return s->periodic ? (next + s->ranks) % s->ranks : -1;
 }
 
-int clp_slabs_owner(const clp_slabs *s, int layer) {
+int clp__slabs_owner(const clp_slabs *s, int layer) {
     layer = ((layer % s->layers) + s->layers) % s->layers;
     int r = 0;
     while (r + 1 < s->ranks && layer >= s->first[r + 1])
@@ -123,11 +123,11 @@ int clp_slabs_owner(const clp_slabs *s, int layer) {
     return r;
 }
 
-void clp_slabs_local_geometry(const clp_slabs *s, const clp_grid_geometry *global, int rank,
-                              clp_grid_geometry *local, bool halo[2]) {
+void clp__slabs_local_geometry(const clp_slabs *s, const clp_grid_geometry *global, int rank,
+                               clp_grid_geometry *local, bool halo[2]) {
     const int a = s->axis;
     for (int side = 0; side < 2; side++)
-        halo[side] = clp_slabs_neighbor(s, rank, side) >= 0;
+        halo[side] = clp__slabs_neighbor(s, rank, side) >= 0;
     *local = *global;
     const int below = halo[0] ? 1 : 0;
     local->cells[a] = s->first[rank + 1] - s->first[rank] + below + (halo[1] ? 1 : 0);

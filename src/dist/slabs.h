@@ -20,47 +20,47 @@ typedef struct clp_slabs {
 } clp_slabs;
 
 /* The grid.axis_order value that makes `axis` the slowest, the other two in xyz order. */
-const char *clp_slabs_axis_order(int axis);
+const char *clp__slabs_axis_order(int axis);
 
 /* Cuts the layers into `ranks` slabs of at least 2 layers whose shares of `layer_weight`
  * (the particles in each layer, say) follow `rank_weight` (each rank's speed; NULL: equal).
  * A slab boundary falls where the running sum of the layers crosses each rank's share. */
-clp_status clp_slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
-                         int ranks, const double *rank_weight, clp_slabs *out, clp_error *err);
+clp_status clp__slabs_cut(const clp_grid_geometry *global, int axis, const double *layer_weight,
+                          int ranks, const double *rank_weight, clp_slabs *out, clp_error *err);
 
 /* The same, where no slab begins at a layer l with together[l] set (NULL: none): layers l - 1
  * and l hold a particle and a point it reads from beyond its halo, as an mDBC boundary
  * particle and its ghost node. A boundary due there moves up to the first layer allowed. */
-clp_status clp_slabs_cut_together(const clp_grid_geometry *global, int axis,
-                                  const double *layer_weight, const unsigned char *together,
-                                  int ranks, const double *rank_weight, clp_slabs *out,
-                                  clp_error *err);
+clp_status clp__slabs_cut_together(const clp_grid_geometry *global, int axis,
+                                   const double *layer_weight, const unsigned char *together,
+                                   int ranks, const double *rank_weight, clp_slabs *out,
+                                   clp_error *err);
 
 /* The particles a cut puts in the ranks' halos: those of the layers on both sides of each
  * boundary between two slabs, which the ranks copy to each other every step. */
-double clp_slabs_halo(const clp_slabs *s, const double *layer_weight);
+double clp__slabs_halo(const clp_slabs *s, const double *layer_weight);
 
 /* The cut along the axis whose halo is smallest, of the axes in the bit mask `axes` (bit a
  * for axis a) with room for `ranks` slabs (of equals, the one with the most cells):
  * layer_weight[a] holds the work of the layers along axis a, which the slabs share out,
  * layer_count[a] their particles, whose halo is measured (NULL: the work), together[a] (NULL,
- * or an entry NULL: none) where no slab may begin (clp_slabs_cut_together). A smaller halo is
+ * or an entry NULL: none) where no slab may begin (clp__slabs_cut_together). A smaller halo is
  * less to copy each step. */
-clp_status clp_slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
-                              const double *const layer_count[3],
-                              const unsigned char *const together[3], unsigned axes, int ranks,
-                              const double *rank_weight, clp_slabs *out, clp_error *err);
+clp_status clp__slabs_cut_best(const clp_grid_geometry *global, const double *const layer_weight[3],
+                               const double *const layer_count[3],
+                               const unsigned char *const together[3], unsigned axes, int ranks,
+                               const double *rank_weight, clp_slabs *out, clp_error *err);
 
 /* The rank below (side 0) or above (side 1) rank r, wrapping on a periodic axis; -1 for none. */
-int clp_slabs_neighbor(const clp_slabs *s, int rank, int side);
+int clp__slabs_neighbor(const clp_slabs *s, int rank, int side);
 
 /* The rank that owns global layer l (wrapped on a periodic axis). */
-int clp_slabs_owner(const clp_slabs *s, int layer);
+int clp__slabs_owner(const clp_slabs *s, int layer);
 
 /* Rank r's grid: the global one cut to its slab plus a halo layer on each side that has a
  * neighbour. The slab axis is walled there: a periodic neighbour's particles come with their
  * positions shifted by the domain's length. halo[side] says whether that side has one. */
-void clp_slabs_local_geometry(const clp_slabs *s, const clp_grid_geometry *global, int rank,
-                              clp_grid_geometry *local, bool halo[2]);
+void clp__slabs_local_geometry(const clp_slabs *s, const clp_grid_geometry *global, int rank,
+                               clp_grid_geometry *local, bool halo[2]);
 
 #endif

@@ -1,20 +1,20 @@
 /* Pinned host staging for a rank's exchanges. */
 #include "dist/staging.h"
 
-void clp_dist_staging_release(clp_dist_staging *s, cl_command_queue queue) {
+void clp__dist_staging_release(clp__dist_staging *s, cl_command_queue queue) {
     if (s->host && clEnqueueUnmapMemObject(queue, s->mem, s->host, 0, NULL, NULL) == CL_SUCCESS)
         clFinish(queue); /* released below: the unmap must have run (nothing to report) */
     clp__buffer_release(s->mem);
-    *s = (clp_dist_staging){0};
+    *s = (clp__dist_staging){0};
 }
 
-clp_status clp_dist_staging_reserve(clp_dist_staging *s, clp_worker *w, cl_command_queue queue,
-                                    size_t bytes, clp_error *err) {
+clp_status clp__dist_staging_reserve(clp__dist_staging *s, clp_worker *w, cl_command_queue queue,
+                                     size_t bytes, clp_error *err) {
     clp_status st = CLP_OK;
     cl_int rc;
     if (bytes <= s->bytes)
         return CLP_OK;
-    clp_dist_staging_release(s, queue);
+    clp__dist_staging_release(s, queue);
     const size_t grown =
         bytes + bytes / 4 + 4096; /* the edges grow and shrink as the fluid moves */
     s->mem =
@@ -30,6 +30,6 @@ clp_status clp_dist_staging_reserve(clp_dist_staging *s, clp_worker *w, cl_comma
     s->bytes = grown;
 fail:
     if (st != CLP_OK)
-        clp_dist_staging_release(s, queue);
+        clp__dist_staging_release(s, queue);
     return st;
 }

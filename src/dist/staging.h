@@ -8,16 +8,16 @@
 
 #include "run/worker_private.h"
 
-typedef struct clp_dist_staging {
+typedef struct clp__dist_staging {
     cl_mem mem;
     unsigned char *host; /* mapped: valid until release */
     size_t bytes;
-} clp_dist_staging;
+} clp__dist_staging;
 
 /* Makes `s` hold at least `bytes` (its content is not kept when it grows); `queue` maps and
  * unmaps it and must have nothing left that reads or writes through it. */
-clp_status clp_dist_staging_reserve(clp_dist_staging *s, clp_worker *w, cl_command_queue queue,
-                                    size_t bytes, clp_error *err);
-void clp_dist_staging_release(clp_dist_staging *s, cl_command_queue queue);
+clp_status clp__dist_staging_reserve(clp__dist_staging *s, clp_worker *w, cl_command_queue queue,
+                                     size_t bytes, clp_error *err);
+void clp__dist_staging_release(clp__dist_staging *s, cl_command_queue queue);
 
 #endif

@@ -82,13 +82,13 @@ static void test_lower_bounds(test_env *t, size_t n) {
         types[i] = i % 17 == 0 ? 255u : 0u; /* excluded: sorted to the end, in no layer */
     }
     rank_grid g = open_grid(t, n, xyz, types, GRID_X0, false);
-    clp_dist_device d;
-    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    clp__dist_device d;
+    CLP_ASSERT_OK(clp__dist_device_create(t->worker, &d, &err), &err);
     const int layers = g.geo.cells[0];
     uint32_t queries[16], bounds[16];
     for (int l = 0; l <= layers; l++)
         queries[l] = (uint32_t)(l * g.layer_keys);
-    CLP_ASSERT_OK(clp_dist_lower_bounds(&d, n, queries, bounds, (size_t)layers + 1, &err), &err);
+    CLP_ASSERT_OK(clp__dist_lower_bounds(&d, n, queries, bounds, (size_t)layers + 1, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
     for (int l = 0; l <= layers; l++) {
         size_t below = 0, in_layer_by_position = 0, unsure = 0;
@@ -106,7 +106,7 @@ static void test_lower_bounds(test_env *t, size_t n) {
             CLP_TEST_FAIL("layer %d: lower bound %u, %zu particles below it by position", l,
                           bounds[l], in_layer_by_position);
     }
-    clp_dist_device_destroy(&d);
+    clp__dist_device_destroy(&d);
     close_grid(&g);
     free(xyz);
     free(types);
@@ -131,9 +131,9 @@ static void test_classify(test_env *t, size_t n) {
         types[i] = i % 13 == 0 ? 255u : 0u;
     }
     rank_grid g = open_grid(t, n, xyz, types, GRID_X0, false);
-    clp_dist_device d;
+    clp__dist_device d;
     cl_mem kind;
-    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    CLP_ASSERT_OK(clp__dist_device_create(t->worker, &d, &err), &err);
     CLP_ASSERT_OK(clp__buffer_create(t->worker, "test kinds", n, &kind, &err), &err);
     double read_xyz[3 * 4096];
     CLP_ASSERT(n <= 4096);
@@ -145,7 +145,7 @@ static void test_classify(test_env *t, size_t n) {
     uint32_t queries[2] = {layer_keys, 6 * layer_keys}, bounds[2];
     size_t far, outside;
     CLP_ASSERT_OK(
-        clp_dist_classify(&d, kind, 0, n, layer_keys, 1, 5, 3u, n, n, &far, &outside, &err), &err);
+        clp__dist_classify(&d, kind, 0, n, layer_keys, 1, 5, 3u, n, n, &far, &outside, &err), &err);
     CLP_ASSERT_EQ(far, (size_t)0);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, keys, &err), &err);
     CLP_ASSERT(clEnqueueReadBuffer(t->worker->queue, kind, CL_TRUE, 0, n, kinds, 0, NULL, NULL) ==
@@ -172,9 +172,9 @@ static void test_classify(test_env *t, size_t n) {
     }
     CLP_ASSERT_EQ(outside, excluded);
     /* looking only at the layers by each edge: the edges themselves now lie between */
-    CLP_ASSERT_OK(clp_dist_lower_bounds(&d, n, queries, bounds, 2, &err), &err);
-    CLP_ASSERT_OK(clp_dist_classify(&d, kind, 0, n, layer_keys, 1, 5, 3u, bounds[0], bounds[1],
-                                    &far, &outside, &err),
+    CLP_ASSERT_OK(clp__dist_lower_bounds(&d, n, queries, bounds, 2, &err), &err);
+    CLP_ASSERT_OK(clp__dist_classify(&d, kind, 0, n, layer_keys, 1, 5, 3u, bounds[0], bounds[1],
+                                     &far, &outside, &err),
                   &err);
     CLP_ASSERT_EQ(far, edges);
     /* two slots become padding, the rest stay as they were */
@@ -183,7 +183,7 @@ static void test_classify(test_env *t, size_t n) {
     CLP_ASSERT_OK(clp__buffer_create(t->worker, "test slots", sizeof slots, &listed, &err), &err);
     CLP_ASSERT(clEnqueueWriteBuffer(t->worker->queue, listed, CL_TRUE, 0, sizeof slots, slots, 0,
                                     NULL, NULL) == CL_SUCCESS);
-    CLP_ASSERT_OK(clp_dist_pad(&d, listed, 1, 2, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pad(&d, listed, 1, 2, &err), &err);
     uint32_t padded_types[4096], padded_ids[4096];
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_TYPE, padded_types, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_ID, padded_ids, &err), &err);
@@ -194,7 +194,7 @@ static void test_classify(test_env *t, size_t n) {
     }
     clp__buffer_release(listed);
     clp__buffer_release(kind);
-    clp_dist_device_destroy(&d);
+    clp__dist_device_destroy(&d);
     close_grid(&g);
     free(xyz);
     free(types);
@@ -217,8 +217,8 @@ static void test_pin(test_env *t) {
         xyz[3 * i + 2] = 0.2;
     }
     rank_grid g = open_grid(t, N, xyz, types, GRID_X0, false);
-    clp_dist_device d;
-    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &d, &err), &err);
+    clp__dist_device d;
+    CLP_ASSERT_OK(clp__dist_device_create(t->worker, &d, &err), &err);
     cl_float4 pos[N];
     uint32_t keys[N], ids[N], moved_ids[N];
     double read_xyz[3 * N];
@@ -237,8 +237,8 @@ static void test_pin(test_env *t) {
     for (int i = 10; i < 20; i++) /* their senders found them in layer 3, same y and z cell */
         keys[i] = keys[i] % (uint32_t)g.layer_keys + 3u * (uint32_t)g.layer_keys;
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 10, 10, 0.0f, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin_check(&d, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin(&d, 10, 10, 0.0f, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin_check(&d, &err), &err);
     cl_float4 pinned[N];
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
     int moved_any = 0;
@@ -269,11 +269,11 @@ static void test_pin(test_env *t) {
     for (int i = 0; i < N; i++)
         keys[i] = keys[i] % (uint32_t)g.layer_keys + 5u * (uint32_t)g.layer_keys;
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, keys, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&d, 0, N, 0.0f, &err), &err);
-    CLP_ASSERT_STATUS(clp_dist_pin_check(&d, &err), CLP_CHECK, &err);
+    CLP_ASSERT_OK(clp__dist_pin(&d, 0, N, 0.0f, &err), &err);
+    CLP_ASSERT_STATUS(clp__dist_pin_check(&d, &err), CLP_CHECK, &err);
     CLP_ASSERT_CONTAINS(err.message, "outside the cells their senders found them in");
     CLP_ASSERT_CONTAINS(err.message, "along x where its sender found cell 5)");
-    clp_dist_device_destroy(&d);
+    clp__dist_device_destroy(&d);
     close_grid(&g);
 }
 
@@ -281,7 +281,7 @@ static void test_pin(test_env *t) {
  * their grid (periodic along z or not), its device side, and the positions and keys sorted. */
 typedef struct pin_row {
     rank_grid g;
-    clp_dist_device d;
+    clp__dist_device d;
     size_t n;
     cl_float4 pos[8];
     uint32_t keys[8];
@@ -300,13 +300,13 @@ static void open_row(test_env *t, pin_row *r, double origin_x, size_t n, double 
     }
     r->n = n;
     r->g = open_grid(t, n, xyz, types, origin_x, periodic_z);
-    CLP_ASSERT_OK(clp_dist_device_create(t->worker, &r->d, &err), &err);
+    CLP_ASSERT_OK(clp__dist_device_create(t->worker, &r->d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, r->pos, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_KEY, r->keys, &err), &err);
 }
 
 static void close_row(pin_row *r) {
-    clp_dist_device_destroy(&r->d);
+    clp__dist_device_destroy(&r->d);
     close_grid(&r->g);
 }
 
@@ -325,10 +325,10 @@ static void test_pin_scale(test_env *t) {
     }
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, r.keys, &err), &err);
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, r.pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
-    CLP_ASSERT_STATUS(clp_dist_pin_check(&r.d, &err), CLP_CHECK, &err);
-    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 100.0f, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin_check(&r.d, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
+    CLP_ASSERT_STATUS(clp__dist_pin_check(&r.d, &err), CLP_CHECK, &err);
+    CLP_ASSERT_OK(clp__dist_pin(&r.d, 0, r.n, 100.0f, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin_check(&r.d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
     for (size_t i = 0; i < r.n; i++) {
         const double moved = (double)pinned[i].s[0] - r.pos[i].s[0];
@@ -355,8 +355,8 @@ static void test_pin_near_zero(test_env *t) {
     }
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_KEY, r.keys, &err), &err);
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, r.pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin_check(&r.d, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin_check(&r.d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
     for (size_t i = 0; i < r.n; i++) {
         const double moved = (double)r.pos[i].s[0] - pinned[i].s[0];
@@ -380,8 +380,8 @@ static void test_pin_periodic(test_env *t) {
     for (size_t i = 0; i < r.n; i++) /* z on the upper edge, keys in the first z cell as sorted */
         r.pos[i].s[2] = 0.4f;
     CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_POS, r.pos, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
-    CLP_ASSERT_OK(clp_dist_pin_check(&r.d, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin(&r.d, 0, r.n, 0.0f, &err), &err);
+    CLP_ASSERT_OK(clp__dist_pin_check(&r.d, &err), &err);
     CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_POS, pinned, &err), &err);
     for (size_t i = 0; i < r.n; i++)
         CLP_ASSERT(pinned[i].s[2] == r.pos[i].s[2] && pinned[i].s[0] == r.pos[i].s[0]);

@@ -22,7 +22,7 @@ struct clp__lj_rank {
     clp_grid *grid;
     clp_grid_geometry geo; /* the slab and its halo layers */
     size_t slots;
-    clp_dist_rank dist;
+    clp__dist_rank dist;
     bool dist_open;
     clp__lj_layout layout;
     uint64_t step, rebuilds;
@@ -32,7 +32,7 @@ struct clp__lj_rank {
 
 clp_status clp__lj_rank_check(const clp_options *opts, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(clp_dist_check_options(opts, err));
+    CLP_TRY(clp__dist_check_options(opts, err));
     clp__lj_strategy s;
     CLP_REQUIRE(clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &s), err,
                 CLP_USAGE,
@@ -55,15 +55,15 @@ static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
         r->layout.global, r->layout.local};
     size_t first, count;
     if (r->layout.strategy != CLP__LJ_PAR_PART) {
-        CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+        CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
         CLP_TRY(clp_worker_run_step(r->worker, &forces, NULL, err));
         return CLP_OK;
     }
-    clp_dist_rank_inner(&r->dist, &first, &count);
+    clp__dist_rank_inner(&r->dist, &first, &count);
     CLP_TRY(clp_worker_run_step_range(r->worker, &forces, first, count, NULL, err));
-    CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+    CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
     for (int side = 0; side < 2; side++) {
-        clp_dist_rank_edge(&r->dist, side, &first, &count);
+        clp__dist_rank_edge(&r->dist, side, &first, &count);
         CLP_TRY(clp_worker_run_step_range(r->worker, &forces, first, count, NULL, err));
     }
 fail:
@@ -71,7 +71,7 @@ fail:
 }
 
 /* The rank's program, laid out for its slab, with M_C counted over its own atoms. */
-static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp_dist_cut *cut,
+static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp__dist_cut *cut,
                         const clp__lj_params *p, double dt, clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
@@ -96,7 +96,7 @@ fail:
 }
 
 /* The owned atoms' types (0) and velocities (float4, w = 0), padding after. */
-static clp_status upload_state(clp__lj_rank *r, const clp__lj_state *s, const clp_dist_cut *cut,
+static clp_status upload_state(clp__lj_rank *r, const clp__lj_state *s, const clp__dist_cut *cut,
                                clp_error *err) {
     clp_status st = CLP_OK;
     uint32_t *types = malloc(cut->slots * sizeof *types);
@@ -122,7 +122,7 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
                              clp_cache *cache, const clp__lj_state *s, const clp__lj_params *p,
                              double dt, const double *weights, clp__lj_rank **out, clp_error *err) {
     clp_status st = CLP_OK;
-    clp_dist_cut cut = {0};
+    clp__dist_cut cut = {0};
     clp__lj_rank *r = calloc(1, sizeof *r);
     CLP_REQUIRE(r, err, CLP_NOMEM, "out of host memory");
     r->worker = w;
@@ -131,10 +131,10 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     clp_grid_geometry global;
     CLP_TRY(clp__lj_geometry(opts, s, p, &global, err));
     /* a liquid has no preferred direction: any axis may be cut */
-    CLP_TRY(clp_dist_cut_make(comm, opts, &global, 7, s->xyz, NULL, s->n, NULL, weights, false,
-                              &cut, err));
-    CLP_TRY(clp_dist_rank_options(opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
-                                  &r->opts, err));
+    CLP_TRY(clp__dist_cut_make(comm, opts, &global, 7, s->xyz, NULL, s->n, NULL, weights, false,
+                               &cut, err));
+    CLP_TRY(clp__dist_rank_options(opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
+                                   &r->opts, err));
     r->geo = cut.local;
     r->slots = cut.slots;
     CLP_TRY(clp__lj_fit_device(w, comm, r->opts, &r->geo, r->slots, clp__lj_density(s), err));
@@ -147,17 +147,17 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     r->ids = malloc(r->slots * sizeof *r->ids);
     CLP_REQUIRE(r->sample.force && r->sample.energy && r->sample.velocity && r->ids, err, CLP_NOMEM,
                 "out of host memory for the diagnostics of %zu atoms", r->slots);
-    CLP_TRY(clp_dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS,
-                               LJ_HALO_ZEROED, err));
+    CLP_TRY(clp__dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS,
+                                LJ_HALO_ZEROED, err));
     r->dist_open = true;
     r->dist.halo_lists = r->layout.strategy != CLP__LJ_PAR_PART; /* they run over every slot */
-    clp_dist_rank_uploaded(&r->dist, cut.owned);
-    CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+    clp__dist_rank_uploaded(&r->dist, cut.owned);
+    CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
     CLP_TRY(compute_forces(r, err));
     *out = r;
     r = NULL;
 fail:
-    clp_dist_cut_free(&cut);
+    clp__dist_cut_free(&cut);
     clp__lj_rank_close(r);
     return st;
 }
@@ -166,7 +166,7 @@ void clp__lj_rank_close(clp__lj_rank *r) {
     if (!r)
         return;
     if (r->dist_open)
-        clp_dist_rank_destroy(&r->dist);
+        clp__dist_rank_destroy(&r->dist);
     clp_grid_destroy(r->grid);
     clp_options_destroy(r->opts);
     free(r->sample.force);
@@ -179,7 +179,7 @@ void clp__lj_rank_close(clp__lj_rank *r) {
 /* Runs a kernel of one work-item per atom over the owned atoms. */
 static clp_status run_owned(clp__lj_rank *r, const clp_step *s, clp_error *err) {
     return clp_worker_run_step_range(r->worker, s, r->dist.owned_first,
-                                     clp_dist_rank_owned(&r->dist), NULL, err);
+                                     clp__dist_rank_owned(&r->dist), NULL, err);
 }
 
 clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
@@ -196,10 +196,10 @@ clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
             CLP_TRY(clp__comm_allreduce(r->comm, &moved, 1, CLP_COMM_MAX, err));
         }
         if (clp_grid_step_done(r->grid, moved)) {
-            CLP_TRY(clp_dist_rank_rebuild(&r->dist, err)); /* the halo comes with it */
+            CLP_TRY(clp__dist_rank_rebuild(&r->dist, err)); /* the halo comes with it */
             r->rebuilds++;
         } else { /* ended by the forces */
-            CLP_TRY(clp_dist_rank_refresh_begin(&r->dist, CLP_BUF_POS, err));
+            CLP_TRY(clp__dist_rank_refresh_begin(&r->dist, CLP_BUF_POS, err));
         }
         CLP_TRY(compute_forces(r, err));
         CLP_TRY(run_owned(r, &kick, err));
@@ -212,11 +212,11 @@ fail:
 static clp_status read_owned(clp__lj_rank *r, cl_float4 *f4, cl_float4 *v4, cl_float *w1,
                              clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t first = r->dist.owned_first, n = clp_dist_rank_owned(&r->dist);
-    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_LJ_FORCE, first, n, r->slots, f4, err));
-    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
-    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_LJ_VIRIAL, first, n, r->slots, w1, err));
-    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_ID, first, n, r->slots, r->ids, err));
+    const size_t first = r->dist.owned_first, n = clp__dist_rank_owned(&r->dist);
+    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_LJ_FORCE, first, n, r->slots, f4, err));
+    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
+    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_LJ_VIRIAL, first, n, r->slots, w1, err));
+    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_ID, first, n, r->slots, r->ids, err));
 fail:
     return st;
 }
@@ -224,7 +224,7 @@ fail:
 clp_status clp__lj_rank_sums(clp__lj_rank *r, const clp__lj_case *c, uint64_t step,
                              clp__lj_sums *out, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t n = clp_dist_rank_owned(&r->dist);
+    const size_t n = clp__dist_rank_owned(&r->dist);
     cl_float4 *f4 = malloc(n * sizeof *f4 + 1), *v4 = malloc(n * sizeof *v4 + 1);
     cl_float *w1 = malloc(n * sizeof *w1 + 1);
     CLP_REQUIRE(f4 && v4 && w1, err, CLP_NOMEM, "out of host memory for %zu atoms", n);
@@ -265,7 +265,7 @@ typedef struct atom_record {
 /* This rank's own atoms as records; *out is new. */
 static clp_status own_atoms(clp__lj_rank *r, atom_record **out, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t first = r->dist.owned_first, n = clp_dist_rank_owned(&r->dist);
+    const size_t first = r->dist.owned_first, n = clp__dist_rank_owned(&r->dist);
     double *xyz = malloc(3 * r->slots * sizeof *xyz);
     uint32_t *ids = malloc(r->slots * sizeof *ids);
     cl_float4 *v4 = malloc(n * sizeof *v4 + 1);
@@ -273,7 +273,7 @@ static clp_status own_atoms(clp__lj_rank *r, atom_record **out, clp_error *err) 
     CLP_REQUIRE(xyz && ids && v4 && records, err, CLP_NOMEM,
                 "out of host memory for a snapshot of %zu atoms", r->slots);
     CLP_TRY(clp_grid_read_particles(r->grid, xyz, ids, err));
-    CLP_TRY(clp_dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
+    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
     for (size_t i = 0; i < n; i++) {
         atom_record *a = &records[i];
         *a = (atom_record){.id = ids[first + i]};
@@ -299,7 +299,7 @@ clp_status clp__lj_rank_gather(clp__lj_rank *r, size_t n, double *xyz, double *v
     bool *seen = NULL;
     size_t offsets[CLP_DIST_MAX_RANKS + 1];
     CLP_TRY(own_atoms(r, &mine, err));
-    CLP_TRY(clp__comm_gather(r->comm, mine, clp_dist_rank_owned(&r->dist) * sizeof *mine,
+    CLP_TRY(clp__comm_gather(r->comm, mine, clp__dist_rank_owned(&r->dist) * sizeof *mine,
                              (void **)&all, offsets, err));
     if (clp__comm_rank(r->comm) != 0)
         goto fail;
@@ -328,7 +328,7 @@ fail:
  * keeps the half kicks apart (a halo exchange comes between them): lj_kick reads vel and
  * force and writes vel too. */
 double clp__lj_rank_bytes(const clp__lj_rank *r, double listed) {
-    return (clp__lj_step_bytes(r->opts, listed) + 3 * 16) * (double)clp_dist_rank_owned(&r->dist) *
+    return (clp__lj_step_bytes(r->opts, listed) + 3 * 16) * (double)clp__dist_rank_owned(&r->dist) *
                (double)r->step +
            clp__lj_rebuild_bytes(r->opts, &r->geo, r->slots, listed) * (double)r->rebuilds;
 }

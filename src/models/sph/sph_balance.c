@@ -31,7 +31,7 @@ void clp__sph_balance_step_end(sph_run *r) {
     const double waited = clp__comm_waited(r->comm) - b->waited_start;
     b->busy[b->steps % CLP__SPH_BALANCE_SAMPLES] = fmax(0.0, clp__now() - b->step_start - waited);
     b->waited += waited;
-    b->work += b->unit_cost * (double)clp_dist_rank_owned(&r->dist);
+    b->work += b->unit_cost * (double)clp__dist_rank_owned(&r->dist);
     b->steps++;
 }
 
@@ -62,7 +62,7 @@ clp_status clp__sph_balance_check(sph_run *r, bool *recut, clp_error *err) {
     double all[3 * CLP_DIST_MAX_RANKS] = {0};
     all[me] = median_busy(b);
     all[ranks + me] = b->work / (double)b->steps;
-    all[2 * ranks + me] = (double)clp_dist_rank_owned(&r->dist);
+    all[2 * ranks + me] = (double)clp__dist_rank_owned(&r->dist);
     CLP_TRY(clp__comm_allreduce(r->comm, all, 3 * (size_t)ranks, CLP_COMM_SUM, err));
     double slowest = 0, mean = 0, speed_sum = 0;
     int measured = 0;
@@ -103,7 +103,7 @@ typedef struct moved_record {
 /* This rank's owned particles as records (new, *count of them). */
 static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t first = r->dist.owned_first, n = clp_dist_rank_owned(&r->dist);
+    const size_t first = r->dist.owned_first, n = clp__dist_rank_owned(&r->dist);
     const bool ghosts = clp_worker_buffers(r->w) & CLP_BUF_GHOST;
     cl_float4 *pos = malloc(n * sizeof *pos + 1), *vel = malloc(n * sizeof *vel + 1);
     cl_float4 *ghost = calloc(n + 1, sizeof *ghost);
@@ -112,13 +112,13 @@ static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp
     moved_record *records = malloc(n * sizeof *records + 1);
     CLP_REQUIRE(pos && vel && ghost && id && type && rho && records, err, CLP_NOMEM,
                 "out of host memory for the %zu particles of device rank %d", n, r->dist.rank);
-    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_POS, first, n, r->n, pos, err));
-    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_VEL, first, n, r->n, vel, err));
-    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_ID, first, n, r->n, id, err));
-    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_TYPE, first, n, r->n, type, err));
-    CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_RHO, first, n, r->n, rho, err));
+    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_POS, first, n, r->n, pos, err));
+    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_VEL, first, n, r->n, vel, err));
+    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_ID, first, n, r->n, id, err));
+    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_TYPE, first, n, r->n, type, err));
+    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_RHO, first, n, r->n, rho, err));
     if (ghosts)
-        CLP_TRY(clp_dist_read_range(r->w, CLP_BUF_GHOST, first, n, r->n, ghost, err));
+        CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_GHOST, first, n, r->n, ghost, err));
     for (size_t k = 0; k < n; k++)
         records[k] = (moved_record){{pos[k], vel[k], ghost[k], type[k], rho[k]}, id[k], 0};
     *out = records;
@@ -169,7 +169,7 @@ clp_status clp__sph_balance_collect(sph_run *r, clp__sph_restart *rs, clp_error 
     *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_RECUT};
     CLP_REQUIRE_ALLOC(seen, err);
     /* the halo refresh the last step began, ended: no message stays behind the re-cut */
-    CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+    CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
     CLP_TRY(all_records(r, &all, &count, err));
     clp__sph_moved *m = &rs->moved;
     CLP_TRY(clp__sph_moved_alloc(m, n, r->global.origin, rest, err));
@@ -206,7 +206,7 @@ clp_status clp__sph_balance_done(sph_run *r, uint64_t step, clp_error *err) {
     clp__sph_balance *b = &r->balance;
     const int ranks = clp__comm_size(r->comm), me = clp__comm_rank(r->comm);
     double owned[CLP_DIST_MAX_RANKS] = {0};
-    owned[me] = (double)clp_dist_rank_owned(&r->dist);
+    owned[me] = (double)clp__dist_rank_owned(&r->dist);
     CLP_TRY(clp__comm_allreduce(r->comm, owned, (size_t)ranks, CLP_COMM_SUM, err));
     if (me == 0) {
         char before[256], after[256], speeds[256];

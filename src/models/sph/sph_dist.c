@@ -103,19 +103,19 @@ fail:
 clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
                              uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
     clp_status st = CLP_OK;
-    clp_dist_cut cut = {0};
+    clp__dist_cut cut = {0};
     uint32_t *local_types = NULL, *kept_ids = NULL;
     double *kept_xyz = NULL, *tied = NULL, *cost = NULL;
     size_t kept;
-    clp_dist_ties ties = {0};
-    CLP_TRY(clp_dist_check_options(r->opts, err)); /* what a split run does not handle */
+    clp__dist_ties ties = {0};
+    CLP_TRY(clp__dist_check_options(r->opts, err)); /* what a split run does not handle */
     CLP_TRY(kept_particles(r, *xyz, *types, &kept_xyz, &kept_ids, &kept, err));
     CLP_TRY(particle_costs(r, *types, kept_ids, kept, &cost, err));
     CLP_TRY(ghost_ties(r, *xyz, *types, &tied, &ties.count, err));
     ties.points = tied;
-    CLP_TRY(clp_dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
-                              cost, kept, &ties, weights,
-                              clp_options_bool(r->opts, "dist.leave_out"), &cut, err));
+    CLP_TRY(clp__dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
+                               cost, kept, &ties, weights,
+                               clp_options_bool(r->opts, "dist.leave_out"), &cut, err));
     if (cut.left_out) {
         r->left_out = true;
         goto fail;
@@ -128,8 +128,8 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     }
     for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
         cut.ids[i] = kept_ids[cut.ids[i]];
-    CLP_TRY(clp_dist_rank_options(r->opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
-                                  &r->rank_opts, err));
+    CLP_TRY(clp__dist_rank_options(r->opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
+                                   &r->rank_opts, err));
     r->opts = r->rank_opts;
     local_types = malloc(cut.slots * sizeof *local_types);
     CLP_REQUIRE(local_types, err, CLP_NOMEM, "out of host memory");
@@ -154,7 +154,7 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     cut.ids = NULL;
     local_types = NULL;
 fail:
-    clp_dist_cut_free(&cut);
+    clp__dist_cut_free(&cut);
     free(local_types);
     free(kept_xyz);
     free(kept_ids);
@@ -173,7 +173,7 @@ typedef struct snapshot_record {
 /* This rank's own particles as snapshot records; *out is new. */
 static clp_status own_records(sph_run *r, snapshot_record **out, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t n = r->n, first = r->dist.owned_first, owned = clp_dist_rank_owned(&r->dist);
+    const size_t n = r->n, first = r->dist.owned_first, owned = clp__dist_rank_owned(&r->dist);
     double *xyz = malloc(3 * n * sizeof *xyz);
     uint32_t *id = malloc(n * sizeof *id), *type = malloc(n * sizeof *type);
     cl_float4 *vel = malloc(n * sizeof *vel);
@@ -213,7 +213,7 @@ clp_status clp__sph_dist_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *
     size_t offsets[CLP_DIST_MAX_RANKS + 1];
     double diagnostics[4] = {0};
     CLP_TRY(own_records(r, &mine, err));
-    CLP_TRY(clp__comm_gather(r->comm, mine, clp_dist_rank_owned(&r->dist) * sizeof *mine,
+    CLP_TRY(clp__comm_gather(r->comm, mine, clp__dist_rank_owned(&r->dist) * sizeof *mine,
                              (void **)&all, offsets, err));
     if (clp__comm_rank(r->comm) == 0) {
         const size_t n = offsets[clp__comm_size(r->comm)] / sizeof *all;
@@ -304,7 +304,7 @@ clp_status clp__sph_dist_timing(sph_run *r, clp_error *err) {
     const int ranks = clp__comm_size(r->comm);
     clp_run_timing *t = &r->timing;
     double all[FIELDS * CLP_DIST_MAX_RANKS] = {0}, *mine = all + FIELDS * clp__comm_rank(r->comm);
-    mine[0] = (double)clp_dist_rank_owned(&r->dist);
+    mine[0] = (double)clp__dist_rank_owned(&r->dist);
     mine[1] = t->keys + t->sort + t->reorder + t->list + t->boundary + t->density + t->forces +
               t->time_step + t->integration;
     mine[2] = t->forces;

@@ -23,7 +23,7 @@ static const char *const layout_names[] = {"owned_first", "edge_lo_end", "edge_h
                                            "owned_end", "halo_end"};
 enum { LAYOUT_COUNT = sizeof layout_names / sizeof layout_names[0] };
 
-static size_t *layout_field(clp_dist_rank *d, int i) {
+static size_t *layout_field(clp__dist_rank *d, int i) {
     size_t *const fields[LAYOUT_COUNT] = {&d->owned_first, &d->edge_lo_end, &d->edge_hi_first,
                                           &d->owned_end, &d->halo_end};
     return fields[i];
@@ -103,7 +103,7 @@ clp_status clp__sph_dist_checkpoint_write(sph_run *r, const char *path, const ch
     size_t offsets[CLP_DIST_MAX_RANKS + 1];
     /* the halo refresh the last step began, ended: the piece holds a whole halo, and a
        restart has none pending (the next forces then run in one range, to the same sums) */
-    CLP_TRY(clp_dist_rank_refresh_end(&r->dist, err));
+    CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
     CLP_TRY(write_piece(r, path, identity, clock, &mine, err));
     CLP_TRY(clp__comm_gather(r->comm, &mine, sizeof mine, (void **)&all, offsets, err));
     if (r->dist.rank == 0) {
@@ -214,7 +214,7 @@ clp_status clp__sph_piece_restore(sph_run *r, const clp__checkpoint *piece,
     }
     for (int i = 0; i < LAYOUT_COUNT; i++)
         *layout_field(&r->dist, i) = layout[i];
-    clp_dist_rank_restored(&r->dist);
+    clp__dist_rank_restored(&r->dist);
 fail:
     return st;
 }

@@ -15,8 +15,8 @@
 struct clp__sph_gauges {
     const clp_sph_case *c;
     clp_worker *w;
-    clp__comm *comm;           /* split: the ranks, else NULL */
-    const clp_dist_rank *dist; /* split: this rank's layout */
+    clp__comm *comm;            /* split: the ranks, else NULL */
+    const clp__dist_rank *dist; /* split: this rank's layout */
     const clp_grid_geometry *global;
     cl_float4 *points;       /* written before each sample: a re-cut makes the buffers anew */
     size_t n_points, column; /* points sampled; of which per height column */
@@ -143,7 +143,7 @@ fail:
     return st;
 }
 
-void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp_dist_rank *dist,
+void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp__dist_rank *dist,
                            const clp_grid_geometry *global) {
     g->comm = comm;
     g->dist = dist;

@@ -23,7 +23,7 @@ clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char
  * what it owns, the points in its layers of `global` (the case's grid) and the force on its
  * own particles; their sums meet on rank 0, which writes them. `dist` is read at each sample,
  * so a re-cut changes what the rank owns. */
-void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp_dist_rank *dist,
+void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp__dist_rank *dist,
                            const clp_grid_geometry *global);
 /* Samples every gauge now and appends the row of `time` and `step`. `grid` are the buffers
  * the neighbour iteration takes. */

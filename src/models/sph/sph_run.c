@@ -514,10 +514,10 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused
      * before any output is written */
     if (r->comm) {
-        CLP_TRY(clp_dist_rank_init(&r->dist, r->comm, r->w, r->grid, &slabs, &r->geo,
-                                   CLP__SPH_TRAVELS, CLP__SPH_HALO_ZEROED, err));
-        clp_dist_rank_uploaded(&r->dist, owned);
-        CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+        CLP_TRY(clp__dist_rank_init(&r->dist, r->comm, r->w, r->grid, &slabs, &r->geo,
+                                    CLP__SPH_TRAVELS, CLP__SPH_HALO_ZEROED, err));
+        clp__dist_rank_uploaded(&r->dist, owned);
+        CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
     } else {
         CLP_TRY(clp_grid_update(r->grid, err));
     }
@@ -578,8 +578,8 @@ static void report_rebuilds(const sph_run *r) {
 
 /* A split rank back to the case before its cut: no grid, slab, slots or rank options. */
 static void tear_down(sph_run *r, const clp_options *opts) {
-    clp_dist_rank_destroy(&r->dist);
-    r->dist = (clp_dist_rank){0};
+    clp__dist_rank_destroy(&r->dist);
+    r->dist = (clp__dist_rank){0};
     clp_grid_destroy(r->grid);
     r->grid = NULL;
     clp_options_destroy(r->rank_opts);
@@ -715,7 +715,7 @@ static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
         const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
         if (gauges && (clock.time >= clock.next_gauge - slack || last)) {
             if (r.comm) /* the halos must hold this step's state: no overlap for the next forces */
-                CLP_TRY(clp_dist_rank_refresh_end(&r.dist, err));
+                CLP_TRY(clp__dist_rank_refresh_end(&r.dist, err));
             CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(r.opts), clock.time,
                                            clock.step, err));
             clock.next_gauge =
@@ -828,7 +828,7 @@ fail:
     if (out_dir)
         clp__sph_outputs_close(&out);
     if (r.comm)
-        clp_dist_rank_destroy(&r.dist);
+        clp__dist_rank_destroy(&r.dist);
     clp_grid_destroy(r.grid);
     clp_options_destroy(r.rank_opts);
     clp_options_destroy(r.fitted_opts);

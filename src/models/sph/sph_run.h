@@ -54,7 +54,7 @@ typedef struct sph_run {
     clp__sph_pencil pencil; /* and this is their layout */
     /* a multi-device run: this rank's comm, slab and layout; NULL comm on one device */
     clp__comm *comm;
-    clp_dist_rank dist;
+    clp__dist_rank dist;
     uint64_t excluded;        /* particles excluded so far on all ranks */
     clp_grid_geometry global; /* the case's geometry, for a re-cut */
     clp__sph_balance balance;

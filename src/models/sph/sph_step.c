@@ -32,7 +32,7 @@ static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set b
                                 double *phase, clp_error *err) {
     if (!r->comm)
         return run_kernel(r, kernel, buffers, r->n, 0, phase, err);
-    return run_range(r, kernel, buffers, r->dist.owned_first, clp_dist_rank_owned(&r->dist), 0,
+    return run_range(r, kernel, buffers, r->dist.owned_first, clp__dist_rank_owned(&r->dist), 0,
                      phase, err);
 }
 
@@ -41,7 +41,7 @@ static clp_status begin_refresh(sph_run *r, clp_buffer_set fields, clp_error *er
     if (!r->comm)
         return CLP_OK;
     const double start = clp__now();
-    clp_status st = clp_dist_rank_refresh_begin(&r->dist, fields, err);
+    clp_status st = clp__dist_rank_refresh_begin(&r->dist, fields, err);
     r->timing.exchange += clp__now() - start;
     return st;
 }
@@ -51,7 +51,7 @@ static clp_status end_refresh(sph_run *r, clp_error *err) {
     if (!r->comm)
         return CLP_OK;
     const double start = clp__now();
-    clp_status st = clp_dist_rank_refresh_end(&r->dist, err);
+    clp_status st = clp__dist_rank_refresh_end(&r->dist, err);
     r->timing.exchange += clp__now() - start;
     return st;
 }
@@ -102,16 +102,16 @@ static clp_status run_forces(sph_run *r, clp_buffer_set buffers, clp_error *err)
     if (!r->dist.pending) {
         CLP_TRY(pack(r, 0, r->dist.halo_end, err));
         return run_range(r, "sph_forces", buffers, r->dist.owned_first,
-                         clp_dist_rank_owned(&r->dist), local, phase, err);
+                         clp__dist_rank_owned(&r->dist), local, phase, err);
     }
-    CLP_TRY(pack(r, r->dist.owned_first, clp_dist_rank_owned(&r->dist), err));
-    clp_dist_rank_inner(&r->dist, &first, &count);
+    CLP_TRY(pack(r, r->dist.owned_first, clp__dist_rank_owned(&r->dist), err));
+    clp__dist_rank_inner(&r->dist, &first, &count);
     CLP_TRY(run_range(r, "sph_forces", buffers, first, count, local, phase, err));
     CLP_TRY(end_refresh(r, err));
     CLP_TRY(pack(r, 0, r->dist.owned_first, err));
     CLP_TRY(pack(r, r->dist.owned_end, r->dist.halo_end - r->dist.owned_end, err));
     for (int side = 0; side < 2; side++) {
-        clp_dist_rank_edge(&r->dist, side, &first, &count);
+        clp__dist_rank_edge(&r->dist, side, &first, &count);
         CLP_TRY(run_range(r, "sph_forces", buffers, first, count, local, phase, err));
     }
 fail:
@@ -240,7 +240,7 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp
         if (!r->listed) {
             if (r->comm) {
                 const double start = clp__now();
-                CLP_TRY(clp_dist_rank_rebuild(&r->dist, err));
+                CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
                 r->rebuild_seconds += clp__now() - start;
             } else
                 CLP_TRY(clp_grid_update(r->grid, err));
