@@ -403,7 +403,7 @@ CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
  * that ends at the next one. A run's time loop stops at a step instead (clp_run_config). */
 CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop);
 
-/* ---- Buffers: symbolic bitmask names with a traits table (src/core/buffer_table.c). */
+/* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 

@@ -133,16 +133,16 @@ double clp__host_memory_allowed(void);
 /* Monotonic wall clock in seconds. */
 double clp__now(void);
 /* What the compiled kernel `name` allows on the worker's device: the most work-items a group
- * and the local memory a group takes (src/core/launch.c). */
+ * and the local memory a group takes (src/worker/launch.c). */
 clp_status clp__kernel_limits(clp_worker *w, const char *name, size_t *work_group,
                               cl_ulong *local_bytes, clp_error *err);
 /* Seconds per call of `launch`: `launches` calls queued, then a wait; the median of `rounds`
- * (at most 64) such (src/core/measure.c). */
+ * (at most 64) such (src/worker/measure.c). */
 typedef clp_status (*clp__launch_fn)(void *context, clp_error *err);
 clp_status clp__time_launches(clp_worker *w, clp__launch_fn launch, void *context, int launches,
                               int rounds, double *median, clp_error *err);
 /* The device's copy bandwidth in bytes read plus written per second, measured with buffers of
- * `bytes` (src/core/measure.c). */
+ * `bytes` (src/worker/measure.c). */
 clp_status clp__copy_bandwidth(clp_worker *w, size_t bytes, double *bytes_per_second,
                                clp_error *err);
 /* SplitMix64 (Steele, Lea and Flood 2014): a counter-based stream, so a seed fixes the same

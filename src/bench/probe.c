@@ -3,7 +3,7 @@
  * float and double, host-device transfers and the launch latency, each over many launches
  * after an untimed one, with the least, mean, largest and best of them. */
 #include "internal.h"
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef CLPART_DIST_DEVICE_H
 #define CLPART_DIST_DEVICE_H
 
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 enum { CLP_DIST_MAX_QUERIES = 16 };
 

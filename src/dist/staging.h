@@ -6,7 +6,7 @@
 #ifndef CLPART_DIST_STAGING_H
 #define CLPART_DIST_STAGING_H
 
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 typedef struct clp__dist_staging {
     cl_mem mem;

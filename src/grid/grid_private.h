@@ -3,7 +3,7 @@
 #ifndef CLPART_GRID_PRIVATE_H
 #define CLPART_GRID_PRIVATE_H
 
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 enum { CLP_SCAN_MAX_LEVELS = 8 };
 /* Work-items per scan work-group, emitted into the prelude; cl/grid/scan.cl's default. */

@@ -1,6 +1,6 @@
 /* The worker's device buffers: which of a wanted set the options need, allocation checked
  * against the device's limits with errors that name the buffer and its size, and copies. */
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Kernels and launches: kernels created on first use, the work-group size chosen from the
  * device and kernel, steps whose arguments are buffer sets, every call checked and named. */
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * yardstick of memory-bound kernels: bytes read plus written per second by
  * clEnqueueCopyBuffer between two buffers, the median of 5 copies after one that pays for
  * first touch. */
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 clp_status clp__time_launches(clp_worker *w, clp__launch_fn launch, void *context, int launches,
                               int rounds, double *median, clp_error *err) {

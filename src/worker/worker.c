@@ -1,7 +1,7 @@
 /* The per-device worker: owns the context, queue and program of one device, and builds
  * programs through the binary cache (a hit loads the stored binary, a miss builds and
  * stores). Kernels and buffers are in launch.c and buffer.c. */
-#include "run/worker_private.h"
+#include "worker/worker_private.h"
 
 #include <stdlib.h>
 #include <string.h>
