@@ -1,10 +1,25 @@
-# Sourced by test scripts that adapt to the default device of $clpart (under CLPART_DEVICE).
+# Sourced by test scripts (and by tests/cli/common.sh): the devices of $clpart by implementation,
+# and what the default device (under CLPART_DEVICE) is. No side effects.
+
+# devices_of IMPLEMENTATION...: the comma-separated indices of the devices of those OpenCL
+# implementations (pocl, oclgrind, rusticl, intel) as $clpart lists them under the current environment.
+devices_of() {
+    "$clpart" devices --json | python3 "$(dirname "${BASH_SOURCE[0]}")/devices_of.py" "$@"
+}
+
+# pocl_split N COMMAND...: COMMAND on N PoCL CPU devices (POCL_DEVICES), with --devices naming
+# those devices by index: a GPU's or rusticl's platform may list devices before them.
+pocl_split() {
+    local pthreads
+    pthreads=$(printf 'pthread %.0s' $(seq "$1"))
+    shift
+    POCL_DEVICES=$pthreads "$@" --devices "$(POCL_DEVICES=$pthreads devices_of pocl)"
+}
 
 # default_implementation: the implementation of the default device, as tests/devices_of.py
 # names them (pocl, oclgrind, rusticl, intel), or 'other'.
 default_implementation() {
-    "$clpart" devices --json 2>/dev/null |
-        python3 "$(dirname "${BASH_SOURCE[0]}")/devices_of.py" --selected 2>/dev/null
+    devices_of --selected 2>/dev/null
 }
 
 # too_slow_on IMPLEMENTATION... -- REASON: skips the test (exit 77) with the reason when the

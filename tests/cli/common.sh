@@ -68,11 +68,8 @@ json.dump(c, open(sys.argv[2], "w"), indent=2)
 PY
 }
 
-# devices_of IMPLEMENTATION...: the comma-separated indices of the devices of those OpenCL
-# implementations (pocl, oclgrind) as $clpart lists them under the current environment.
-devices_of() {
-    "$clpart" devices --json | python3 "$(dirname "${BASH_SOURCE[0]}")/../devices_of.py" "$@"
-}
+# devices_of, pocl_split and the default device's implementation
+. "$(dirname "${BASH_SOURCE[0]}")/../default_device.sh"
 
 # pocl_only: every run of the test, MPI ranks included, on PoCL's CPU device (CLPART_DEVICE),
 # whatever the machine's default: for a test that compares one device's run with the same case
@@ -85,13 +82,4 @@ pocl_only() {
         exit 77
     fi
     export CLPART_DEVICE=pocl
-}
-
-# pocl_split N COMMAND...: COMMAND on N PoCL CPU devices (POCL_DEVICES), with --devices naming
-# those devices by index: a GPU's or rusticl's platform may list devices before them.
-pocl_split() {
-    local pthreads
-    pthreads=$(printf 'pthread %.0s' $(seq "$1"))
-    shift
-    POCL_DEVICES=$pthreads "$@" --devices "$(POCL_DEVICES=$pthreads devices_of pocl)"
 }
