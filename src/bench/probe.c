@@ -109,7 +109,7 @@ static clp_status time_transfers(clp_worker *w, void *host, int iterations, doub
                                  double *writes, clp_error *err) {
     clp_status st = CLP_OK;
     for (int k = -1; k < iterations; k++) { /* round -1: first touch of the host memory */
-        CLP_REQUIRE(!(w->stop && *w->stop), err, CLP_INTERRUPTED,
+        CLP_REQUIRE(!clp__worker_stop_requested(w), err, CLP_INTERRUPTED,
                     "stopped by a request during the probes' transfers");
         double start = clp__now();
         CLP_TRY(clp_worker_read(w, CLP_BUF_PROBE_A, host, err));

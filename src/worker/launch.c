@@ -122,7 +122,7 @@ static clp_status enqueue_groups(clp_worker *w, const char *name, cl_kernel kern
     clp_status st = CLP_OK;
     cl_event event = NULL;
     const bool timed = w->profiling && seconds;
-    if (w->stop && *w->stop)
+    if (clp__worker_stop_requested(w))
         return CLP_FAIL(err, CLP_INTERRUPTED, "stopped by a request before kernel '%s'", name);
     const double enqueued = timed ? clp__now() : 0.0;
     CLP_CL_CHECK(clEnqueueNDRangeKernel(w->queue, kernel, 1, first ? &first : NULL, &global, &local,

@@ -36,6 +36,12 @@ struct clp_worker {
     size_t n_list_pieces, list_stride, list_particles;
 };
 
+/* Whether a stop was requested (clp_worker_set_stop): launches and the probes' transfer
+ * rounds look before each. */
+static inline bool clp__worker_stop_requested(const clp_worker *worker) {
+    return worker->stop && *worker->stop;
+}
+
 /* Builds the program again from its source with the integer constant `name` of its prelude
  * set to `value` (bypassing the binary cache, which the caller may have closed): for a run
  * that outgrows a constant its kernels were compiled with. Kernels are created anew on their
