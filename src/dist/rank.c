@@ -573,35 +573,39 @@ fail:
     return st;
 }
 
-clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
+/* A rebuild's first phase: a refresh begun is dropped (the halos are refilled from their
+ * owners), the padding filled, and what leaves for each side and each edge selected and
+ * packed for sending. */
+static clp_status pack_sides(clp__dist_rank *r, side_exchange x[2], selection *sel, size_t each,
+                             clp_error *err) {
     clp_status st = CLP_OK;
-    const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
-    const size_t each = particle_bytes(r, r->travels);
-    side_exchange x[2] = {{0}, {0}};
-    selection sel = {0};
-    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: begins", r->rank);
-    /* a refresh begun is dropped: the halos are refilled below from their owners */
     CLP_TRY(wait_mark(&r->packed, err));
-    CLP_TRY(wait_mark(&r->unpacked, err)); /* the receives below reuse its staging */
+    CLP_TRY(wait_mark(&r->unpacked, err)); /* the receives reuse its staging */
     r->pending = 0;
     /* the neighbour lists were valid until now: nothing has moved yet */
     CLP_TRY(clp_grid_check_moved(r->grid, err));
     CLP_TRY(fill_padding(r, 0, r->owned_first, err));
     CLP_TRY(fill_padding(r, r->owned_end, r->halo_end - r->owned_end, err));
-    CLP_TRY(select_sent(r, &sel, err));
-    const size_t sent = sel.first[CLP_DIST_LEAVES_HI] + sel.count[CLP_DIST_LEAVES_HI];
+    CLP_TRY(select_sent(r, sel, err));
+    const size_t sent = sel->first[CLP_DIST_LEAVES_HI] + sel->count[CLP_DIST_LEAVES_HI];
     for (int side = 0; side < 2; side++) {
-        x[side].leaving = sel.count[leaves_class[side]];
-        x[side].edge = sel.count[edge_class[side]];
+        x[side].leaving = sel->count[leaves_class[side]];
+        x[side].edge = sel->count[edge_class[side]];
         if (r->neighbor[side] >= 0)
             CLP_TRY(clp__dist_staging_reserve(&r->pack[side], r->worker, r->transfer,
                                               (x[side].leaving + x[side].edge) * each, err));
     }
-    CLP_TRY(pack_selected(r, &sel, sent, each, err));
+    CLP_TRY(pack_selected(r, sel, sent, each, err));
     CLP_TRY(finish(r, err));
-    /* each phase logged, so that a rank that stops answering shows where */
-    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: classed; edges of %zu and %zu particles",
-              r->rank, x[0].edge, x[1].edge);
+fail:
+    return st;
+}
+
+/* The second: sizes, migrants and edges to each neighbour, the slots of what left padded (it
+ * comes back as part of the halo), and the neighbours' in return. */
+static clp_status exchange_sides(clp__dist_rank *r, side_exchange x[2], const selection *sel,
+                                 size_t each, clp_error *err) {
+    clp_status st = CLP_OK;
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
@@ -614,23 +618,31 @@ clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
         CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
     }
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sent", r->rank);
-    /* what left is appended again below, as part of the halo */
     for (int side = 0; side < 2; side++)
         CLP_TRY(clp__dist_pad(&r->device, clp_worker_buffer(r->worker, CLP_BUF_PERM),
-                              sel.first[leaves_class[side]], x[side].leaving, err));
+                              sel->first[leaves_class[side]], x[side].leaving, err));
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
             CLP_TRY(receive(r, side, &x[side], err));
+fail:
+    return st;
+}
+
+/* The third: the arrivals in their slots. The migrants go after every slot that stays, so
+ * that the stable sort keeps them after the particles that stay in each cell, as their
+ * senders' copies of the edges do; each halo, in the free slots before and after those, as
+ * its owner's edge will sort, cell by cell: the particles that stayed in that edge, then those
+ * that moved into it. *owned gets the slab's particles. */
+static clp_status place_arrivals(clp__dist_rank *r, side_exchange x[2], const selection *sel,
+                                 size_t *owned, clp_error *err) {
+    clp_status st = CLP_OK;
+    const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     /* over MPI the sends move only while both ranks are in MPI calls: finished before the
        device work; a lent halo is given back once placed, and the neighbour's flush waits */
     const bool lent = x[0].loan || x[1].loan;
     if (!lent)
         CLP_TRY(flush(r, err));
-    /* The migrants go after every slot that stays, so that the stable sort keeps them after
-       the particles that stay in each cell, as their senders' copies of the edges do; each
-       halo, in the free slots before and after those, as its owner's edge will sort, cell by
-       cell: the particles that stayed in that edge, then those that moved into it. */
-    const size_t stays = clp__dist_rank_owned(r) - sel.outside - x[0].leaving - x[1].leaving;
+    const size_t stays = clp__dist_rank_owned(r) - sel->outside - x[0].leaving - x[1].leaving;
     const size_t migrants = x[0].migrants_in + x[1].migrants_in;
     const size_t halos_in = x[0].halo_in + x[1].halo_in + x[0].leaving + x[1].leaving;
     const size_t below = halos_in < r->owned_first ? halos_in : r->owned_first;
@@ -659,12 +671,22 @@ clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
         give_back_halos(r, x);
         CLP_TRY(flush(r, err));
     }
+    *owned = stays + migrants;
+fail:
+    return st;
+}
+
+/* The last: the sort and lists, and the ranges of the halos, edges and slab they give, which
+ * must hold what arrived. */
+static clp_status sort_and_bound(clp__dist_rank *r, const side_exchange x[2], size_t owned,
+                                 clp_error *err) {
+    clp_status st = CLP_OK;
+    const int L = r->layers, lo = r->halo_layers[0], hi = r->halo_layers[1];
     /* the slots now hold arrivals, whose positions at the last rebuild are not there to
-       compare with: the check above was the last */
+       compare with: the check before the packing was the last */
     r->grid->has_reference = false;
     /* the sort puts the lower halo first, then the slab: lists for the slab only, unless a
        kernel reads the halo's */
-    const size_t owned = stays + x[0].migrants_in + x[1].migrants_in;
     clp_grid_list_only(r->grid, x[0].halo_in + x[0].leaving, r->halo_lists ? 0 : owned);
     CLP_TRY(clp_grid_update(r->grid, err));
     r->timing = clp_grid_last_timing(r->grid);
@@ -689,6 +711,24 @@ clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
                 x[0].halo_in + x[0].leaving, owned, x[1].halo_in + x[1].leaving);
     CLP_TRY(zero_range(r, 0, r->owned_first, err));
     CLP_TRY(zero_range(r, r->owned_end, r->halo_end - r->owned_end, err));
+fail:
+    return st;
+}
+
+clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t each = particle_bytes(r, r->travels);
+    side_exchange x[2] = {{0}, {0}};
+    selection sel = {0};
+    size_t owned = 0;
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: begins", r->rank);
+    CLP_TRY(pack_sides(r, x, &sel, each, err));
+    /* each phase logged, so that a rank that stops answering shows where */
+    CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: classed; edges of %zu and %zu particles",
+              r->rank, x[0].edge, x[1].edge);
+    CLP_TRY(exchange_sides(r, x, &sel, each, err));
+    CLP_TRY(place_arrivals(r, x, &sel, &owned, err));
+    CLP_TRY(sort_and_bound(r, x, owned, err));
 fail:
     if (x[0].loan || x[1].loan) { /* the writes from them may still run */
         clFinish(clp_worker_queue(r->worker));
