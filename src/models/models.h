@@ -3,6 +3,7 @@
 #define CLPART_MODELS_H
 
 #include "internal.h"
+#include "run/driver.h"
 
 /* The self-test's assembled source for these options (it has no case; `dev` is not needed). */
 clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *dev,
@@ -25,6 +26,12 @@ clp_status clp__lj_run_rank(clp_worker *worker, clp_comm *comm, const double *we
 extern const char *const clp__pso_diagnostics[];
 extern const char *const clp__rep_columns[];
 extern const char *const clp__search_diagnostics[];
+
+/* Runs `model`'s case through the driver with the registry entry of its name
+ * (clp__run_drive). */
+clp_status clp__model_drive(const clp__run_model *model, clp_worker *worker, clp__comm *comm,
+                            const double *weights, const clp_options *opts, const char *case_path,
+                            const clp_run_config *config, clp_error *err);
 
 /* The option modules of the model called `name` (its registry entry's), *count their number. */
 const char *const *clp__model_modules(const char *name, size_t *count);

@@ -212,6 +212,16 @@ clp_status clp_model_find(const char *name, const clp_model **out, clp_error *er
     return CLP_FAIL(err, CLP_CASE, "unknown model '%s' (known: %s)", name, known);
 }
 
+clp_status clp__model_drive(const clp__run_model *model, clp_worker *worker, clp__comm *comm,
+                            const double *weights, const clp_options *opts, const char *case_path,
+                            const clp_run_config *config, clp_error *err) {
+    const clp_model *entry;
+    const clp_status st = clp_model_find(model->name, &entry, err);
+    return st != CLP_OK
+               ? st
+               : clp__run_drive(model, entry, worker, comm, weights, opts, case_path, config, err);
+}
+
 const char *const *clp__model_modules(const char *name, size_t *count) {
     for (size_t i = 0; i < MODEL_COUNT; i++)
         if (strcmp(models[i].name, name) == 0) {

@@ -12,12 +12,11 @@ static uint64_t next_slice(clp__pacer *p, uint64_t left) {
     return !p->stop || p->slice > left ? left : p->slice;
 }
 
-/* After a slice: waits for the device, sizes the next slice, says whether a stop was asked. */
+/* After a slice: waits for the device (so that the steps' time is theirs, not the next
+ * read's), sizes the next slice, says whether a stop was asked. */
 static clp_status wait_slice(clp__pacer *p, bool *stop, clp_error *err) {
     clp_status st = CLP_OK;
     *stop = false;
-    if (!p->stop)
-        return CLP_OK;
     CLP_CL_CHECK(clFinish(clp_worker_queue(p->worker)), err,
                  "waiting for a slice of steps: clFinish");
     const double took = clp__now() - p->started;
@@ -25,7 +24,7 @@ static clp_status wait_slice(clp__pacer *p, bool *stop, clp_error *err) {
         p->slice *= 2;
     else if (took > 0.2 && p->slice > 1)
         p->slice /= 2;
-    *stop = *p->stop != 0;
+    *stop = p->stop && *p->stop != 0;
 fail:
     return st;
 }

@@ -21,7 +21,7 @@ typedef clp_status (*clp__pacer_steps)(void *system, uint64_t steps, clp_error *
 /* Runs `steps` steps through `run` in slices, waiting for the device after each, until they
  * are done or a stop is asked: *done gets the steps run, *stopped whether a stop was asked.
  * Each slice is sized from how long the last one took: twice as long below 0.05 s, half
- * above 0.2 s. Without a stop pointer it is one slice and no wait. */
+ * above 0.2 s. Without a stop pointer it is one slice. */
 clp_status clp__pacer_run(clp__pacer *p, clp__pacer_steps run, void *system, uint64_t steps,
                           uint64_t *done, bool *stopped, clp_error *err);
 

@@ -6,9 +6,8 @@
 #include "models/lj/lj.h"
 #include "models/lj/lj_case.h"
 #include "models/lj/lj_dist.h"
-#include "run/pacer.h"
 #include "models/models.h"
-#include "run/run_flags.h"
+#include "run/driver.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -139,32 +138,6 @@ clp_status clp__lj_diagnostics(const clp__lj_sample *s, const clp__lj_case *c, u
     return st != CLP_OK ? st : clp__lj_row(&sums, c, step, row, err);
 }
 
-/* What a run steps: the whole box on one device, or (comm set) a rank's slab of it. */
-typedef struct lj_runner {
-    clp__comm *comm;
-    clp__lj_system *sys;
-    clp__lj_rank *rank;
-    clp__lj_sample sample; /* one device's read-back */
-    clp__pacer pacer;
-} lj_runner;
-
-/* One diagnostics row from the device, or from every rank's. */
-static clp_status measure(lj_runner *r, const clp__lj_case *c, uint64_t step, double row[8],
-                          clp_error *err) {
-    clp_status st = CLP_OK;
-    clp__lj_sums sums = {0};
-    clp__lj_sample *s = &r->sample;
-    if (r->rank) {
-        CLP_TRY(clp__lj_rank_sums(r->rank, c, step, &sums, err));
-    } else {
-        CLP_TRY(clp__lj_system_read(r->sys, s->force, s->energy, s->velocity, &s->virial, err));
-        CLP_TRY(clp__lj_sums_add(s, NULL, c, step, &sums, err));
-    }
-    CLP_TRY(clp__lj_row(&sums, c, step, row, err));
-fail:
-    return st;
-}
-
 /* A snapshot's arrays, n atoms each in the state's order. */
 typedef struct lj_snapshot {
     double *xyz, *vel; /* n x 3 */
@@ -195,38 +168,138 @@ static double wrapped(double x, double box) {
     return w < box ? w : 0.0; /* rounded up to the far face: that is the near one */
 }
 
-/* particles_NNNNN.vtp at `step`: every atom at its index in the initial state, which is its
- * ID, with its position wrapped into the box and its velocity. A split run gathers the ranks'
- * atoms on rank 0, which writes (`series` NULL on the others). */
-static clp_status snapshot(lj_runner *r, const clp__lj_case *c, uint64_t step, lj_snapshot *s,
-                           clp__vtp_series *series, clp_error *err) {
+/* diagnostics.csv's columns; after "step", the values of a run's result (the registry's). */
+const char *const clp__lj_columns[] = {"step",        "time",     "kinetic",  "potential", "total",
+                                       "temperature", "pressure", "momentum", NULL};
+
+/* A run of the case: the whole box on one device, or (comm set) a rank's slab of it, and its
+ * outputs. */
+typedef struct lj_model {
+    clp__lj_case c;
+    clp__lj_state s;
+    clp__lj_system *sys;
+    clp__lj_rank *rank;
+    clp__lj_sample sample; /* one device's read-back */
+    clp_run_timing timing; /* --timing: the phases' device time */
+    clp__csv *csv;
+    clp__vtp_series series;
+    lj_snapshot snap;
+    double row[8]; /* the last diagnostics */
+} lj_model;
+
+/* One diagnostics row from the device, or from every rank's, in diagnostics.csv. */
+static clp_status measure(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t n = c->n;
-    if (r->rank) {
-        CLP_TRY(
-            clp__lj_rank_gather(r->rank, n, series ? s->xyz : NULL, series ? s->vel : NULL, err));
+    lj_model *m = model;
+    clp__lj_sums sums = {0};
+    clp__lj_sample *s = &m->sample;
+    if (m->rank) {
+        CLP_TRY(clp__lj_rank_sums(m->rank, &m->c, run->step, &sums, err));
     } else {
-        clp__lj_sample *b = &r->sample;
-        CLP_TRY(clp__lj_system_positions(r->sys, s->xyz, err));
-        CLP_TRY(clp__lj_system_read(r->sys, b->force, b->energy, s->vel, &b->virial, err));
+        CLP_TRY(clp__lj_system_read(m->sys, s->force, s->energy, s->velocity, &s->virial, err));
+        CLP_TRY(clp__lj_sums_add(s, NULL, &m->c, run->step, &sums, err));
     }
-    if (!series)
+    CLP_TRY(clp__lj_row(&sums, &m->c, run->step, m->row, err));
+    if (m->csv)
+        CLP_TRY(clp__csv_row(m->csv, m->row, err));
+fail:
+    return st;
+}
+
+/* particles_NNNNN.vtp: every atom at its index in the initial state, which is its ID, with its
+ * position wrapped into the box and its velocity. A split run gathers the ranks' atoms on rank
+ * 0, which writes. */
+static clp_status snapshot(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    lj_model *m = model;
+    lj_snapshot *s = &m->snap;
+    const size_t n = m->c.n;
+    const bool writes = run->out_dir != NULL;
+    if (m->rank) {
+        CLP_TRY(
+            clp__lj_rank_gather(m->rank, n, writes ? s->xyz : NULL, writes ? s->vel : NULL, err));
+    } else {
+        clp__lj_sample *b = &m->sample;
+        CLP_TRY(clp__lj_system_positions(m->sys, s->xyz, err));
+        CLP_TRY(clp__lj_system_read(m->sys, b->force, b->energy, s->vel, &b->virial, err));
+    }
+    if (!writes)
         return CLP_OK;
     for (size_t i = 0; i < n; i++) {
         s->id[i] = (uint32_t)i;
         for (int a = 0; a < 3; a++) {
-            s->xyz[3 * i + a] = wrapped(s->xyz[3 * i + a], c->box);
+            s->xyz[3 * i + a] = wrapped(s->xyz[3 * i + a], m->c.box);
             s->vel32[3 * i + a] = (float)s->vel[3 * i + a];
         }
     }
-    const double box[3] = {c->box, c->box, c->box};
+    const double box[3] = {m->c.box, m->c.box, m->c.box};
     const clp__vtp_fields f = {.n = n,
                                .position = s->xyz,
                                .velocity = s->vel32,
                                .id = s->id,
-                               .time = (double)step * c->dt,
+                               .time = run->time,
                                .period = box};
-    CLP_TRY(clp__vtp_series_add(series, &f, err));
+    CLP_TRY(clp__vtp_series_add(&m->series, &f, err));
+fail:
+    return st;
+}
+
+/* The case's atoms on this device, or this rank's slab of them; the outputs at step 0, every
+ * output_every (and snapshot_every) steps and at the end. */
+static clp_status open_run(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    lj_model *m = model;
+    clp__lj_case *c = &m->c;
+    clp__lj_state *s = &m->s;
+    CLP_REQUIRE(!run->comm || !run->config->timing, err, CLP_USAGE,
+                "--timing profiles a Lennard-Jones run on one device only");
+    CLP_TRY(clp__lj_case_load(run->case_path, c, err));
+    CLP_TRY(check_box(c, run->opts, run->case_path, err));
+    c->steps = clp__run_limit_steps(run, c->steps, c->dt);
+    const clp__lj_params params = {.rc = c->rc, .softening = c->softening};
+    CLP_TRY(clp__lj_check_memory(run->worker, run->comm != NULL, run->opts, c->n, c->box, &params,
+                                 err));
+    CLP_TRY(initial_state(c, s, err));
+    if (run->writer)
+        CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s->n, s->box,
+                 clp__lj_density(s));
+    if (run->comm) {
+        CLP_TRY(clp__lj_rank_open(run->worker, run->comm, run->opts, run->config->cache, s, &params,
+                                  c->dt, run->weights, &m->rank, err));
+    } else {
+        m->sample = (clp__lj_sample){.n = s->n,
+                                     .force = malloc(3 * s->n * sizeof(double)),
+                                     .energy = malloc(s->n * sizeof(double)),
+                                     .velocity = malloc(3 * s->n * sizeof(double))};
+        CLP_REQUIRE(m->sample.force && m->sample.energy && m->sample.velocity, err, CLP_NOMEM,
+                    "out of host memory for the diagnostics of %zu atoms", s->n);
+        CLP_TRY(clp__lj_system_open(run->worker, run->opts, run->config->cache, s, &params, c->dt,
+                                    &m->sys, err));
+        if (run->config->timing)
+            clp__lj_system_time(m->sys, &m->timing);
+    }
+    run->particles = s->n;
+    run->dt = c->dt;
+    const unsigned final = CLP__RUN_AT_LAST | CLP__RUN_ON_STOP;
+    clp__run_add_output(
+        run, (clp__run_output){.every = c->output_every, .also = final, .write = measure});
+    if (run->config->out_dir && c->snapshot_every) /* the same on all ranks */
+        clp__run_add_output(
+            run, (clp__run_output){.every = c->snapshot_every, .also = final, .write = snapshot});
+fail:
+    return st;
+}
+
+static clp_status start(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    lj_model *m = model;
+    if (!run->out_dir)
+        return CLP_OK;
+    CLP_TRY(clp__csv_open_in(run->out_dir, "diagnostics.csv", clp__lj_columns, 8, &m->csv, err));
+    if (m->c.snapshot_every) {
+        CLP_TRY(clp__vtp_series_start(&m->series, run->out_dir, err));
+        CLP_TRY(snapshot_alloc(&m->snap, m->s.n, err));
+    }
 fail:
     return st;
 }
@@ -235,197 +308,116 @@ static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
     return clp__lj_system_run(sys, steps, err);
 }
 
-/* A chunk of steps. One device runs it in slices, after each of which a stop request is
- * honoured; ranks run it whole and then agree whether any was asked to stop, so that all
- * stop at the same step. */
-static clp_status advance(lj_runner *r, uint64_t chunk, volatile sig_atomic_t *stop, uint64_t *ran,
-                          bool *stopped, clp_error *err) {
-    clp_status st = CLP_OK;
-    if (!r->rank)
-        return clp__pacer_run(&r->pacer, run_steps, r->sys, chunk, ran, stopped, err);
-    CLP_TRY(clp__lj_rank_run(r->rank, chunk, err));
-    *ran = chunk;
-    double asked = stop && *stop;
-    CLP_TRY(clp__comm_allreduce(r->comm, &asked, 1, CLP_COMM_MAX, err));
-    *stopped = asked > 0;
-fail:
+/* Steps to the next output. One device runs them in slices, after each of which a stop
+ * request is honoured; ranks run them whole, and agree on stopping at the next turn. */
+static clp_status advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
+                          clp_error *err) {
+    lj_model *m = model;
+    if (!m->rank)
+        return clp__run_paced(run, run_steps, m->sys, steps, ran, err);
+    *ran = steps;
+    return clp__lj_rank_run(m->rank, steps, err);
+}
+
+/* Whether any rank was asked to stop: all stop at the same step. */
+static clp_status requests(void *model, clp__run *run, bool *stop, bool *checkpoint,
+                           clp_error *err) {
+    (void)model;
+    double asked = *stop;
+    const clp_status st = clp__comm_allreduce(run->comm, &asked, 1, CLP_COMM_MAX, err);
+    *stop = asked > 0;
+    *checkpoint = false; /* LJ writes none */
     return st;
 }
 
 /* The least device-memory traffic of the steps so far, of every rank's together. */
-static clp_status traffic(lj_runner *r, double listed, double *bytes, clp_error *err) {
-    if (!r->rank) {
-        *bytes = clp__lj_system_bytes(r->sys, listed);
+static clp_status traffic(const lj_model *m, clp__comm *comm, double listed, double *bytes,
+                          clp_error *err) {
+    if (!m->rank) {
+        *bytes = clp__lj_system_bytes(m->sys, listed);
         return CLP_OK;
     }
-    *bytes = clp__lj_rank_bytes(r->rank, listed);
-    return clp__comm_allreduce(r->comm, bytes, 1, CLP_COMM_SUM, err);
+    *bytes = clp__lj_rank_bytes(m->rank, listed);
+    return clp__comm_allreduce(comm, bytes, 1, CLP_COMM_SUM, err);
 }
 
-/* diagnostics.csv's columns; after "step", the values of a run's result (the registry's). */
-const char *const clp__lj_columns[] = {"step",        "time",     "kinetic",  "potential", "total",
-                                       "temperature", "pressure", "momentum", NULL};
-
-/* summary.json: the keys every model's starts with, then the last row's values by their
- * column names, from "time" on. */
-static clp_status write_summary(const char *dir, size_t atoms, const double row[8],
-                                bool interrupted, double seconds, clp_error *err) {
-    json_t *root = clp__summary_begin("lj", atoms, (uint64_t)row[0], interrupted, seconds);
-    clp__summary_values(root, clp__lj_columns + 1, row + 1, 7);
-    return clp__summary_write(dir, "summary.json", root, err);
+/* What lj.strategy=auto chose, for the sweep's and bench's records. */
+static void report_chosen(const lj_model *m, const clp__run *run) {
+    clp__lj_strategy named;
+    if (!m->sys || clp__lj_strategy_from_name(clp_options_enum(run->opts, "lj.strategy"), &named))
+        return;
+    char chosen[96];
+    snprintf(chosen, sizeof chosen, "lj.strategy=%s neighbors.mode=%s",
+             clp__lj_strategy_name(clp__lj_system_layout(m->sys)->strategy),
+             clp__lj_system_mode(m->sys));
+    clp__run_result_chosen(run->config, chosen);
 }
 
-static clp_status open_diagnostics(const char *dir, clp__csv **out, clp_error *err) {
-    return clp__csv_open_in(dir, "diagnostics.csv", clp__lj_columns, 8, out, err);
-}
-
-/* The run on one device (comm NULL), or as one rank of a split run, where every rank calls it
- * and rank 0 alone writes the outputs and the progress. */
-static clp_status run(clp_worker *worker, clp__comm *comm, const double *weights,
-                      const clp_options *opts, const char *case_path, const clp_run_config *config,
-                      clp_error *err) {
+/* summary.json (the keys every model's starts with, then the last row's values by their
+ * column names, from "time" on), the timing and the result. */
+static clp_status finish(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    clp__lj_case c;
-    clp__lj_state s = {0};
-    lj_runner r = {.comm = comm};
-    clp_run_timing timing = {0}; /* --timing: the phases' device time */
-    clp__csv *csv = NULL;
-    clp__vtp_series series = {0};
-    lj_snapshot snap = {0};
-    clp__progress progress;
-    const bool writer = !comm || clp__comm_rank(comm) == 0;
-    const char *out_dir = writer ? config->out_dir : NULL;
-    FILE *progress_file = writer ? config->progress : NULL;
-    CLP_TRY(clp__run_check_flags(config, "lj", err));
-    CLP_REQUIRE(!comm || !config->timing, err, CLP_USAGE,
-                "--timing profiles a Lennard-Jones run on one device only");
-    CLP_TRY(clp__lj_case_load(case_path, &c, err));
-    CLP_TRY(check_box(&c, opts, case_path, err));
-    c.steps = clp__run_steps(config, c.steps);
-    if (config->max_time > 0 && config->max_time < (double)c.steps * c.dt)
-        c.steps = (uint64_t)floor(config->max_time / c.dt + 1e-9);
-    const clp__lj_params params = {.rc = c.rc, .softening = c.softening};
-    CLP_TRY(clp__lj_check_memory(worker, comm != NULL, opts, c.n, c.box, &params, err));
-    CLP_TRY(initial_state(&c, &s, err));
-    if (writer)
-        CLP_INFO(CLP_LOG_RUN, "%zu atoms in a periodic box of side %.9g, density %g", s.n, s.box,
-                 clp__lj_density(&s));
-    if (comm) {
-        CLP_TRY(clp__lj_rank_open(worker, comm, opts, config->cache, &s, &params, c.dt, weights,
-                                  &r.rank, err));
-    } else {
-        r.sample = (clp__lj_sample){.n = s.n,
-                                    .force = malloc(3 * s.n * sizeof(double)),
-                                    .energy = malloc(s.n * sizeof(double)),
-                                    .velocity = malloc(3 * s.n * sizeof(double))};
-        CLP_REQUIRE(r.sample.force && r.sample.energy && r.sample.velocity, err, CLP_NOMEM,
-                    "out of host memory for the diagnostics of %zu atoms", s.n);
-        CLP_TRY(clp__lj_system_open(worker, opts, config->cache, &s, &params, c.dt, &r.sys, err));
-        CLP_TRY(clp__run_stop_check(config, err)); /* alone: ranks stop at a step */
-        clp__pacer_init(&r.pacer, worker, config->stop_requested);
-        if (config->timing)
-            clp__lj_system_time(r.sys, &timing);
+    lj_model *m = model;
+    const clp_run_config *config = run->config;
+    if (config->timing && !run->comm) {
+        m->timing.wall = run->seconds + run->outputs;
+        m->timing.outputs = run->outputs;
+        m->timing.particles = m->s.n;
+        *config->timing = m->timing;
     }
-    if (out_dir)
-        CLP_TRY(open_diagnostics(out_dir, &csv, err));
-    const uint64_t snapshot_every = config->out_dir ? c.snapshot_every : 0; /* same on all ranks */
-    if (out_dir && snapshot_every) {
-        CLP_TRY(clp__vtp_series_start(&series, out_dir, err));
-        CLP_TRY(snapshot_alloc(&snap, s.n, err));
-    }
-    const double end_time = (double)c.steps * c.dt;
-    if (progress_file)
-        clp__progress_init(&progress, progress_file, 0.0, end_time, CLP__PROGRESS_PLAIN_INTERVAL);
-    double row[8], outputs = 0;
-    bool stopped = false;
-    const double start = clp__now();
-    uint64_t done = 0;
-    for (;;) {
-        const double outputs_start = clp__now();
-        const bool final = done == c.steps || stopped;
-        if (done % c.output_every == 0 || final) {
-            CLP_TRY(measure(&r, &c, done, row, err));
-            if (csv)
-                CLP_TRY(clp__csv_row(csv, row, err));
-        }
-        if (snapshot_every && (done % snapshot_every == 0 || final))
-            CLP_TRY(snapshot(&r, &c, done, &snap, out_dir ? &series : NULL, err));
-        outputs += clp__now() - outputs_start;
-        /* the stepping rate leaves out the read-back and the file */
-        const double stepping = clp__now() - start - outputs;
-        const double rate = done && stepping > 0 ? (double)s.n * (double)done / stepping : 0.0;
-        if (progress_file)
-            clp__progress_update(&progress, done, (double)done * c.dt, rate);
-        if (final) {
-            if (progress_file)
-                clp__progress_finish(&progress, done, (double)done * c.dt, rate);
-            break;
-        }
-        /* a chunk to the next row or snapshot */
-        uint64_t next = (done / c.output_every + 1) * c.output_every;
-        if (snapshot_every && (done / snapshot_every + 1) * snapshot_every < next)
-            next = (done / snapshot_every + 1) * snapshot_every;
-        const uint64_t chunk = (next < c.steps ? next : c.steps) - done;
-        uint64_t ran;
-        CLP_TRY(advance(&r, chunk, config->stop_requested, &ran, &stopped, err));
-        done += ran;
-    }
-    const double seconds = clp__now() - start - outputs;
-    if (config->timing && !comm) {
-        timing.wall = seconds + outputs;
-        timing.outputs = outputs;
-        timing.particles = s.n;
-        *config->timing = timing;
-    }
-    if (csv) {
-        st = clp__csv_close(csv, err);
-        csv = NULL;
+    if (m->csv) {
+        st = clp__csv_close(m->csv, err);
+        m->csv = NULL;
         CLP_TRY(st);
     }
-    if (out_dir)
-        CLP_TRY(write_summary(out_dir, s.n, row, stopped, seconds, err));
-    /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
-    const double search = c.rc * (1.0 + clp_options_float(opts, "neighbors.skin"));
-    const double listed = 4.0 / 3.0 * M_PI * search * search * search * clp__lj_density(&s);
-    double bytes;
-    CLP_TRY(traffic(&r, listed, &bytes, err));
-    if (writer) {
-        clp__run_result_set(config, seconds, (double)s.n * (double)done, done, clp__lj_columns + 1,
-                            row + 1, 7);
-        clp__run_result_cost(config, bytes, 0.0);
-        clp__lj_strategy named;
-        if (r.sys && !clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &named)) {
-            char chosen[96]; /* what lj.strategy=auto chose, for the sweep's and bench's records */
-            snprintf(chosen, sizeof chosen, "lj.strategy=%s neighbors.mode=%s",
-                     clp__lj_strategy_name(clp__lj_system_layout(r.sys)->strategy),
-                     clp__lj_system_mode(r.sys));
-            clp__run_result_chosen(config, chosen);
-        }
+    if (run->out_dir) {
+        json_t *root =
+            clp__summary_begin("lj", m->s.n, (uint64_t)m->row[0], run->stopping, run->seconds);
+        clp__summary_values(root, clp__lj_columns + 1, m->row + 1, 7);
+        CLP_TRY(clp__summary_write(run->out_dir, "summary.json", root, err));
     }
-    if (stopped)
-        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of %llu%s",
-                      (unsigned long long)done, (unsigned long long)c.steps,
-                      out_dir ? "; diagnostics.csv ends with that step's row, and "
-                                "summary.json marks the run as interrupted"
-                              : "");
+    /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
+    const double search = m->c.rc * (1.0 + clp_options_float(run->opts, "neighbors.skin"));
+    const double listed = 4.0 / 3.0 * M_PI * search * search * search * clp__lj_density(&m->s);
+    double bytes;
+    CLP_TRY(traffic(m, run->comm, listed, &bytes, err));
+    clp__run_report(run, (double)m->s.n * (double)run->step, bytes, 0.0, m->row + 1, 7);
+    if (run->writer)
+        report_chosen(m, run);
 fail:
-    clp__csv_close(csv, NULL);
-    clp__vtp_series_close(&series);
-    snapshot_free(&snap);
-    clp__lj_system_close(r.sys);
-    clp__lj_rank_close(r.rank);
-    sample_free(&r.sample);
-    clp__lj_state_free(&s);
     return st;
 }
 
+static void close_run(void *model) {
+    lj_model *m = model;
+    clp__csv_close(m->csv, NULL);
+    clp__vtp_series_close(&m->series);
+    snapshot_free(&m->snap);
+    clp__lj_system_close(m->sys);
+    clp__lj_rank_close(m->rank);
+    sample_free(&m->sample);
+    clp__lj_state_free(&m->s);
+}
+
+static const clp__run_model lj_model_ops = {
+    .name = "lj",
+    .size = sizeof(lj_model),
+    .open = open_run,
+    .start = start,
+    .advance = advance,
+    .requests = requests,
+    .finish = finish,
+    .close = close_run,
+    .stopped_note = "diagnostics.csv ends with that step's row, and summary.json marks the run as "
+                    "interrupted"};
+
 clp_status clp_lj_run(clp_worker *worker, const clp_options *opts, const char *case_path,
                       const clp_run_config *config, clp_error *err) {
-    return run(worker, NULL, NULL, opts, case_path, config, err);
+    return clp__model_drive(&lj_model_ops, worker, NULL, NULL, opts, case_path, config, err);
 }
 
 clp_status clp__lj_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
                             const clp_options *opts, const char *case_path,
                             const clp_run_config *config, clp_error *err) {
-    return run(worker, comm, weights, opts, case_path, config, err);
+    return clp__model_drive(&lj_model_ops, worker, comm, weights, opts, case_path, config, err);
 }

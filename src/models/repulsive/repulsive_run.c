@@ -3,10 +3,9 @@
  * is reached, and the outputs: the start and the optimised design (start.csv, design.csv), the
  * energies and criteria after every chunk (energy.csv) and a one-line summary (summary.json). */
 #include "io/io.h"
-#include "run/pacer.h"
 #include "models/repulsive/repulsive_case.h"
 #include "models/models.h"
-#include "run/run_flags.h"
+#include "run/driver.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -114,12 +113,6 @@ fail:
     return st;
 }
 
-/* Steps with no check of the kinetic energy: the run reads it after each chunk. */
-static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
-    uint64_t done;
-    return clp__rep_system_run(sys, steps, 0, 0.0, &done, err);
-}
-
 /* What summary.json holds. */
 typedef struct summary {
     size_t points;
@@ -147,160 +140,178 @@ static clp_status write_summary(const char *dir, const summary *s, clp_error *er
     return clp__summary_write(dir, "summary.json", root, err);
 }
 
-/* One row of energy.csv from the system's state after `step` steps; *kinetic is its kinetic
- * energy, which must be finite. The criteria take an all-pairs pass as long as a step: their
- * seconds are added to *checks, which the rate leaves out (a bench's run of two steps would
- * otherwise time four passes and count two). */
-static clp_status measure(clp__rep_system *sys, uint64_t step, double *energy, size_t n,
-                          double row[6], double *checks, clp_error *err) {
-    clp_status st = CLP_OK;
-    double kinetic, potential = 0, ae, maximin;
-    CLP_TRY(clp__rep_system_kinetic(sys, &kinetic, err));
-    CLP_REQUIRE(isfinite(kinetic), err, CLP_CHECK,
-                "the kinetic energy is %g at step %llu: use a smaller dt or more damping", kinetic,
-                (unsigned long long)step);
-    CLP_TRY(clp__rep_system_read(sys, NULL, NULL, energy, NULL, err));
-    for (size_t i = 0; i < n; i++)
-        potential += energy[i];
-    const double start = clp__now(); /* the reads above waited for the steps */
-    CLP_TRY(clp__rep_system_criteria(sys, &ae, &maximin, err));
-    *checks += clp__now() - start;
-    row[0] = (double)step;
-    row[1] = kinetic;
-    row[2] = potential;
-    row[3] = kinetic + potential;
-    row[4] = ae;
-    row[5] = maximin;
-fail:
-    return st;
-}
-
-/* The columns of energy.csv, one row per check. */
 /* energy.csv's columns; after "step", the values of a run's result (the registry's). */
 const char *const clp__rep_columns[] = {"step", "kinetic", "potential", "total",
                                         "ae",   "maximin", NULL};
 
-clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const char *case_path,
-                             const clp_run_config *config, clp_error *err) {
+/* A run of the case: the design on the device, energy.csv and its last row. */
+typedef struct rep_model {
+    clp__rep_case c;
+    clp__rep_design start;
+    clp__rep_system *sys;
+    clp__csv *csv;
+    double *x, *energy; /* the design and the points' energies, read back */
+    double row[6];
+    summary s;
+} rep_model;
+
+static clp_status measure(void *model, clp__run *run, clp_error *err);
+
+static clp_status open_run(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    clp__rep_case c = {0};
-    clp__rep_design start = {0};
-    clp__rep_system *sys = NULL;
-    clp__csv *csv = NULL;
-    double *x = NULL, *energy = NULL;
-    clp__progress progress;
-    CLP_TRY(clp__run_check_flags(config, "repulsive", err));
-    CLP_TRY(prepare(case_path, &c, &start, err));
-    c.steps = clp__run_steps(config, c.steps);
-    const clp__rep_params *p = &c.params;
-    if (p->q < c.dim + 1)
+    rep_model *m = model;
+    clp__rep_case *c = &m->c;
+    CLP_TRY(prepare(run->case_path, c, &m->start, err));
+    c->steps = clp__run_limit_steps(run, c->steps, 0.0);
+    const clp__rep_params *p = &c->params;
+    if (p->q < c->dim + 1)
         CLP_WARN(CLP_LOG_RUN,
                  "%s: 'repulsive.q' is %d, below dimensions + 1 = %d, which Masek and "
                  "Vorechovsky (2018) advise against",
-                 case_path, p->q, c.dim + 1);
+                 run->case_path, p->q, c->dim + 1);
     CLP_INFO(CLP_LOG_RUN,
              "%zu points in %d dimensions, %s start (seed %llu), q %d, dt %.6g, %d damping "
              "terms, at most %llu steps",
-             c.points, c.dim, c.start == CLP__REP_START_LATIN ? "latin" : "random",
-             (unsigned long long)c.seed, p->q, p->dt, p->n_damping, (unsigned long long)c.steps);
-    const size_t components = c.points * (size_t)c.dim;
-    x = malloc(components * sizeof *x);
-    energy = malloc(c.points * sizeof *energy);
-    CLP_REQUIRE(x && energy, err, CLP_NOMEM, "out of host memory for %zu points in %d dimensions",
-                c.points, c.dim);
-    CLP_TRY(clp__rep_system_open(worker, opts, config->cache, &start, p, &sys, err));
-    clp__rep_design_free(&start);
-    if (config->out_dir) {
-        CLP_TRY(clp__csv_open_in(config->out_dir, "energy.csv", clp__rep_columns, 6, &csv, err));
-        /* the start as the device holds it, in single precision */
-        CLP_TRY(clp__rep_system_read(sys, x, NULL, NULL, NULL, err));
-        CLP_TRY(write_design(config->out_dir, "start.csv", x, c.points, c.dim, err));
+             c->points, c->dim, c->start == CLP__REP_START_LATIN ? "latin" : "random",
+             (unsigned long long)c->seed, p->q, p->dt, p->n_damping, (unsigned long long)c->steps);
+    m->x = malloc(c->points * (size_t)c->dim * sizeof *m->x);
+    m->energy = malloc(c->points * sizeof *m->energy);
+    CLP_REQUIRE(m->x && m->energy, err, CLP_NOMEM,
+                "out of host memory for %zu points in %d dimensions", c->points, c->dim);
+    CLP_TRY(clp__rep_system_open(run->worker, run->opts, run->config->cache, &m->start, p, &m->sys,
+                                 err));
+    clp__rep_design_free(&m->start);
+    m->s = (summary){.points = c->points, .dim = c->dim, .q = p->q, .dt = p->dt};
+    run->particles = c->points;
+    clp__run_add_output(run, (clp__run_output){.every = c->check_every,
+                                               .also = CLP__RUN_AT_LAST | CLP__RUN_ON_STOP,
+                                               .write = measure});
+fail:
+    return st;
+}
+
+/* energy.csv, and start.csv: the start as the device holds it, in single precision. */
+static clp_status start(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    rep_model *m = model;
+    if (!run->out_dir)
+        return CLP_OK;
+    CLP_TRY(clp__csv_open_in(run->out_dir, "energy.csv", clp__rep_columns, 6, &m->csv, err));
+    CLP_TRY(clp__rep_system_read(m->sys, m->x, NULL, NULL, NULL, err));
+    CLP_TRY(write_design(run->out_dir, "start.csv", m->x, m->c.points, m->c.dim, err));
+fail:
+    return st;
+}
+
+/* A row of energy.csv from the system's state; a kinetic energy below the tolerance ends the
+ * run. The kinetic energy must be finite. */
+static clp_status measure(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    rep_model *m = model;
+    double *row = m->row, kinetic, potential = 0, ae, maximin;
+    CLP_TRY(clp__rep_system_kinetic(m->sys, &kinetic, err));
+    CLP_REQUIRE(isfinite(kinetic), err, CLP_CHECK,
+                "the kinetic energy is %g at step %llu: use a smaller dt or more damping", kinetic,
+                (unsigned long long)run->step);
+    CLP_TRY(clp__rep_system_read(m->sys, NULL, NULL, m->energy, NULL, err));
+    for (size_t i = 0; i < m->c.points; i++)
+        potential += m->energy[i];
+    CLP_TRY(clp__rep_system_criteria(m->sys, &ae, &maximin, err));
+    const double values[6] = {(double)run->step,   kinetic, potential,
+                              kinetic + potential, ae,      maximin};
+    memcpy(row, values, sizeof values);
+    if (run->step == 0) {
+        m->s.ae_start = ae;
+        m->s.maximin_start = maximin;
     }
-    if (config->progress) {
-        clp__progress_init(&progress, config->progress, 0.0, (double)c.steps,
-                           CLP__PROGRESS_PLAIN_INTERVAL);
-        progress.steps_only = true;
-    }
-    summary s = {.points = c.points, .dim = c.dim, .q = p->q, .dt = p->dt};
-    double row[6], outputs = 0, checks = 0;
-    clp__pacer pacer;
-    clp__pacer_init(&pacer, worker, config->stop_requested);
-    const double begin = clp__now();
-    for (uint64_t done = 0;;) {
-        CLP_TRY(measure(sys, done, energy, c.points, row, &checks, err));
-        if (done == 0) {
-            s.ae_start = row[4];
-            s.maximin_start = row[5];
-        }
-        const double outputs_start = clp__now();
-        if (csv)
-            CLP_TRY(clp__csv_row(csv, row, err));
-        outputs += clp__now() - outputs_start;
-        s.by_tolerance = row[1] < c.tolerance && done > 0;
-        const bool last = s.by_tolerance || done == c.steps || s.interrupted;
-        const double seconds = clp__now() - begin - outputs - checks;
-        const double rate = done && seconds > 0 ? (double)c.points * (double)done / seconds : 0.0;
-        if (config->progress) {
-            snprintf(progress.note, sizeof progress.note, "kinetic %.3g  maximin %.4g", row[1],
-                     row[5]);
-            if (last)
-                clp__progress_finish(&progress, done, (double)done, rate);
-            else
-                clp__progress_update(&progress, done, (double)done, rate);
-        }
-        if (last) {
-            s.steps = done;
-            break;
-        }
-        const uint64_t left = c.steps - done;
-        const uint64_t chunk = left < c.check_every ? left : c.check_every;
-        /* no check inside the chunk: measure() reads the kinetic energy at its end; the
-         * chunk runs in slices after which a stop request is honoured */
-        uint64_t ran;
-        CLP_TRY(clp__pacer_run(&pacer, run_steps, sys, chunk, &ran, &s.interrupted, err));
-        done += ran;
-    }
-    /* the steps and the reads of the energies, without the criteria and the file writes */
-    s.seconds = clp__now() - begin - outputs - checks;
-    s.kinetic = row[1];
-    s.ae_end = row[4];
-    s.maximin_end = row[5];
-    if (csv) {
-        st = clp__csv_close(csv, err);
-        csv = NULL;
+    if (m->csv)
+        CLP_TRY(clp__csv_row(m->csv, row, err));
+    m->s.by_tolerance = kinetic < m->c.tolerance && run->step > 0;
+    run->done = m->s.by_tolerance;
+    snprintf(run->note, sizeof run->note, "kinetic %.3g  maximin %.4g", kinetic, maximin);
+fail:
+    return st;
+}
+
+/* Steps with no check of the kinetic energy: the run reads it after each chunk. */
+static clp_status run_steps(void *sys, uint64_t steps, clp_error *err) {
+    uint64_t done;
+    return clp__rep_system_run(sys, steps, 0, 0.0, &done, err);
+}
+
+static clp_status advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
+                          clp_error *err) {
+    rep_model *m = model;
+    return clp__run_paced(run, run_steps, m->sys, steps, ran, err);
+}
+
+/* design.csv, summary.json and the result. */
+static clp_status finish(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    rep_model *m = model;
+    const clp__rep_case *c = &m->c;
+    summary *s = &m->s;
+    *s = (summary){.points = s->points,
+                   .dim = s->dim,
+                   .q = s->q,
+                   .dt = s->dt,
+                   .steps = run->step,
+                   .by_tolerance = s->by_tolerance,
+                   .interrupted = run->stopping,
+                   .kinetic = m->row[1],
+                   .ae_start = s->ae_start,
+                   .maximin_start = s->maximin_start,
+                   .ae_end = m->row[4],
+                   .maximin_end = m->row[5],
+                   .seconds = run->seconds};
+    if (m->csv) {
+        st = clp__csv_close(m->csv, err);
+        m->csv = NULL;
         CLP_TRY(st);
     }
     CLP_INFO(CLP_LOG_RUN,
              "%llu steps in %.3f s, stopped by the %s: maximin %.6g -> %.6g, AE %.6g -> %.6g",
-             (unsigned long long)s.steps, s.seconds, s.by_tolerance ? "tolerance" : "step limit",
-             s.maximin_start, s.maximin_end, s.ae_start, s.ae_end);
-    if (config->out_dir) {
-        CLP_TRY(clp__rep_system_read(sys, x, NULL, NULL, NULL, err));
-        CLP_TRY(write_design(config->out_dir, "design.csv", x, c.points, c.dim, err));
-        CLP_TRY(write_summary(config->out_dir, &s, err));
+             (unsigned long long)s->steps, s->seconds, s->by_tolerance ? "tolerance" : "step limit",
+             s->maximin_start, s->maximin_end, s->ae_start, s->ae_end);
+    if (run->out_dir) {
+        CLP_TRY(clp__rep_system_read(m->sys, m->x, NULL, NULL, NULL, err));
+        CLP_TRY(write_design(run->out_dir, "design.csv", m->x, c->points, c->dim, err));
+        CLP_TRY(write_summary(run->out_dir, s, err));
     }
-    /* every point's force sums the other points' */
-    clp__run_result_set(config, s.seconds, (double)c.points * (double)(c.points - 1) * s.steps,
-                        s.steps, clp__rep_columns + 1, row + 1, 5);
-    /* the flops of a pair in PAIR_TERMS and its sums (cl/repulsive/repulsive.cl), an add, a
-       product, rint, a division or rsqrt 1 and an FMA 2: per component the periodic
-       difference (3) and its square added (2) for L^2, then again for the force (3 + 2);
-       L^-q (1 / L^2, rsqrt for an odd q, q / 2 products), the factor (2), the energy (2) and
-       the stress (4). The few bytes per pair, from local memory or cache, are not counted. */
-    const double pair_flops = 10.0 * c.dim + 2 + (p->q & 1) + p->q / 2 + 2 + 2 + 4;
-    clp__run_result_cost(config, 0.0,
-                         pair_flops * (double)c.points * (double)(c.points - 1) * s.steps);
-    if (s.interrupted)
-        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu of at most %llu%s",
-                      (unsigned long long)s.steps, (unsigned long long)c.steps,
-                      config->out_dir ? "; design.csv holds the design at that step, and "
-                                        "summary.json marks the run as interrupted"
-                                      : "");
+    /* every point's force sums the other points'; the flops of a pair in PAIR_TERMS and its
+       sums (cl/repulsive/repulsive.cl), an add, a product, rint, a division or rsqrt 1 and an
+       FMA 2: per component the periodic difference (3) and its square added (2) for L^2, then
+       again for the force (3 + 2); L^-q (1 / L^2, rsqrt for an odd q, q / 2 products), the
+       factor (2), the energy (2) and the stress (4). The few bytes per pair, from local
+       memory or cache, are not counted. */
+    const double pairs = (double)c->points * (double)(c->points - 1) * s->steps;
+    const double pair_flops = 10.0 * c->dim + 2 + (c->params.q & 1) + c->params.q / 2 + 2 + 2 + 4;
+    clp__run_report(run, pairs, 0.0, pair_flops * pairs, m->row + 1, 5);
 fail:
-    clp__csv_close(csv, NULL);
-    clp__rep_system_close(sys);
-    clp__rep_design_free(&start);
-    free(x);
-    free(energy);
     return st;
+}
+
+static void close_run(void *model) {
+    rep_model *m = model;
+    clp__csv_close(m->csv, NULL);
+    clp__rep_system_close(m->sys);
+    clp__rep_design_free(&m->start);
+    free(m->x);
+    free(m->energy);
+}
+
+static const clp__run_model rep_model_ops = {
+    .name = "repulsive",
+    .size = sizeof(rep_model),
+    .open = open_run,
+    .start = start,
+    .advance = advance,
+    .finish = finish,
+    .close = close_run,
+    .stopped_note = "design.csv holds the design at that step, and summary.json marks the run "
+                    "as interrupted"};
+
+clp_status clp_repulsive_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                             const clp_run_config *config, clp_error *err) {
+    return clp__model_drive(&rep_model_ops, worker, NULL, NULL, opts, case_path, config, err);
 }

@@ -4,7 +4,7 @@
 #include "io/io.h"
 #include "models/search/search.h"
 #include "models/models.h"
-#include "run/run_flags.h"
+#include "run/driver.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -35,84 +35,98 @@ static clp_status write_summary(const char *dir, size_t particles, uint64_t step
 const char *const clp__search_diagnostics[] = {"mean_neighbours", "min_neighbours",
                                                "max_neighbours", "violations", NULL};
 
-clp_status clp_search_run(clp_worker *worker, const clp_options *opts, const char *case_path,
-                          const clp_run_config *config, clp_error *err) {
-    clp_status st = CLP_OK;
-    clp__search_system *sys = NULL;
-    clp__progress progress;
+/* A run of the case: the system on the device and its phases' device time. */
+typedef struct search_model {
     clp__search_case c;
     clp_grid_geometry geo;
-    CLP_TRY(clp__run_check_flags(config, "search", err));
-    CLP_TRY(clp__search_case_load(case_path, &c, err));
-    CLP_TRY(clp__search_geometry(opts, &c.params, &geo, err));
-    const uint64_t steps = clp__run_steps(config, c.steps);
-    const size_t n = c.params.side * c.params.side * c.params.side;
+    clp__search_system *sys;
+    clp_run_timing timing;
+} search_model;
+
+static clp_status open_run(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    search_model *m = model;
+    CLP_TRY(clp__search_case_load(run->case_path, &m->c, err));
+    CLP_TRY(clp__search_geometry(run->opts, &m->c.params, &m->geo, err));
+    const uint64_t steps = clp__run_limit_steps(run, m->c.steps, 0.0);
+    const size_t n = m->c.params.side * m->c.params.side * m->c.params.side;
     CLP_INFO(CLP_LOG_RUN,
              "%zu particles in a periodic cube of side %zu, radius %g (%d^3 cells), moves of up "
              "to %g, %u neighbour passes a step, %llu steps",
-             n, c.params.side, c.params.radius, geo.cells[0], c.params.move, c.params.passes,
-             (unsigned long long)steps);
-    clp_worker_set_profiling(worker, config->timing != NULL);
-    CLP_TRY(clp__search_system_open(worker, opts, config->cache, &c.params, &sys, err));
-    if (config->progress) {
-        clp__progress_init(&progress, config->progress, 0.0, (double)steps,
-                           CLP__PROGRESS_PLAIN_INTERVAL);
-        progress.steps_only = true;
-    }
-    clp_run_timing timing = {.particles = n};
-    bool stopped = false;
-    uint64_t done = 0;
-    const double start = clp__now();
-    for (;;) {
-        const double seconds = clp__now() - start;
-        const double rate = done && seconds > 0 ? (double)n * (double)done / seconds : 0.0;
-        stopped = config->stop_requested && *config->stop_requested && done < steps;
-        if (config->progress) {
-            if (done == steps || stopped)
-                clp__progress_finish(&progress, done, (double)done, rate);
-            else
-                clp__progress_update(&progress, done, (double)done, rate);
-        }
-        if (done == steps || stopped)
-            break;
-        CLP_TRY(clp__search_system_step(sys, &timing, err));
-        done++;
-    }
-    /* every step waits for the device: the grid update reads its status back */
-    const double seconds = clp__now() - start;
-    timing.wall = seconds;
+             n, m->c.params.side, m->c.params.radius, m->geo.cells[0], m->c.params.move,
+             m->c.params.passes, (unsigned long long)steps);
+    clp_worker_set_profiling(run->worker, run->config->timing != NULL);
+    CLP_TRY(clp__search_system_open(run->worker, run->opts, run->config->cache, &m->c.params,
+                                    &m->sys, err));
+    run->particles = n;
+    m->timing.particles = n;
+fail:
+    return st;
+}
+
+static clp_status step(void *model, uint64_t steps, clp_error *err) {
+    search_model *m = model;
+    clp_status st = CLP_OK;
+    for (uint64_t i = 0; i < steps && st == CLP_OK; i++)
+        st = clp__search_system_step(m->sys, &m->timing, err);
+    return st;
+}
+
+/* Every step waits for the device: the grid update reads its status back. */
+static clp_status advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
+                          clp_error *err) {
+    return clp__run_paced(run, step, model, steps, ran, err);
+}
+
+/* The host's check of the sorted state, summary.json and the result. */
+static clp_status finish(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    search_model *m = model;
+    const size_t n = run->particles;
+    const uint64_t done = run->step;
+    m->timing.wall = run->seconds;
     clp__search_check check;
-    CLP_TRY(clp__search_system_check(sys, &check, err));
+    CLP_TRY(clp__search_system_check(m->sys, &check, err));
     CLP_INFO(CLP_LOG_RUN, "%llu steps in %.3f s: %.2f neighbours on average (%u to %u)",
-             (unsigned long long)done, seconds, check.mean_neighbours, check.min_neighbours,
+             (unsigned long long)done, run->seconds, check.mean_neighbours, check.min_neighbours,
              check.max_neighbours);
-    if (config->out_dir) {
+    if (run->out_dir) {
         char why[256], dir[1024];
-        snprintf(dir, sizeof dir, "%s", config->out_dir);
+        snprintf(dir, sizeof dir, "%s", run->out_dir);
         CLP_REQUIRE(clp__make_dirs(dir, why, sizeof why), err, CLP_IO, "cannot make %s: %s",
-                    config->out_dir, why);
-        CLP_TRY(write_summary(config->out_dir, n, done, stopped, &check, seconds, err));
+                    run->out_dir, why);
+        CLP_TRY(write_summary(run->out_dir, n, done, run->stopping, &check, run->seconds, err));
     }
-    if (config->timing)
-        *config->timing = timing;
+    if (run->config->timing)
+        *run->config->timing = m->timing;
     const double values[] = {check.mean_neighbours, check.min_neighbours, check.max_neighbours,
                              (double)check.violations};
-    clp__run_result_set(config, seconds, (double)n * (double)done, done, clp__search_diagnostics,
-                        values, 4);
-    clp__run_result_cost(config, clp__search_bytes(opts, &geo, &c.params, done, timing.rebuilds),
-                         0.0);
+    clp__run_report(run, (double)n * (double)done,
+                    clp__search_bytes(run->opts, &m->geo, &m->c.params, done, m->timing.rebuilds),
+                    0.0, values, 4);
     CLP_REQUIRE(check.violations == 0, err, CLP_CHECK,
                 "after %llu steps the sorted state has %llu violations: keys out of order, "
                 "particles missing or repeated, or cell ranges that disagree with the keys",
                 (unsigned long long)done, (unsigned long long)check.violations);
-    if (stopped)
-        st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped after step %llu of %llu%s",
-                      (unsigned long long)done, (unsigned long long)steps,
-                      config->out_dir ? "; summary.json holds the steps done, marked as "
-                                        "interrupted"
-                                      : "");
 fail:
-    clp_worker_set_profiling(worker, false);
-    clp__search_system_close(sys);
     return st;
+}
+
+static void close_run(void *model) {
+    search_model *m = model;
+    clp__search_system_close(m->sys);
+}
+
+static const clp__run_model search_model_ops = {
+    .name = "search",
+    .size = sizeof(search_model),
+    .open = open_run,
+    .advance = advance,
+    .finish = finish,
+    .close = close_run,
+    .stopped_note = "summary.json holds the steps done, marked as interrupted"};
+
+clp_status clp_search_run(clp_worker *worker, const clp_options *opts, const char *case_path,
+                          const clp_run_config *config, clp_error *err) {
+    return clp__model_drive(&search_model_ops, worker, NULL, NULL, opts, case_path, config, err);
 }

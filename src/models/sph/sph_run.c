@@ -8,7 +8,7 @@
 #include "models/sph/sph_gauges.h"
 #include "models/sph/sph_restart.h"
 #include "models/sph/sph_run.h"
-#include "run/run_flags.h"
+#include "run/driver.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -489,8 +489,6 @@ static clp_status setup(sph_run *r, const double *weights, const clp__sph_restar
     }
     CLP_TRY(lay_out(r, clp_worker_device(r->w), err));
     CLP_TRY(build(r, config->cache, err));
-    if (!r->comm) /* a split run's ranks stop together, at a step */
-        CLP_TRY(clp__run_stop_check(config, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
     CLP_TRY(clp_grid_set_particles(r->grid, xyz, types, err));
     if (ids)
@@ -613,229 +611,274 @@ fail:
     return st;
 }
 
-/* The checkpoint file of a run's output folder. */
-static void checkpoint_path(const clp_run_config *config, char *path, size_t size) {
-    snprintf(path, size, "%s/" CLP__SPH_CHECKPOINT, config->out_dir);
+/* A run of the case on this device, alone or as one rank of a split run, with its clock,
+ * outputs and the state of its last snapshot. */
+typedef struct sph_model {
+    sph_run r;
+    clp__sph_clock clock;
+    clp__sph_restart restart;
+    clp__sph_outputs out;
+    clp__sph_snapshot snap;
+    uint64_t snapped; /* the step of the state in `snap` */
+    clp__sph_gauges *gauges;
+    char *identity;
+    char checkpoint[1024]; /* the checkpoint file of the run's output folder */
+} sph_model;
+
+static clp_status sample_gauges(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    sph_model *m = model;
+    if (m->r.comm) /* the halos must hold this step's state: no overlap for the next forces */
+        CLP_TRY(clp__dist_rank_refresh_end(&m->r.dist, err));
+    CLP_TRY(clp__sph_gauges_sample(m->gauges, clp_grid_iteration_buffers(m->r.opts), run->time,
+                                   run->step, err));
+fail:
+    return st;
 }
 
-/* The first time after `time` on the schedule next, next + interval, next + 2 interval, ...
- * Computed, not stepped through: an interval far below the time (1e-300) would otherwise loop
- * for ever. Where the interval is under the time's resolution, the next step is due. */
-static double schedule_after(double next, double interval, double time) {
-    if (next > time)
-        return next;
-    const double after = next + (floor((time - next) / interval) + 1) * interval;
-    return after > time ? after : nextafter(time, INFINITY);
+/* A snapshot in the output folder, unless the run continued wrote that step's. */
+static clp_status write_snapshot(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    sph_model *m = model;
+    if (m->out.last_step == (int64_t)run->step)
+        return CLP_OK;
+    CLP_TRY(take_snapshot(&m->r, run->step, &m->snap, err));
+    m->snapped = run->step;
+    if (run->out_dir)
+        CLP_TRY(clp__sph_outputs_write(&m->out, &m->snap, run->time, run->step, m->clock.dt, err));
+fail:
+    return st;
 }
 
-/* Whether the time loop's turn after the coming step will only step, whatever that step's
- * size (at most the largest step, with a margin for its rounding to float on the device): no
- * end, output, gauge, checkpoint, step limit or request due then. `slack` as the loop's. */
-static bool next_turn_only_steps(const sph_run *r, const clp__sph_clock *clock,
-                                 const clp_run_config *config, double end_time, bool gauges,
-                                 uint64_t first) {
-    const double slack = 1e-9 * clock->dt, next = clock->time + 1.001 * r->phys.dt;
-    return next < end_time - slack && next < clock->next_output - slack &&
-           (!gauges || next < clock->next_gauge - slack) &&
+static clp_status write_checkpoint(void *model, clp__run *run, clp_error *err) {
+    (void)run;
+    sph_model *m = model;
+    if (m->r.comm)
+        return clp__sph_dist_checkpoint_write(&m->r, m->checkpoint, m->identity,
+                                              m->r.balance.weights, &m->clock, err);
+    return clp__sph_checkpoint_write(m->r.w, m->checkpoint, m->identity, &m->clock, err);
+}
+
+/* The outputs in their order: gauges (every rank samples, rank 0 writes), snapshots, and
+ * checkpoints at their interval, on request, on a stop and at the end. */
+static void add_outputs(sph_model *m, clp__run *run, double checkpoint_interval) {
+    const clp_sph_case *c = &m->r.c;
+    if (c->gauges.interval > 0 && (run->out_dir || m->r.comm))
+        clp__run_add_output(run, (clp__run_output){.interval = c->gauges.interval,
+                                                   .next = &m->clock.next_gauge,
+                                                   .also = CLP__RUN_AT_LAST,
+                                                   .write = sample_gauges});
+    clp__run_add_output(run, (clp__run_output){.interval = c->output_interval,
+                                               .next = &m->clock.next_output,
+                                               .also = CLP__RUN_AT_LAST,
+                                               .write = write_snapshot});
+    if (run->config->out_dir)
+        clp__run_add_output(run,
+                            (clp__run_output){.interval = checkpoint_interval,
+                                              .next = &m->clock.next_checkpoint,
+                                              .also = CLP__RUN_AT_LAST | CLP__RUN_ON_STOP |
+                                                      CLP__RUN_ON_REQUEST | CLP__RUN_AFTER_FIRST,
+                                              .write = write_checkpoint});
+}
+
+/* The case (or the checkpoint continued) on this device, or this rank's slab of it. */
+static clp_status open_run(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    sph_model *m = model;
+    sph_run *r = &m->r;
+    const clp_run_config *config = run->config;
+    *r = (sph_run){.w = run->worker,
+                   .opts = run->opts,
+                   .timed = config->timing != NULL,
+                   .comm = run->comm,
+                   .stop_flag = config->stop_requested,
+                   .checkpoint_flag = config->checkpoint_requested};
+    m->restart.how = CLP__SPH_RESTART_NONE;
+    m->out.last_step = -1;
+    m->snapped = UINT64_MAX;
+    CLP_TRY(load(r, run->case_path, err));
+    CLP_TRY(fit_device(r, r->comm ? NULL : clp_worker_device(r->w), err));
+    /* a split run's identity names no device: its checkpoint may continue on others */
+    CLP_TRY(clp__sph_identity(&r->c, &r->phys, r->opts, r->comm ? NULL : clp_worker_device(r->w),
+                              r->particles, &m->identity, err));
+    if (config->restart)
+        CLP_TRY(
+            clp__sph_restart_open(r, config->restart, m->identity, run->weights, &m->restart, err));
+    clp__sph_balance_init(r, run->weights);
+    CLP_TRY(setup(r, run->weights, &m->restart, config, err));
+    if (r->left_out) {
+        run->quit = true;
+        goto fail;
+    }
+    clp_worker_set_profiling(r->w, r->timed);
+    const double interval = r->c.checkpoint_interval > 0 ? r->c.checkpoint_interval : INFINITY;
+    m->clock = (clp__sph_clock){.dt = r->phys.dt, .next_checkpoint = interval};
+    CLP_TRY(clp__sph_restart_apply(r, &m->restart, m->identity, &m->clock, err));
+    clp__sph_restart_close(&m->restart);
+    run->first = run->step = m->clock.step;
+    run->time = m->clock.time;
+    run->dt = m->clock.dt;
+    run->variable_dt = true;
+    run->particles = r->particles;
+    clp__run_limit_time(run, r->c.end_time);
+    clp__run_limit_steps(run, UINT64_MAX, 0.0);
+    if (config->out_dir)
+        snprintf(m->checkpoint, sizeof m->checkpoint, "%s/" CLP__SPH_CHECKPOINT, config->out_dir);
+    add_outputs(m, run, interval);
+fail:
+    return st;
+}
+
+/* The output files, new or those of the run continued, and the gauges. */
+static clp_status start(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    sph_model *m = model;
+    sph_run *r = &m->r;
+    const bool restarted = run->config->restart != NULL;
+    if (run->out_dir && restarted)
+        CLP_TRY(clp__sph_outputs_continue(&m->out, run->out_dir, run->step, err));
+    else if (run->out_dir)
+        CLP_TRY(clp__sph_outputs_open(&m->out, run->out_dir, err));
+    if (r->c.gauges.interval > 0 && (run->out_dir || r->comm)) {
+        CLP_TRY(
+            clp__sph_gauges_open(&r->c, r->w, run->out_dir, restarted, run->step, &m->gauges, err));
+        if (r->comm)
+            clp__sph_gauges_split(m->gauges, r->comm, &r->dist, &r->global);
+    }
+    if (r->comm) /* rank 0's files say which snapshots the run continued has taken */
+        CLP_TRY(clp__comm_broadcast(r->comm, &m->out.last_step, sizeof m->out.last_step, err));
+fail:
+    return st;
+}
+
+/* Whether the turn after the coming step will only step, whatever that step's size (at most
+ * the largest step, with a margin for its rounding to float on the device): no end, output,
+ * gauge, checkpoint, step limit or request due then. `slack` as the driver's. */
+static bool next_turn_only_steps(const sph_model *m, const clp__run *run) {
+    const clp__sph_clock *clock = &m->clock;
+    const clp_run_config *config = run->config;
+    const double slack = 1e-9 * clock->dt, next = clock->time + 1.001 * m->r.phys.dt;
+    return next < run->end_time - slack && next < clock->next_output - slack &&
+           (!m->gauges || next < clock->next_gauge - slack) &&
            (!config->out_dir || next < clock->next_checkpoint - slack) &&
-           !(config->max_steps && clock->step + 1 - first >= config->max_steps) &&
+           clock->step + 1 < run->end_step &&
            !(config->stop_requested && *config->stop_requested) &&
            !(config->checkpoint_requested && *config->checkpoint_requested);
 }
 
-/* The run on this device, alone (comm NULL) or as one rank of a multi-device run, where every
- * rank calls it and rank 0 writes the outputs. */
-static clp_status run(clp_worker *w, clp__comm *comm, const double *weights,
-                      const clp_options *opts, const char *case_path, const clp_run_config *config,
-                      clp_error *err) {
+/* One step; on a split run first the re-cut that rebalances the ranks, when due. */
+static clp_status advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
+                          clp_error *err) {
+    (void)steps; /* one: the steps vary */
     clp_status st = CLP_OK;
-    sph_run r = {.w = w,
-                 .opts = opts,
-                 .timed = config->timing != NULL,
-                 .comm = comm,
-                 .stop_flag = config->stop_requested,
-                 .checkpoint_flag = config->checkpoint_requested};
-    const bool writer = !comm || clp__comm_rank(comm) == 0;
-    clp__sph_outputs out = {.last_step = -1};
-    clp__sph_snapshot snap = {0};
-    clp__progress progress;
-    clp__sph_gauges *gauges = NULL;
-    clp__sph_restart restart = {.how = CLP__SPH_RESTART_NONE};
-    char *identity = NULL, ckpt[1024];
-    const char *out_dir = writer ? config->out_dir : NULL;
-    FILE *progress_file = writer ? config->progress : NULL;
-    CLP_TRY(clp__run_check_flags(config, "sph", err));
-    CLP_TRY(load(&r, case_path, err));
-    CLP_TRY(fit_device(&r, comm ? NULL : clp_worker_device(w), err));
-    /* a split run's identity names no device: its checkpoint may continue on others */
-    CLP_TRY(clp__sph_identity(&r.c, &r.phys, r.opts, comm ? NULL : clp_worker_device(w),
-                              r.particles, &identity, err));
-    if (config->restart)
-        CLP_TRY(clp__sph_restart_open(&r, config->restart, identity, weights, &restart, err));
-    clp__sph_balance_init(&r, weights);
-    CLP_TRY(setup(&r, weights, &restart, config, err));
-    if (r.left_out)
-        goto fail;
-    clp_worker_set_profiling(w, r.timed);
-    const double interval = r.c.checkpoint_interval > 0 ? r.c.checkpoint_interval : INFINITY;
-    clp__sph_clock clock = {.dt = r.phys.dt, .next_checkpoint = interval};
-    CLP_TRY(clp__sph_restart_apply(&r, &restart, identity, &clock, err));
-    clp__sph_restart_close(&restart);
-    const uint64_t first = clock.step;
-    if (config->out_dir)
-        checkpoint_path(config, ckpt, sizeof ckpt);
-    if (out_dir) {
-        if (config->restart)
-            CLP_TRY(clp__sph_outputs_continue(&out, out_dir, clock.step, err));
-        else
-            CLP_TRY(clp__sph_outputs_open(&out, out_dir, err));
-    }
-    if (r.c.gauges.interval > 0 && (out_dir || r.comm)) { /* every rank samples, rank 0 writes */
-        CLP_TRY(clp__sph_gauges_open(&r.c, w, out_dir, config->restart != NULL, clock.step, &gauges,
-                                     err));
-        if (r.comm)
-            clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
-    }
-    if (r.comm) /* rank 0's files say which snapshots the run continued has taken */
-        CLP_TRY(clp__comm_broadcast(r.comm, &out.last_step, sizeof out.last_step, err));
-    const double end_time =
-        config->max_time > 0 && config->max_time < r.c.end_time ? config->max_time : r.c.end_time;
-    if (progress_file)
-        clp__progress_init(&progress, progress_file, clock.time, end_time,
-                           CLP__PROGRESS_PLAIN_INTERVAL);
-    const double start = clp__now();
-    bool last = false, stopping = false;
-    uint64_t snapped = UINT64_MAX; /* the step of the state in `snap` */
-    for (;;) {
-        /* a hair of slack so rounding in the sum of steps never skips the last output */
-        const double slack = 1e-9 * clock.dt;
-        last = clock.time >= end_time - slack ||
-               (config->max_steps && clock.step - first >= config->max_steps);
-        const double outputs_start = clp__now();
-        const bool written = out.last_step == (int64_t)clock.step; /* by the run continued */
-        if (gauges && (clock.time >= clock.next_gauge - slack || last)) {
-            if (r.comm) /* the halos must hold this step's state: no overlap for the next forces */
-                CLP_TRY(clp__dist_rank_refresh_end(&r.dist, err));
-            CLP_TRY(clp__sph_gauges_sample(gauges, clp_grid_iteration_buffers(r.opts), clock.time,
-                                           clock.step, err));
-            clock.next_gauge =
-                schedule_after(clock.next_gauge, r.c.gauges.interval, clock.time + slack);
+    sph_model *m = model;
+    sph_run *r = &m->r;
+    *ran = 0;
+    if (r->comm) {
+        CLP_TRY(rebalance(r, run->opts, &m->clock, run->config, err));
+        if (r->left_out) {
+            run->quit = true;
+            goto fail;
         }
-        if ((clock.time >= clock.next_output - slack || last) && !written) {
-            CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
-            snapped = clock.step;
-            if (out_dir)
-                CLP_TRY(clp__sph_outputs_write(&out, &snap, clock.time, clock.step, clock.dt, err));
-            clock.next_output =
-                schedule_after(clock.next_output, r.c.output_interval, clock.time + slack);
-        }
-        bool requested = config->checkpoint_requested && *config->checkpoint_requested;
-        stopping = config->stop_requested && *config->stop_requested;
-        if (r.comm && r.flags_agreed) { /* with the last step's record */
-            stopping = r.agreed_stop;
-            requested = r.agreed_checkpoint;
-            r.flags_agreed = false;
-        } else if (r.comm) {
-            CLP_TRY(clp__sph_dist_agree_flags(&r, &stopping, &requested, err));
-        }
-        const bool due = clock.time >= clock.next_checkpoint - slack;
-        if (config->out_dir && (stopping || (clock.step > first && (due || requested || last)))) {
-            clock.next_checkpoint =
-                schedule_after(clock.next_checkpoint, interval, clock.time + slack);
-            if (r.comm)
-                CLP_TRY(clp__sph_dist_checkpoint_write(&r, ckpt, identity, r.balance.weights,
-                                                       &clock, err));
-            else
-                CLP_TRY(clp__sph_checkpoint_write(w, ckpt, identity, &clock, err));
-            if (requested)
-                *config->checkpoint_requested = 0;
-        }
-        r.timing.outputs += clp__now() - outputs_start;
-        /* the stepping rate: the time spent writing outputs is not the device's */
-        double rate =
-            (double)r.particles * (clock.step - first) / (clp__now() - start - r.timing.outputs);
-        if (progress_file)
-            clp__progress_update(&progress, clock.step, clock.time, rate);
-        if (last || stopping)
-            break;
-        if (r.comm) {
-            CLP_TRY(rebalance(&r, opts, &clock, config, err));
-            if (r.left_out)
-                goto fail;
-            if (gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
-                clp__sph_gauges_split(gauges, r.comm, &r.dist, &r.global);
-        }
-        const bool next_plain =
-            next_turn_only_steps(&r, &clock, config, end_time, gauges != NULL, first);
-        clp__sph_balance_step_begin(&r);
-        CLP_TRY(clp__sph_step(&r, &clock, next_plain, err));
-        clp__sph_balance_step_end(&r);
-        clock.time += clock.dt;
-        clock.step++;
+        if (m->gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
+            clp__sph_gauges_split(m->gauges, r->comm, &r->dist, &r->global);
     }
-    r.timing.wall = clp__now() - start;
-    r.timing.particles = r.particles;
-    if (writer)
-        report_rebuilds(&r);
-    if (r.comm && r.timed)
-        CLP_TRY(clp__sph_dist_timing(&r, err));
-    if (progress_file)
-        clp__progress_finish(&progress, clock.step, clock.time,
-                             (double)r.particles * (clock.step - first) /
-                                 (r.timing.wall - r.timing.outputs));
-    if (config->timing && writer) {
-        if (!r.comm) /* a split run's phases are rank 0's, its particles a share */
-            clp__sph_phase_bytes(r.opts, &r.geo, r.particles, listed_neighbours(&r), r.timing.steps,
-                                 r.timing.rebuilds, r.timing.bytes);
-        *config->timing = r.timing;
-    }
-    /* the result and summary.json are of the state where the run ended: read it again when
-     * the last snapshot was not of it, after a stop or when the last row was the continued
-     * run's (every rank, when split) */
-    const bool summed = config->out_dir || (last && config->result);
-    if (snapped != clock.step && summed && (r.comm || writer))
-        CLP_TRY(take_snapshot(&r, clock.step, &snap, err));
-    const double values[] = {clock.time, snap.kinetic, snap.mass,
-                             snap.vmax,  snap.front,   (double)snap.excluded};
-    const double seconds = r.timing.wall - r.timing.outputs;
-    if (out_dir)
-        CLP_TRY(
-            clp__sph_summary_write(out_dir, r.particles, clock.step, values, !last, seconds, err));
-    if (last && config->result && writer) {
-        clp__run_result_set(config, seconds, (double)r.particles * (double)(clock.step - first),
-                            clock.step - first, clp__sph_diagnostics, values,
-                            sizeof values / sizeof values[0]);
-        clp__run_result_cost(config,
-                             clp__sph_run_bytes(r.opts, &r.geo, r.particles, listed_neighbours(&r),
-                                                clock.step - first, r.timing.rebuilds),
-                             0.0);
-    }
-    if (!last) { /* stopped on request */
-        if (config->out_dir)
-            st = CLP_FAIL(err, CLP_INTERRUPTED,
-                          "stopped at step %llu, t = %.9g s of %g; checkpoint written to %s: "
-                          "continue with --restart %s",
-                          (unsigned long long)clock.step, clock.time, r.c.end_time, ckpt, ckpt);
-        else
-            st = CLP_FAIL(err, CLP_INTERRUPTED, "stopped at step %llu, t = %.9g s of %g",
-                          (unsigned long long)clock.step, clock.time, r.c.end_time);
-    }
+    const bool next_plain = next_turn_only_steps(m, run);
+    clp__sph_balance_step_begin(r);
+    CLP_TRY(clp__sph_step(r, &m->clock, next_plain, err));
+    clp__sph_balance_step_end(r);
+    m->clock.time += m->clock.dt;
+    m->clock.step++;
+    run->time = m->clock.time;
+    run->dt = m->clock.dt;
+    *ran = 1;
 fail:
-    free(identity);
-    clp__sph_restart_close(&restart);
-    clp__sph_snapshot_free(&snap);
-    clp__sph_gauges_close(gauges);
-    if (out_dir)
-        clp__sph_outputs_close(&out);
-    if (r.comm)
-        clp__dist_rank_destroy(&r.dist);
-    clp_grid_destroy(r.grid);
-    clp_options_destroy(r.rank_opts);
-    clp_options_destroy(r.fitted_opts);
-    while (r.n_views > 0)
-        clp__comm_destroy(r.views[--r.n_views]);
     return st;
 }
+
+/* A split run's requests, agreed with the last step's record or else here; a rank left alone
+ * by a re-cut takes its own. */
+static clp_status requests(void *model, clp__run *run, bool *stop, bool *checkpoint,
+                           clp_error *err) {
+    (void)run;
+    sph_run *r = &((sph_model *)model)->r;
+    if (!r->comm)
+        return CLP_OK;
+    if (!r->flags_agreed)
+        return clp__sph_dist_agree_flags(r, stop, checkpoint, err);
+    *stop = r->agreed_stop;
+    *checkpoint = r->agreed_checkpoint;
+    r->flags_agreed = false;
+    return CLP_OK;
+}
+
+/* The timing, the report on rebuilds, summary.json and the result, of the state where the
+ * run ended: read again when the last snapshot was not of it, after a stop or when the last
+ * row was the continued run's (every rank, when split). */
+static clp_status finish(void *model, clp__run *run, clp_error *err) {
+    clp_status st = CLP_OK;
+    sph_model *m = model;
+    sph_run *r = &m->r;
+    const clp_run_config *config = run->config;
+    r->timing.wall = run->seconds + run->outputs;
+    r->timing.outputs = run->outputs;
+    r->timing.particles = r->particles;
+    if (run->writer)
+        report_rebuilds(r);
+    if (r->comm && r->timed)
+        CLP_TRY(clp__sph_dist_timing(r, err));
+    if (config->timing && run->writer) {
+        if (!r->comm) /* a split run's phases are rank 0's, its particles a share */
+            clp__sph_phase_bytes(r->opts, &r->geo, r->particles, listed_neighbours(r),
+                                 r->timing.steps, r->timing.rebuilds, r->timing.bytes);
+        *config->timing = r->timing;
+    }
+    /* the same on every rank: only rank 0 has config->result, and a run that ended at its
+       last step has its snapshot */
+    const bool summed = config->out_dir || (run->last && config->result);
+    if (m->snapped != run->step && summed && (r->comm || run->writer))
+        CLP_TRY(take_snapshot(r, run->step, &m->snap, err));
+    const clp__sph_snapshot *snap = &m->snap;
+    const double values[] = {run->time,  snap->kinetic, snap->mass,
+                             snap->vmax, snap->front,   (double)snap->excluded};
+    if (run->out_dir)
+        CLP_TRY(clp__sph_summary_write(run->out_dir, r->particles, run->step, values, run->stopping,
+                                       run->seconds, err));
+    const uint64_t steps = run->step - run->first;
+    if (run->last) /* a stopped run may not have read its state */
+        clp__run_report(run, (double)r->particles * (double)steps,
+                        clp__sph_run_bytes(r->opts, &r->geo, r->particles, listed_neighbours(r),
+                                           steps, r->timing.rebuilds),
+                        0.0, values, sizeof values / sizeof values[0]);
+fail:
+    return st;
+}
+
+static void close_run(void *model) {
+    sph_model *m = model;
+    sph_run *r = &m->r;
+    free(m->identity);
+    clp__sph_restart_close(&m->restart);
+    clp__sph_snapshot_free(&m->snap);
+    clp__sph_gauges_close(m->gauges);
+    clp__sph_outputs_close(&m->out);
+    if (r->comm)
+        clp__dist_rank_destroy(&r->dist);
+    clp_grid_destroy(r->grid);
+    clp_options_destroy(r->rank_opts);
+    clp_options_destroy(r->fitted_opts);
+    while (r->n_views > 0)
+        clp__comm_destroy(r->views[--r->n_views]);
+}
+
+static const clp__run_model sph_model_ops = {.name = "sph",
+                                             .size = sizeof(sph_model),
+                                             .open = open_run,
+                                             .start = start,
+                                             .advance = advance,
+                                             .requests = requests,
+                                             .finish = finish,
+                                             .close = close_run};
 
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
                        const clp_run_config *config, clp_error *err) {
@@ -848,7 +891,7 @@ clp_status clp__sph_run_rank(clp_worker *w, clp__comm *comm, const double *weigh
     clp_options *resolved = NULL;
     clp_status st = resolve_format(opts, &resolved, err);
     if (st == CLP_OK)
-        st = run(w, comm, weights, resolved, case_path, config, err);
+        st = clp__model_drive(&sph_model_ops, w, comm, weights, resolved, case_path, config, err);
     clp_options_destroy(resolved);
     return st;
 }
