@@ -2,7 +2,7 @@
  * checked option values, a case's source, and opening the selected device's worker and the
  * cache. */
 #include "cli_case.h"
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 #include "models/models.h"
 
 #include <errno.h>

@@ -4,8 +4,8 @@
  * with every variant of the performance options its model takes, the best kept. Results go
  * to DIR/results.jsonl as they come, so that a rerun goes on where an interrupted one
  * stopped; DIR/bench.json, bench.md and bench.png hold the efficiencies and Φ. */
-#include "core/json_file.h"
-#include "core/options_schema.h"
+#include "base/json_file.h"
+#include "options/options_schema.h"
 #include "host_info.h"
 #include "json_list.h"
 #include "portability.h"

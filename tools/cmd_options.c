@@ -1,7 +1,7 @@
 /* clpart options [--json]: every option of the schema with its type, default, allowed values
  * or range, dependencies, define and description; a table, or a JSON array. No device needed. */
 #include "cli.h"
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 
 #include <jansson.h>
 #include <limits.h>

@@ -3,7 +3,7 @@
  * every workload as a row, with both efficiencies, Φ and the arithmetic mean over the devices.
  * Only benches of one suite merge, each workload identified by the hash of its definition and
  * case file: a row never mixes two sizes of a workload; --split writes a report per suite. */
-#include "core/json_file.h"
+#include "base/json_file.h"
 #include "cli_case.h"
 #include "portability.h"
 #include "sweep_engine.h"

@@ -11,7 +11,7 @@
  * written whole as soon as it is known, so an interrupted sweep loses nothing and a rerun
  * skips what is there for the same settings; DIR/summary.csv and DIR/summary.md compare the
  * combinations with the first. */
-#include "core/json_file.h"
+#include "base/json_file.h"
 #include "cli_case.h"
 #include "io/io.h"
 #include "sweep_engine.h"

@@ -1,6 +1,6 @@
 /* One side of clpart compare: an output folder's files, or a result record, read into a
  * compare_run (see compare.h). */
-#include "core/json_file.h"
+#include "base/json_file.h"
 #include "compare.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* The tolerances of clpart compare: a model's document (tolerances/<model>.json) and the
  * user's --tol overrides, looked up per file and quantity (see compare.h). */
-#include "core/json_file.h"
+#include "base/json_file.h"
 #include "compare.h"
 #include "json_list.h"
 

@@ -2,7 +2,7 @@
  * opened, written when the run starts and again, with its status, when it ends. */
 #include "run_record.h"
 
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 #include "io/io.h"
 
 #include <dirent.h>

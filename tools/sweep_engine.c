@@ -1,6 +1,6 @@
 /* What clpart sweep and clpart bench share: device selection, one option set run into a
  * result record, and the results.jsonl file (see sweep_engine.h). */
-#include "core/json_file.h"
+#include "base/json_file.h"
 #include "sweep_engine.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Checked reads of a case file's JSON (case_json.h). */
 #include "run/case_json.h"
-#include "core/json_file.h"
+#include "base/json_file.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * $CLPART_DATA_DIR/cl/ that names an option's define must repeat the schema's default as it
  * is emitted (bool 0/1, enum index or its CLP_X_VALUE name, int, float by value). */
 #include "test.h"
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 
 #include <ctype.h>
 #include <dirent.h>

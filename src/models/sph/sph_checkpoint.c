@@ -2,7 +2,7 @@
  * (sorted) order, with the step, so a restart on the same device continues bit for bit.
  * The identity record ties a checkpoint to the case's geometry and physics, every option
  * value, the device and driver, and the particle count. */
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 #include "io/checkpoint.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_dist_checkpoint.h"

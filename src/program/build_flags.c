@@ -2,7 +2,7 @@
  * (never from its OpenCL version: NVIDIA reports OpenCL 3.0 but compiles OpenCL C 1.2),
  * then each option's flag from the schema, vendor flags only where the device lists the
  * extension that allows them. */
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 
 #include <stdio.h>
 #include <string.h>

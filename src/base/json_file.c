@@ -1,5 +1,5 @@
 /* JSON input files, read through clp__file_read so that every one is checked alike. */
-#include "core/json_file.h"
+#include "base/json_file.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* Source assembly: a generated prelude (banner, version, one #define per option of the
  * model's modules in schema order, one per constant), then each cl/ file behind a
  * #line directive so build errors point at the real file and line. */
-#include "core/options_schema.h"
+#include "options/options_schema.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef CLPART_OPTIONS_PRIVATE_H
 #define CLPART_OPTIONS_PRIVATE_H
 
-#include "core/json_file.h"
+#include "base/json_file.h"
 #include "options_schema.h"
 
 #include <jansson.h>
