@@ -102,7 +102,7 @@ static clp_status grid_case(const bench *b, int d, int ppc, clp_error *err) {
     const clp__lj_params p = {1.0, 0.5, true}; /* rc = the cell side; open box */
     /* a hair over d, so the grid takes d cells of at least rc */
     CLP_TRY(clp__lj_random(n, d * (1 + 1e-5), 2024, &s, err));
-    for (int k = 0; k < CLP__LJ_STRATEGIES; k++) {
+    for (int k = 0; k < CLP_LJ_STRATEGY_AUTO; k++) {
         char strategy[64];
         snprintf(strategy, sizeof strategy, "lj.strategy=%s", clp__lj_strategy_name(k));
         const char *own[] = {"neighbors.mode=jit", "neighbors.skin=0", "core.summation=naive",

@@ -4,6 +4,7 @@
 #define CLPART_INTERNAL_H
 
 #include "clpart.h"
+#include "option_enums.h" /* generated from options/ by tools/gen-option-enums */
 
 #include <locale.h>
 

@@ -7,16 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool option_is(const clp_options *opts, const char *name, const char *value) {
-    return strcmp(clp_options_enum(opts, name), value) == 0;
-}
-
 clp_status clp__dist_check_options(const clp_options *opts, clp_error *err) {
-    if (option_is(opts, "grid.positions", "local"))
+    if (clp__grid_positions_of(opts) == CLP_GRID_POSITIONS_LOCAL)
         return CLP_FAIL(err, CLP_USAGE,
                         "grid.positions=local is single-device only: a multi-device run keeps "
                         "global positions, which its ranks exchange; use grid.positions=global");
-    if (option_is(opts, "grid.key", "morton"))
+    if (clp__grid_key_of(opts) == CLP_GRID_KEY_MORTON)
         return CLP_FAIL(err, CLP_USAGE,
                         "grid.key=morton is single-device only: a multi-device run cuts the grid "
                         "into slabs of a linear key; use grid.key=linear");
@@ -27,11 +23,10 @@ clp_status clp__dist_rank_options(const clp_options *opts, int axis, bool period
                                   clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *copy = NULL;
-    char order[64], wrap[64];
-    snprintf(order, sizeof order, "grid.axis_order=%s", clp__slabs_axis_order(axis));
+    char wrap[64];
     snprintf(wrap, sizeof wrap, "grid.periodic_%c=%s", 'x' + axis, periodic ? "true" : "false");
     CLP_TRY(clp_options_dup(opts, &copy, err));
-    CLP_TRY(clp_options_apply_assignment(copy, order, err));
+    CLP_TRY(clp__grid_axis_order_set(copy, clp__slabs_axis_order(axis), err));
     CLP_TRY(clp_options_apply_assignment(copy, wrap, err));
     *out = copy;
     copy = NULL;
@@ -84,8 +79,9 @@ static clp_status sum_layers(const clp_options *opts, const clp_grid_geometry *g
                              unsigned axes, const double *xyz, const double *cost, size_t n,
                              const clp__dist_ties *ties, layer_sums *l, clp_error *err) {
     clp_status st = CLP_OK;
-    const char *requested = clp_options_enum(opts, "dist.axis");
-    const bool automatic = strcmp(requested, "auto") == 0;
+    const clp__dist_axis axis = clp__dist_axis_of(opts);
+    const char *requested = clp__dist_axis_name(axis); /* an axis's letter, unless automatic */
+    const bool automatic = axis == CLP_DIST_AXIS_AUTO;
     *l = (layer_sums){.axis = automatic ? -1 : requested[0] - 'x', .axes = axes};
     CLP_REQUIRE(l->axis < global->dim, err, CLP_USAGE,
                 "dist.axis=%s: a %dD case has no %s axis to cut along", requested, global->dim,

@@ -5,8 +5,9 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
-const char *clp__slabs_axis_order(int axis) {
-    static const char *const slowest[3] = {"yzx", "xzy", "xyz"};
+clp__grid_axis_order clp__slabs_axis_order(int axis) {
+    static const clp__grid_axis_order slowest[3] = {
+        CLP_GRID_AXIS_ORDER_YZX, CLP_GRID_AXIS_ORDER_XZY, CLP_GRID_AXIS_ORDER_XYZ};
     return slowest[axis];
 }
 

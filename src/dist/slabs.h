@@ -20,7 +20,7 @@ typedef struct clp_slabs {
 } clp_slabs;
 
 /* The grid.axis_order value that makes `axis` the slowest, the other two in xyz order. */
-const char *clp__slabs_axis_order(int axis);
+clp__grid_axis_order clp__slabs_axis_order(int axis);
 
 /* Cuts the layers into `ranks` slabs of at least 2 layers whose shares of `layer_weight`
  * (the particles in each layer, say) follow `rank_weight` (each rank's speed; NULL: equal).

@@ -20,17 +20,14 @@ const char *const *clp_grid_cl_files(void) {
     return grid_files;
 }
 
-static bool is(const clp_options *opts, const char *name, const char *value) {
-    return strcmp(clp_options_enum(opts, name), value) == 0;
-}
-
 clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts) {
     clp_buffer_set set = CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE;
-    if (!is(opts, "neighbors.mode", "list"))
+    if (!clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST)
         return set | CLP_BUF_CELL_START | CLP_BUF_CELL_END;
     /* bits say which of the cells' particles are neighbours */
-    const clp_buffer_set cells =
-        is(opts, "neighbors.format", "bits") ? CLP_BUF_CELL_START | CLP_BUF_CELL_END : 0;
+    const clp_buffer_set cells = clp__neighbors_format_of(opts) == CLP_NEIGHBORS_FORMAT_BITS
+                                     ? CLP_BUF_CELL_START | CLP_BUF_CELL_END
+                                     : 0;
     return set | cells | CLP_BUF_NEIB_LIST;
 }
 
@@ -89,7 +86,7 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
     if (st != CLP_OK)
         return st;
     double keys;
-    if (is(opts, "grid.key", "morton")) {
+    if (clp__grid_key_of(opts) == CLP_GRID_KEY_MORTON) {
         int bits = morton_bits(g.cells);
         if (bits > (g.dim == 3 ? 10 : 16))
             return CLP_FAIL(err, CLP_CASE,
@@ -106,8 +103,9 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
                         "smaller domain",
                         keys);
     g.key_count = (uint32_t)keys;
-    g.bits = is(opts, "neighbors.mode", "list") && is(opts, "neighbors.format", "bits");
-    g.max_neighbors = is(opts, "neighbors.mode", "list") && !g.bits
+    g.bits = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST &&
+             clp__neighbors_format_of(opts) == CLP_NEIGHBORS_FORMAT_BITS;
+    g.max_neighbors = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST && !g.bits
                           ? (uint32_t)clp_options_int(opts, "neighbors.max")
                           : 0;
     g.list_lanes = 1;

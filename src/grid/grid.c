@@ -6,10 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is(const clp_options *opts, const char *name, const char *value) {
-    return strcmp(clp_options_enum(opts, name), value) == 0;
-}
-
 /* A list of indices counts only when neighbors.max fixes its size, with its end marker (a
  * list sized from the counts is allocated at its first build, neighbors.c); a list of bits
  * has its words for each neighbouring cell. */
@@ -49,7 +45,7 @@ clp_memory_need clp_grid_memory_need(const clp_grid_geometry *geometry, const cl
             need.largest_name = list.largest_name;
         }
     }
-    if (is(opts, "grid.sort", "radix")) /* its flags, keys and values scratch */
+    if (clp__grid_sort_of(opts) == CLP_GRID_SORT_RADIX) /* its flags, keys and values scratch */
         need.total += 3ull * particles * sizeof(cl_uint);
     return need;
 }
@@ -65,8 +61,8 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->worker = worker;
     g->geo = *geometry;
     g->particles = particles;
-    g->local = is(opts, "grid.positions", "local");
-    g->list = is(opts, "neighbors.mode", "list");
+    g->local = clp__grid_positions_of(opts) == CLP_GRID_POSITIONS_LOCAL;
+    g->list = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
     g->split = clp_options_bool(opts, "neighbors.split");
     CLP_REQUIRE(!g->split || !geometry->bits, err, CLP_USAGE,
                 "neighbors.split splits a list of indices: set neighbors.format=index");
@@ -79,15 +75,16 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
        checked at the first build), 8 candidates at a time where asked or by default on a CPU;
        split lists a particle at a time */
     const bool cpu = clp_worker_device(worker)->type & CL_DEVICE_TYPE_CPU;
-    const bool automatic = is(opts, "neighbors.build", "auto");
+    const bool automatic = clp__neighbors_build_of(opts) == CLP_NEIGHBORS_BUILD_AUTO;
     g->build = !g->list || g->split || geometry->bits ? CLP__BUILD_PARTICLE
-               : is(opts, "neighbors.build", "pencil") || (automatic && !cpu)
+               : clp__neighbors_build_of(opts) == CLP_NEIGHBORS_BUILD_PENCIL || (automatic && !cpu)
                    ? CLP__BUILD_PENCIL_UNCHECKED
-               : is(opts, "neighbors.build", "simd") || automatic ? CLP__BUILD_SIMD
-                                                                  : CLP__BUILD_PARTICLE;
-    g->radix = is(opts, "grid.sort", "radix");
-    g->morton = is(opts, "grid.key", "morton");
-    const char *order = clp_options_enum(opts, "grid.axis_order");
+               : clp__neighbors_build_of(opts) == CLP_NEIGHBORS_BUILD_SIMD || automatic
+                   ? CLP__BUILD_SIMD
+                   : CLP__BUILD_PARTICLE;
+    g->radix = clp__grid_sort_of(opts) == CLP_GRID_SORT_RADIX;
+    g->morton = clp__grid_key_of(opts) == CLP_GRID_KEY_MORTON;
+    const char *order = clp__grid_axis_order_name(clp__grid_axis_order_of(opts)); /* letters */
     for (int a = 0; a < 3; a++)
         g->axis_order[a] = order[a] - 'x';
     g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
@@ -444,7 +441,7 @@ clp_status clp_grid_update(clp_grid *g, clp_error *err) {
                            g->particles, 0};
     CLP_TRY(clp_worker_run_step(g->worker, &keys, NULL, err));
     CLP_TRY(phase_end(g, &g->timing.keys, &start, err));
-    CLP_TRY(clp__grid_sort(g, err));
+    CLP_TRY(clp__grid_sort_by_key(g, err));
     CLP_TRY(phase_end(g, &g->timing.sort, &start, err));
     CLP_TRY(clp__grid_reorder(g, err));
     if (g->buffers & CLP_BUF_POS_REBUILT) {

@@ -8,8 +8,8 @@
 void clp_grid_update_phase_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
                                  size_t particles, double neighbours, double *sort_bytes,
                                  double *list_bytes) {
-    const bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
-    const bool radix = strcmp(clp_options_enum(opts, "grid.sort"), "radix") == 0;
+    const bool list = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
+    const bool radix = clp__grid_sort_of(opts) == CLP_GRID_SORT_RADIX;
     const double cells = (double)geometry->key_count + 1, bits = ceil(log2(cells));
     /* every buffer element each phase must read or write once (cl/grid/ says the same next to
        each kernel); neighbour candidates are assumed to come from cache */

@@ -92,7 +92,7 @@ struct clp_grid {
 };
 
 /* Phases of clp_grid_update. */
-clp_status clp__grid_sort(clp_grid *g, clp_error *err);
+clp_status clp__grid_sort_by_key(clp_grid *g, clp_error *err);
 clp_status clp__grid_reorder(clp_grid *g, clp_error *err);
 clp_status clp__grid_build_list(clp_grid *g, clp_error *err);
 /* (geometry.c) The words of a list of bits in `dim` dimensions with `cell_words` a cell. */

@@ -103,7 +103,7 @@ clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *er
     clp_status st = CLP_OK;
     CLP_REQUIRE(!g->geo.bits || capacity <= CLP_GRID_BITS_MOST_CELL_WORDS, err, CLP_NEIGHBORS,
                 "a list of bits for cells of %u particles: it takes cells of at most %d; set "
-                "neighbors.format=index",
+                "neighbors.format=" CLP_NEIGHBORS_FORMAT_INDEX_NAME,
                 32 * capacity, 32 * CLP_GRID_BITS_MOST_CELL_WORDS);
     const clp_device_info *d = clp_worker_device(g->worker);
     const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -153,7 +153,7 @@ static clp_status fit_bits(clp_grid *g, cl_uint status[8], clp_error *err) {
     words = words < CLP_GRID_BITS_MOST_CELL_WORDS ? words : CLP_GRID_BITS_MOST_CELL_WORDS;
     CLP_REQUIRE(status[5] <= 32 * CLP_GRID_BITS_MOST_CELL_WORDS, err, CLP_NEIGHBORS,
                 "a cell holds %u particles, more than a list of bits takes (%d): set "
-                "neighbors.format=index",
+                "neighbors.format=" CLP_NEIGHBORS_FORMAT_INDEX_NAME,
                 status[5], 32 * CLP_GRID_BITS_MOST_CELL_WORDS);
     CLP_INFO(CLP_LOG_RUN,
              "neighbour list of bits grown from %u to %u words a cell (a cell holds %u "

@@ -67,7 +67,7 @@ fail:
     return st;
 }
 
-clp_status clp__grid_sort(clp_grid *g, clp_error *err) {
+clp_status clp__grid_sort_by_key(clp_grid *g, clp_error *err) {
     return g->radix ? radix_sort(g, err) : counting_sort(g, err);
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static bool repulsive_source_needs_device(const clp_options *opts) {
-    return strcmp(clp_options_enum(opts, "repulsive.impl"), "tiled") == 0; /* local memory */
+    return clp__repulsive_impl_of(opts) == CLP_REP_IMPL_TILED; /* local memory */
 }
 
 static bool always(const clp_options *opts) {
@@ -19,9 +19,9 @@ static bool always(const clp_options *opts) {
 /* SPH's x-pencil force kernel is sized from the device's local memory, and under
  * sph.fit_device a list that the device's memory cannot hold makes the run take it. */
 static bool sph_device_laid_out(const clp_options *opts) {
-    return strcmp(clp_options_enum(opts, "sph.strategy"), "x_pencil") == 0 ||
+    return clp__sph_strategy_of(opts) == CLP_SPH_STRATEGY_X_PENCIL ||
            (clp_options_bool(opts, "sph.fit_device") &&
-            strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0);
+            clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST);
 }
 
 /* The option modules each model's programs take: options/<module>.json. */
@@ -56,30 +56,32 @@ static const char *const no_outputs[] = {NULL};
     }
 #define REBUILD                                                                                    \
     STAGE(NULL, "neighbour search rebuild when due: keys, sort, reorder", CLP_PHASE_SORT),         \
-        WHEN("grid_build_list", "neighbour list", CLP_PHASE_LIST, "neighbors.mode", "list")
+        WHEN("grid_build_list", "neighbour list", CLP_PHASE_LIST, "neighbors.mode",                \
+             CLP_NEIGHBORS_MODE_LIST_NAME)
 #define END                                                                                        \
     { .kernel = NULL, .what = NULL }
 static const clp_model_stage sph_stages[] = {
     REBUILD,
     WHEN("sph_mdbc", "boundary particles' density (mDBC)", CLP_PHASE_BOUNDARY, "sph.boundary",
-         "mdbc"),
+         CLP_SPH_BOUNDARY_MDBC_NAME),
     WHEN("sph_density", "fluid density as a kernel sum", CLP_PHASE_DENSITY, "sph.density",
-         "summation"),
+         CLP_SPH_DENSITY_SUMMATION_NAME),
     STAGE("sph_forces", "accelerations and density rates", CLP_PHASE_FORCES),
     STAGE("sph_dt", "time step from the forces' largest |a| and |v|", CLP_PHASE_TIME_STEP),
     UNLESS("sph_integrate", "symplectic update", CLP_PHASE_INTEGRATION, "sph.integrator",
-           "predictor_corrector"),
+           CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME),
     WHEN("sph_predict", "predictor half step, then the rates again", CLP_PHASE_INTEGRATION,
-         "sph.integrator", "predictor_corrector"),
+         "sph.integrator", CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME),
     WHEN("sph_correct", "corrector", CLP_PHASE_INTEGRATION, "sph.integrator",
-         "predictor_corrector"),
+         CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME),
     END};
 static const clp_model_stage lj_stages[] = {
     STAGE("lj_kick_drift", "half kick and drift (velocity Verlet)", CLP_PHASE_INTEGRATION), REBUILD,
     STAGE("lj_forces", "pair forces and virial, by lj.strategy", CLP_PHASE_FORCES),
     STAGE("lj_kick", "second half kick", CLP_PHASE_INTEGRATION), END};
 static const clp_model_stage pso_stages[] = {
-    WHEN("pso_ring", "ring neighbourhood bests", CLP_PHASE_FORCES, "pso.topology", "ring"),
+    WHEN("pso_ring", "ring neighbourhood bests", CLP_PHASE_FORCES, "pso.topology",
+         CLP_PSO_TOPOLOGY_RING_NAME),
     STAGE("pso_move", "velocity and position update", CLP_PHASE_INTEGRATION),
     STAGE("pso_evaluate", "objective at the new positions", CLP_PHASE_FORCES),
     STAGE("pso_reduce_groups", "swarm best: per work-group", CLP_PHASE_FORCES),
@@ -88,7 +90,7 @@ static const clp_model_stage pso_stages[] = {
 static const clp_model_stage repulsive_stages[] = {
     STAGE("rep_step", "damped update of positions and velocities", CLP_PHASE_INTEGRATION),
     WHEN("rep_clear", "zeroed sums (global implementation)", CLP_PHASE_FORCES, "repulsive.impl",
-         "global"),
+         CLP_REP_IMPL_GLOBAL_NAME),
     STAGE("rep_forces", "all-pairs forces, energy and stress", CLP_PHASE_FORCES), END};
 static const clp_model_stage search_stages[] = {
     STAGE("search_move", "every particle moved a little", CLP_PHASE_INTEGRATION), REBUILD,
@@ -146,7 +148,7 @@ static const clp_model models[] = {
      .diagnostics = clp__lj_columns + 1,
      .outputs = lj_outputs,
      .run_chooses_option = "lj.strategy",
-     .run_chooses_value = "auto",
+     .run_chooses_value = CLP_LJ_STRATEGY_AUTO_NAME,
      .source_needs_device = always,
      .source = clp_lj_source,
      .run = clp_lj_run,

@@ -24,7 +24,7 @@
     {                                                                                              \
         .bit = (bit_), .name = (name_), .element_type = "float", .element_size = sizeof(cl_float), \
         .components = (components_), .kind = CLP_PER_PARTICLE,                                     \
-        NEEDS("sph.integrator", "predictor_corrector")                                             \
+        NEEDS("sph.integrator", CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME)                       \
     }
 
 static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
@@ -34,11 +34,11 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_CELL_START, "cell_start", "uint", sizeof(cl_uint), 1, CLP_PER_CELL),
     ROW(CLP_BUF_CELL_END, "cell_end", "uint", sizeof(cl_uint), 1, CLP_PER_CELL),
     ROW_IF(CLP_BUF_NEIB_LIST, "neib_list", "uint", sizeof(cl_uint), 1, CLP_PER_CUSTOM,
-           "neighbors.mode", "list"),
+           "neighbors.mode", CLP_NEIGHBORS_MODE_LIST_NAME),
     SORTED(CLP_BUF_ID, "id", "uint", sizeof(cl_uint), 1),
     ROW(CLP_BUF_PERM, "perm", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE),
     ROW_IF(CLP_BUF_CELL_COUNT, "cell_count", "uint", sizeof(cl_uint), 1, CLP_PER_CELL, "grid.sort",
-           "counting"),
+           CLP_GRID_SORT_COUNTING_NAME),
     ROW(CLP_BUF_GRID_STATUS, "grid_status", "uint", sizeof(cl_uint), 8, CLP_SINGLE),
     ROW(CLP_BUF_SELFTEST_X, "selftest.x", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
     ROW(CLP_BUF_SELFTEST_Y, "selftest.y", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
@@ -53,7 +53,7 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .components = 1,
      .kind = CLP_PER_CUSTOM,
      .needs_option = "core.summation",
-     .needs_value = "naive",
+     .needs_value = CLP_CORE_SUMMATION_NAIVE_NAME,
      .needs_not = true},
     ROW(CLP_BUF_COLLECT_IDS, "collect.ids", "uint", sizeof(cl_uint), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_COLLECT_R2, "collect.r2", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
@@ -91,7 +91,7 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_PSO_BEST_POS, "pso.best_pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PSO_BEST_VAL, "pso.best_val", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
     ROW_IF(CLP_BUF_PSO_LOCAL_BEST, "pso.local_best", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE,
-           "pso.topology", "ring"),
+           "pso.topology", CLP_PSO_TOPOLOGY_RING_NAME),
     ROW(CLP_BUF_PSO_GLOBAL, "pso.global", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PSO_PARTIAL, "pso.partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
     ROW(CLP_BUF_PSO_HISTORY, "pso.history", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
@@ -112,7 +112,7 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .components = 4,
      .kind = CLP_PER_PARTICLE,
      .resorted = true,
-     NEEDS("sph.boundary", "mdbc")},
+     NEEDS("sph.boundary", CLP_SPH_BOUNDARY_MDBC_NAME)},
     /* Gauges: allocated only for a case that declares them. */
     ROW(CLP_BUF_GAUGE_POINTS, "gauge_points", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
     ROW(CLP_BUF_GAUGE_SAMPLES, "gauge_samples", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),

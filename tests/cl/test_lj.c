@@ -216,17 +216,17 @@ static void test_layout_refusals(test_env *t) {
     clp_device_info small = *t->device;
     clp__lj_layout l;
     small.local_mem_size = 3 * 10 * 16 - 1; /* one byte short of a 3-cell pencil's particles */
-    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, 1, &l, &err) ==
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP_LJ_STRATEGY_X_PENCIL, 1, &l, &err) ==
                CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "local memory");
     err = (clp_error)CLP_ERROR_INIT;
-    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, 1, &l, &err) ==
-               CLP_CASE);
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP_LJ_STRATEGY_ALL_IN_SM, 1, &l,
+                                   &err) == CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "3 x 3 x 3 cells");
     small = *t->device;
     small.max_work_group_size = 8; /* a cell of 10 needs 10 work-items */
     err = (clp_error)CLP_ERROR_INIT;
-    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, 1, &l, &err) ==
+    CLP_ASSERT(clp__lj_layout_make(&small, &geo, 1000, 10, CLP_LJ_STRATEGY_X_PENCIL, 1, &l, &err) ==
                CLP_CASE);
     CLP_ASSERT_CONTAINS(err.message, "work-items");
     /* A device that holds them: the pencil and the frame fit its local memory, with ghosts */
@@ -234,13 +234,14 @@ static void test_layout_refusals(test_env *t) {
     small.local_mem_size = 32768;
     small.max_work_group_size = 1024;
     small.compute_units = 1;
-    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_X_PENCIL, 1, &l, &err), &err);
+    CLP_ASSERT_OK(
+        clp__lj_layout_make(&small, &geo, 1000, 10, CLP_LJ_STRATEGY_X_PENCIL, 1, &l, &err), &err);
     CLP_ASSERT(l.local_bytes <= 32768 && l.box[0] >= 1 && l.box[1] == 1 && l.box[2] == 1);
     CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) && l.local >= 10 * (size_t)l.box[0]);
     CLP_ASSERT(l.local <= 256);
     const int pencil = l.box[0];
-    CLP_ASSERT_OK(clp__lj_layout_make(&small, &geo, 1000, 10, CLP__LJ_ALL_IN_SM, 1, &l, &err),
-                  &err);
+    CLP_ASSERT_OK(
+        clp__lj_layout_make(&small, &geo, 1000, 10, CLP_LJ_STRATEGY_ALL_IN_SM, 1, &l, &err), &err);
     CLP_ASSERT(l.local_bytes <= 32768 && l.local <= 256);
     CLP_ASSERT(l.local >= 10 * (size_t)l.box[0] * l.box[1] * l.box[2]);
     CLP_ASSERT(l.capacity == 10 * (size_t)(l.box[0] + 2) * (l.box[1] + 2) * (l.box[2] + 2));

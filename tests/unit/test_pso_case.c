@@ -27,7 +27,7 @@ static const char *write_swarm(const char *extra, const char *top) {
 
 /* Loading `path` under the option pso.objective=`objective` must fail with `status` and a
  * message holding `expected` and the path. */
-static void refused_as(const char *path, const char *objective, clp_status status,
+static void refused_as(const char *path, clp__pso_objective objective, clp_status status,
                        const char *expected) {
     clp_error err = CLP_ERROR_INIT;
     clp__pso_case c;
@@ -36,14 +36,14 @@ static void refused_as(const char *path, const char *objective, clp_status statu
 }
 
 static void refused(const char *extra, const char *top, const char *expected) {
-    refused_as(write_swarm(extra, top), "sphere", CLP_CASE, expected);
+    refused_as(write_swarm(extra, top), CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, expected);
 }
 
 static void test_defaults(void) {
     clp_error err = CLP_ERROR_INIT;
     clp__pso_case c;
     const char *path = write_swarm("", "");
-    CLP_ASSERT_OK(clp__pso_case_load(path, "sphere", &c, &err), &err);
+    CLP_ASSERT_OK(clp__pso_case_load(path, CLP_PSO_OBJECTIVE_SPHERE, &c, &err), &err);
     CLP_ASSERT_EQ(c.params.particles, 20);
     CLP_ASSERT_EQ(c.params.dim, 3);
     CLP_ASSERT_EQ(c.iterations, 50);
@@ -66,7 +66,7 @@ static void test_values(void) {
     const char *path = write_swarm("\"inertia\": 0.5, \"cognitive\": 2, \"social\": 0, "
                                    "\"vmax\": 0.25, \"seed\": 9223372036854775807",
                                    "\"output_every\": 7, \"options\": {}");
-    CLP_ASSERT_OK(clp__pso_case_load(path, "rastrigin", &c, &err), &err);
+    CLP_ASSERT_OK(clp__pso_case_load(path, CLP_PSO_OBJECTIVE_RASTRIGIN, &c, &err), &err);
     CLP_ASSERT_NEAR(c.params.inertia, 0.5, 0);
     CLP_ASSERT_NEAR(c.params.cognitive, 2, 0);
     CLP_ASSERT_NEAR(c.params.social, 0, 0);
@@ -77,46 +77,53 @@ static void test_values(void) {
     /* the largest swarm and dimension */
     path = write_case("{\"pso\": {\"particles\": 2147483647, \"dimensions\": 100000, "
                       "\"iterations\": 1, \"bounds\": [0, 1e30]}}");
-    CLP_ASSERT_OK(clp__pso_case_load(path, "sphere", &c, &err), &err);
+    CLP_ASSERT_OK(clp__pso_case_load(path, CLP_PSO_OBJECTIVE_SPHERE, &c, &err), &err);
     CLP_ASSERT_EQ(c.params.particles, 2147483647);
     CLP_ASSERT_EQ(c.params.dim, 100000);
     clp__pso_case_free(&c);
 }
 
 static void test_errors(void) {
-    refused_as(write_case("{\"model\": \"pso\", \"output_every\": 3}"), "sphere", CLP_CASE,
-               "a particle swarm case needs an object 'pso'");
-    refused_as(write_case("[1, 2]"), "sphere", CLP_CASE, "the top level must be an object");
-    refused_as(write_case("{\"pso\": {\"particles\": 1,}}"), "sphere", CLP_JSON, "malformed JSON");
+    refused_as(write_case("{\"model\": \"pso\", \"output_every\": 3}"), CLP_PSO_OBJECTIVE_SPHERE,
+               CLP_CASE, "a particle swarm case needs an object 'pso'");
+    refused_as(write_case("[1, 2]"), CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
+               "the top level must be an object");
+    refused_as(write_case("{\"pso\": {\"particles\": 1,}}"), CLP_PSO_OBJECTIVE_SPHERE, CLP_JSON,
+               "malformed JSON");
     refused_as(write_case("{\"pso\": {\"dimensions\": 2, \"iterations\": 5, \"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.particles' is required");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, "'pso.particles' is required");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"iterations\": 5, \"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.dimensions' is required");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, "'pso.dimensions' is required");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"dimensions\": 5, \"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.iterations' is required");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, "'pso.iterations' is required");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"dimensions\": 5, \"iterations\": 5}}"),
-               "sphere", CLP_CASE, "'pso.bounds' is required");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, "'pso.bounds' is required");
     refused_as(write_case("{\"pso\": {\"particles\": 0, \"dimensions\": 5, \"iterations\": 5, "
                           "\"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.particles' must be an integer in [1, 2147483647]");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
+               "'pso.particles' must be an integer in [1, 2147483647]");
     refused_as(write_case("{\"pso\": {\"particles\": 2147483648, \"dimensions\": 5, "
                           "\"iterations\": 5, \"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.particles' must be an integer in [1, 2147483647]");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
+               "'pso.particles' must be an integer in [1, 2147483647]");
     refused_as(write_case("{\"pso\": {\"particles\": 2.5, \"dimensions\": 5, \"iterations\": 5, "
                           "\"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.particles' must be an integer");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, "'pso.particles' must be an integer");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"dimensions\": 100001, \"iterations\": "
                           "5, \"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.dimensions' must be an integer in [1, 100000]");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
+               "'pso.dimensions' must be an integer in [1, 100000]");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"dimensions\": 0, \"iterations\": 5, "
                           "\"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.dimensions' must be an integer in [1, 100000]");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
+               "'pso.dimensions' must be an integer in [1, 100000]");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"dimensions\": 2, \"iterations\": 0, "
                           "\"bounds\": [0, 1]}}"),
-               "sphere", CLP_CASE, "'pso.iterations' must be an integer in [1, 100000000]");
+               CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
+               "'pso.iterations' must be an integer in [1, 100000000]");
     refused_as(write_case("{\"pso\": {\"particles\": 2, \"dimensions\": 1, \"iterations\": 5, "
                           "\"bounds\": [0, 1]}}"),
-               "rosenbrock", CLP_CASE,
+               CLP_PSO_OBJECTIVE_ROSENBROCK, CLP_CASE,
                "'pso.dimensions' is 1, and the option pso.objective=rosenbrock needs at least 2");
     refused("\"inertia\": 1.5", "", "'pso.inertia' must be a number in [0, 1]");
     refused("\"inertia\": \"high\"", "", "'pso.inertia' must be a number in [0, 1]");
@@ -150,48 +157,52 @@ static void test_errors(void) {
                  "{\"pso\": {\"particles\": 2, \"dimensions\": 2, \"iterations\": 5, "
                  "\"bounds\": %s}}",
                  bad_bounds[i].bounds);
-        refused_as(write_case(json), "sphere", CLP_CASE, bad_bounds[i].expected);
+        refused_as(write_case(json), CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE, bad_bounds[i].expected);
     }
 }
 
 /* The user objective: allowed and required only with pso.objective=user. */
 static void test_objective_option(void) {
     const char *path = write_swarm("\"objective\": {\"expression\": \"X(0)\"}", "");
-    refused_as(path, "sphere", CLP_CASE,
+    refused_as(path, CLP_PSO_OBJECTIVE_SPHERE, CLP_CASE,
                "'pso.objective' is user code, which only the option pso.objective=user takes, "
                "and the option is \"sphere\"");
-    refused_as(write_swarm("", ""), "user", CLP_CASE,
+    refused_as(write_swarm("", ""), CLP_PSO_OBJECTIVE_USER, CLP_CASE,
                "the option pso.objective=user needs the objective in the case");
     clp_error err = CLP_ERROR_INIT;
     clp__pso_case c;
     path = write_swarm("\"objective\": {\"expression\": \"X(0)\"}", "");
-    CLP_ASSERT_OK(clp__pso_case_load(path, "user", &c, &err), &err);
+    CLP_ASSERT_OK(clp__pso_case_load(path, CLP_PSO_OBJECTIVE_USER, &c, &err), &err);
     clp__pso_case_free(&c);
 }
 
 static void test_objective_errors(void) {
     const char *path = write_swarm("\"objective\": \"X(0)\"", "");
-    refused_as(path, "user", CLP_CASE, "'pso.objective' must be an object with one key");
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
+               "'pso.objective' must be an object with one key");
     path =
         write_swarm("\"objective\": {\"expression\": \"X(0)\", \"function\": \"return 1;\"}", "");
-    refused_as(path, "user", CLP_CASE,
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
                "'pso.objective' holds both \"expression\" and \"function\"");
     path = write_swarm("\"objective\": {}", "");
-    refused_as(path, "user", CLP_CASE, "'pso.objective' needs \"expression\"");
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE, "'pso.objective' needs \"expression\"");
     path = write_swarm("\"objective\": {\"expresion\": \"X(0)\"}", "");
-    refused_as(path, "user", CLP_CASE,
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
                "unknown key 'pso.objective.expresion'; did you mean 'expression'?");
     path = write_swarm("\"objective\": {\"expression\": \"\"}", "");
-    refused_as(path, "user", CLP_CASE, "'pso.objective.expression' must be a non-empty string");
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
+               "'pso.objective.expression' must be a non-empty string");
     path = write_swarm("\"objective\": {\"expression\": 2}", "");
-    refused_as(path, "user", CLP_CASE, "'pso.objective.expression' must be a non-empty string");
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
+               "'pso.objective.expression' must be a non-empty string");
     path = write_swarm("\"objective\": {\"function\": []}", "");
-    refused_as(path, "user", CLP_CASE,
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
                "'pso.objective.function' must be a string or a non-empty array of strings");
     path = write_swarm("\"objective\": {\"function\": [\"return 1.0f;\", 3]}", "");
-    refused_as(path, "user", CLP_CASE, "'pso.objective.function[1]' must be a string");
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE,
+               "'pso.objective.function[1]' must be a string");
     path = write_swarm("\"objective\": {\"function\": \"\"}", "");
-    refused_as(path, "user", CLP_CASE, "'pso.objective.function' is empty");
+    refused_as(path, CLP_PSO_OBJECTIVE_USER, CLP_CASE, "'pso.objective.function' is empty");
 }
 
 /* Loads `json` under pso.objective=user; the code, its form, origin and line must match. */
@@ -199,7 +210,7 @@ static void check_code(const char *json, const char *code, bool expression, int 
     clp_error err = CLP_ERROR_INIT;
     clp__pso_case c;
     const char *path = write_case(json);
-    CLP_ASSERT_OK(clp__pso_case_load(path, "user", &c, &err), &err);
+    CLP_ASSERT_OK(clp__pso_case_load(path, CLP_PSO_OBJECTIVE_USER, &c, &err), &err);
     CLP_ASSERT_STR_EQ(c.params.user_code, code);
     CLP_ASSERT(c.params.user_code == c.code);
     CLP_ASSERT_EQ(c.params.user_is_expression, expression);

@@ -156,9 +156,9 @@ static void axis_choice(void) {
     const clp_grid_geometry ring = grid(8, 3, 4, true);
     CLP_ASSERT_OK(clp__slabs_cut(&ring, 0, y, 2, NULL, &s, &err), &err);
     CLP_ASSERT_NEAR(clp__slabs_halo(&s, y), 4 * 21, 0);
-    CLP_ASSERT_STR_EQ(clp__slabs_axis_order(0), "yzx");
-    CLP_ASSERT_STR_EQ(clp__slabs_axis_order(1), "xzy");
-    CLP_ASSERT_STR_EQ(clp__slabs_axis_order(2), "xyz");
+    CLP_ASSERT_STR_EQ(clp__grid_axis_order_name(clp__slabs_axis_order(0)), "yzx");
+    CLP_ASSERT_STR_EQ(clp__grid_axis_order_name(clp__slabs_axis_order(1)), "xzy");
+    CLP_ASSERT_STR_EQ(clp__grid_axis_order_name(clp__slabs_axis_order(2)), "xyz");
 }
 
 static clp_schema *schema; /* the options borrow it */

@@ -37,24 +37,12 @@ typedef struct clp__lj_params {
 void clp__lj_reference(const clp__lj_state *s, const clp__lj_params *p, double *force,
                        double *energy, double *virial);
 
-/* The force kernel's strategies (options/lj.json, cl/lj), in the option's order. */
-typedef enum clp__lj_strategy {
-    CLP__LJ_PAR_PART,
-    CLP__LJ_PAR_PART_LOOP,
-    CLP__LJ_PAR_CELL,
-    CLP__LJ_PAR_CELL_SM,
-    CLP__LJ_X_PENCIL,
-    CLP__LJ_ALL_IN_SM,
-    CLP__LJ_SIMD,
-    CLP__LJ_STRATEGIES
-} clp__lj_strategy;
-
-const char *clp__lj_strategy_name(clp__lj_strategy s);
-/* Whether a strategy searches the cells itself, and so needs neighbors.mode=jit. */
+/* The force kernel's strategies are lj.strategy's values before auto, the last
+ * (clp__lj_strategy, generated from options/lj.json; cl/lj). Whether a strategy searches the cells
+ * itself, and so needs neighbors.mode=jit. */
 bool clp__lj_strategy_searches_cells(clp__lj_strategy s);
 /* The candidates simd takes at a time, and the end markers its stored list ends in. */
 enum { CLP__LJ_SIMD_WIDTH = 8 };
-bool clp__lj_strategy_from_name(const char *name, clp__lj_strategy *out);
 
 /* How a strategy lays out the force kernel on a device (src/models/lj/lj_layout.c). */
 typedef struct clp__lj_layout {

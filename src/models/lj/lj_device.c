@@ -18,19 +18,18 @@ static clp_status check_options(const clp_options *opts, const clp__lj_params *p
             return CLP_FAIL(err, CLP_CASE, "a %s Lennard-Jones box needs %s=%s",
                             p->open_box ? "walled" : "periodic", periodic[a],
                             p->open_box ? "false" : "true");
-    if (strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0 &&
-        strcmp(clp_options_enum(opts, "neighbors.format"), "bits") == 0)
+    if (clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST &&
+        clp__neighbors_format_of(opts) == CLP_NEIGHBORS_FORMAT_BITS)
         return CLP_FAIL(err, CLP_CASE,
                         "Lennard-Jones lists hold indices: neighbors.format=bits is for SPH and "
                         "the neighbour search (set neighbors.format=index)");
-    const char *strategy = clp_options_enum(opts, "lj.strategy");
-    clp__lj_strategy s;
-    if (clp__lj_strategy_from_name(strategy, &s) && clp__lj_strategy_searches_cells(s) &&
-        strcmp(clp_options_enum(opts, "neighbors.mode"), "jit") != 0)
+    const clp__lj_strategy s = clp__lj_strategy_of(opts);
+    if (s != CLP_LJ_STRATEGY_AUTO && clp__lj_strategy_searches_cells(s) &&
+        clp__neighbors_mode_of(opts) != CLP_NEIGHBORS_MODE_JIT)
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=%s searches the neighbouring cells itself: set "
-                        "neighbors.mode=jit",
-                        strategy);
+                        "neighbors.mode=" CLP_NEIGHBORS_MODE_JIT_NAME,
+                        clp__lj_strategy_name(s));
     return CLP_OK;
 }
 
@@ -51,10 +50,10 @@ size_t clp__lj_constants(const clp_grid_geometry *geo, size_t n, const clp__lj_p
         out[nc++] =
             (clp_constant){"CLP_LJ_LANE_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
     }
-    if (l->strategy == CLP__LJ_PAR_CELL || l->strategy == CLP__LJ_PAR_CELL_SM)
+    if (l->strategy == CLP_LJ_STRATEGY_PAR_CELL || l->strategy == CLP_LJ_STRATEGY_PAR_CELL_SM)
         out[nc++] =
             (clp_constant){"CLP_LJ_CELL_GROUP", CLP_CONST_INT, 0, (long long)l->group, false};
-    if (l->strategy == CLP__LJ_X_PENCIL || l->strategy == CLP__LJ_ALL_IN_SM) {
+    if (l->strategy == CLP_LJ_STRATEGY_X_PENCIL || l->strategy == CLP_LJ_STRATEGY_ALL_IN_SM) {
         static const char *const box[3] = {"CLP_LJ_BOX_X", "CLP_LJ_BOX_Y", "CLP_LJ_BOX_Z"};
         for (int a = 0; a < 3; a++)
             out[nc++] = (clp_constant){box[a], CLP_CONST_INT, 0, l->box[a], false};
@@ -98,7 +97,7 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
     CLP_TRY(clp__lj_lanes(opts, dev, s->n, strategy, false, &lanes, err));
     CLP_TRY(clp__lj_layout_make(dev, geo, s->n, max_per_cell, strategy, lanes, layout, err));
     /* simd reads a list CLP__LJ_SIMD_WIDTH slots at a time */
-    geo->list_lanes = strategy == CLP__LJ_SIMD ? CLP__LJ_SIMD_WIDTH : layout->lanes;
+    geo->list_lanes = strategy == CLP_LJ_STRATEGY_SIMD ? CLP__LJ_SIMD_WIDTH : layout->lanes;
     CLP_TRY(clp__lj_source(opts, geo, s->n, p, dt, layout, false, source, err));
 fail:
     return st;
@@ -189,10 +188,10 @@ clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache
     clp_grid_geometry geo;
     CLP_TRY(clp__lj_geometry(opts, s, p, &geo, err));
     CLP_TRY(clp_options_dup(opts, &sys->opts, err));
-    clp__lj_strategy strategy;
-    if (!clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &strategy)) {
+    clp__lj_strategy strategy = clp__lj_strategy_of(opts);
+    if (strategy == CLP_LJ_STRATEGY_AUTO) {
         CLP_TRY(clp__lj_probe(w, opts, cache, s, p, dt, &geo, sys->opts, err));
-        clp__lj_strategy_from_name(clp_options_enum(sys->opts, "lj.strategy"), &strategy);
+        strategy = clp__lj_strategy_of(sys->opts);
         CLP_TRY(clp__lj_geometry(sys->opts, s, p, &geo, err)); /* the mode chosen with it */
     }
     CLP_TRY(clp__lj_fit_device(w, NULL, sys->opts, &geo, s->n, clp__lj_density(s), err));
@@ -229,7 +228,7 @@ int clp__lj_system_every(const clp__lj_system *sys) {
 }
 
 const char *clp__lj_system_mode(const clp__lj_system *sys) {
-    return clp_options_enum(sys->opts, "neighbors.mode");
+    return clp__neighbors_mode_name(clp__neighbors_mode_of(sys->opts));
 }
 
 const clp__lj_layout *clp__lj_system_layout(const clp__lj_system *sys) {
@@ -289,7 +288,7 @@ fail:
  * (and the list) and writes the force (the neighbours' positions come from cache). float4
  * each. The last step's lj_kick is left out. */
 double clp__lj_step_bytes(const clp_options *opts, double listed) {
-    const bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
+    const bool list = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
     return 3 * 16 + 2 * 16 + 16 + (list ? 4 * (listed + 1) : 0) + 16;
 }
 

@@ -33,9 +33,7 @@ struct clp__lj_rank {
 clp_status clp__lj_rank_check(const clp_options *opts, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp__dist_check_options(opts, err));
-    clp__lj_strategy s;
-    CLP_REQUIRE(clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &s), err,
-                CLP_USAGE,
+    CLP_REQUIRE(clp__lj_strategy_of(opts) != CLP_LJ_STRATEGY_AUTO, err, CLP_USAGE,
                 "lj.strategy=auto times the strategies on one device: a split run names one "
                 "(-s lj.strategy=par_part, the default, or another)");
 fail:
@@ -54,7 +52,7 @@ static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
         "lj_forces", clp_grid_iteration_buffers(r->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
         r->layout.global, r->layout.local};
     size_t first, count;
-    if (r->layout.strategy != CLP__LJ_PAR_PART) {
+    if (r->layout.strategy != CLP_LJ_STRATEGY_PAR_PART) {
         CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
         CLP_TRY(clp_worker_run_step(r->worker, &forces, NULL, err));
         return CLP_OK;
@@ -76,7 +74,7 @@ static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp__dist_cut *
     clp_status st = CLP_OK;
     char *source = NULL;
     clp__lj_strategy strategy;
-    clp__lj_strategy_from_name(clp_options_enum(r->opts, "lj.strategy"), &strategy); /* checked */
+    strategy = clp__lj_strategy_of(r->opts); /* checked: not auto */
     const long long capacity = clp_options_int(r->opts, "lj.cell_capacity");
     const clp__lj_state own = {.n = cut->owned, .xyz = cut->xyz};
     const unsigned max_per_cell =
@@ -150,7 +148,8 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     CLP_TRY(clp__dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS,
                                 LJ_HALO_ZEROED, err));
     r->dist_open = true;
-    r->dist.halo_lists = r->layout.strategy != CLP__LJ_PAR_PART; /* they run over every slot */
+    r->dist.halo_lists =
+        r->layout.strategy != CLP_LJ_STRATEGY_PAR_PART; /* they run over every slot */
     clp__dist_rank_uploaded(&r->dist, cut.owned);
     CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
     CLP_TRY(compute_forces(r, err));

@@ -20,7 +20,7 @@ static clp_memory_need need_of(const clp_options *opts, const clp_grid_geometry 
 /* A copy of `opts` (new, in *out) that searches the cells instead of a stored list. */
 static clp_status with_cell_search(const clp_options *opts, clp_options **out, clp_error *err) {
     const clp_status st = clp_options_dup(opts, out, err);
-    return st == CLP_OK ? clp_options_apply_assignment(*out, "neighbors.mode=jit", err) : st;
+    return st == CLP_OK ? clp__neighbors_mode_set(*out, CLP_NEIGHBORS_MODE_JIT, err) : st;
 }
 
 clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
@@ -29,7 +29,7 @@ clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
     clp_status st = CLP_OK;
     clp_options *cell_search = NULL;
     if (!clp_options_bool(opts, "lj.fit_device") || geo->max_neighbors > 0 ||
-        strcmp(clp_options_enum(opts, "neighbors.mode"), "list") != 0)
+        clp__neighbors_mode_of(opts) != CLP_NEIGHBORS_MODE_LIST)
         return CLP_OK; /* a fixed list size is the user's */
     const clp_device_info *dev = clp_worker_device(w);
     const double r = geo->search_radius;
@@ -59,7 +59,7 @@ clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
                  rank, n, sized.max_neighbors, with_list.total / gib, with_list.largest / gib,
                  dev->name, dev->global_mem_size / gib, dev->max_mem_alloc_size / gib,
                  comm ? " on every rank" : "", without.total / gib);
-    CLP_TRY(clp_options_apply_assignment(opts, "neighbors.mode=jit", err));
+    CLP_TRY(clp__neighbors_mode_set(opts, CLP_NEIGHBORS_MODE_JIT, err));
 fail:
     clp_options_destroy(cell_search);
     return st;

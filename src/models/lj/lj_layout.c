@@ -7,21 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const strategy_names[CLP__LJ_STRATEGIES] = {
-    "par_part", "par_part_loop", "par_cell", "par_cell_sm", "x_pencil", "all_in_sm", "simd"};
-
-const char *clp__lj_strategy_name(clp__lj_strategy s) {
-    return strategy_names[s];
-}
-
-bool clp__lj_strategy_from_name(const char *name, clp__lj_strategy *out) {
-    for (int s = 0; s < CLP__LJ_STRATEGIES; s++)
-        if (strcmp(strategy_names[s], name) == 0) {
-            *out = (clp__lj_strategy)s;
-            return true;
-        }
-    return false;
-}
+/* The strategies are lj.strategy's values before auto (clp__lj_strategy, generated). */
+_Static_assert(CLP_LJ_STRATEGY_AUTO == CLP_LJ_STRATEGY_COUNT - 1, "auto is lj.strategy's last");
 
 unsigned clp__lj_max_per_cell(const clp_grid_geometry *geo, const clp__lj_state *s) {
     const size_t cells = (size_t)geo->cells[0] * geo->cells[1] * geo->cells[2];
@@ -145,19 +132,19 @@ static clp_status all_in_sm(const clp_device_info *dev, const clp_grid_geometry 
 enum { LANE_FILL = 4096, LANES_AUTO_MOST = 8 };
 
 bool clp__lj_strategy_searches_cells(clp__lj_strategy s) {
-    return s >= CLP__LJ_PAR_CELL && s != CLP__LJ_SIMD;
+    return s >= CLP_LJ_STRATEGY_PAR_CELL && s != CLP_LJ_STRATEGY_SIMD;
 }
 
 clp_status clp__lj_lanes(const clp_options *opts, const clp_device_info *dev, size_t n,
                          clp__lj_strategy strategy, bool split, unsigned *out, clp_error *err) {
     const long long asked = clp_options_int(opts, "lj.threads_per_atom");
-    const bool listed = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
-    if (strategy == CLP__LJ_SIMD && listed &&
-        (split || strcmp(clp_options_enum(opts, "grid.positions"), "global") != 0))
+    const bool listed = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
+    if (strategy == CLP_LJ_STRATEGY_SIMD && listed &&
+        (split || clp__grid_positions_of(opts) != CLP_GRID_POSITIONS_GLOBAL))
         return CLP_FAIL(err, CLP_CASE,
                         "lj.strategy=simd with a stored list runs on one device with "
                         "grid.positions=global; set neighbors.mode=jit");
-    const bool fits = strategy == CLP__LJ_PAR_PART && listed && !split;
+    const bool fits = strategy == CLP_LJ_STRATEGY_PAR_PART && listed && !split;
     if (asked & (asked - 1))
         return CLP_FAIL(err, CLP_CASE, "lj.threads_per_atom=%lld: a power of two, or 0", asked);
     if (asked > 1 && !fits)
@@ -188,7 +175,7 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
     clp__lj_layout l = {.strategy = strategy, .max_per_cell = max_per_cell, .lanes = 1};
     const size_t key_count = geo->key_count;
     switch (strategy) {
-    case CLP__LJ_PAR_PART:
+    case CLP_LJ_STRATEGY_PAR_PART:
         if (lanes > 1) {
             l.lanes = lanes;
             l.group = lane_group(dev, lanes);
@@ -203,23 +190,24 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
         }
         l.global = n;
         break;
-    case CLP__LJ_PAR_PART_LOOP: /* the paper's set-up: the same grid, a for in place of an if */
-    case CLP__LJ_SIMD:
+    case CLP_LJ_STRATEGY_PAR_PART_LOOP: /* the paper's set-up: the same grid, a for in place of an
+                                           if */
+    case CLP_LJ_STRATEGY_SIMD:
         l.global = n;
         break;
-    case CLP__LJ_PAR_CELL:
-    case CLP__LJ_PAR_CELL_SM:
+    case CLP_LJ_STRATEGY_PAR_CELL:
+    case CLP_LJ_STRATEGY_PAR_CELL_SM:
         l.group = CELL_GROUP;
-        l.capacity = strategy == CLP__LJ_PAR_CELL_SM ? CELL_GROUP : 0;
+        l.capacity = strategy == CLP_LJ_STRATEGY_PAR_CELL_SM ? CELL_GROUP : 0;
         l.local_bytes = l.capacity * PARTICLE_BYTES;
         l.global = key_count * CELL_GROUP;
         l.local = CELL_GROUP;
         break;
-    case CLP__LJ_X_PENCIL:
-    case CLP__LJ_ALL_IN_SM: {
+    case CLP_LJ_STRATEGY_X_PENCIL:
+    case CLP_LJ_STRATEGY_ALL_IN_SM: {
         const size_t cap = dev->max_work_group_size < SUB_BOX_GROUP_MOST ? dev->max_work_group_size
                                                                          : SUB_BOX_GROUP_MOST;
-        clp_status st = strategy == CLP__LJ_X_PENCIL
+        clp_status st = strategy == CLP_LJ_STRATEGY_X_PENCIL
                             ? pencil(dev, geo, max_per_cell, cap, &l, err)
                             : all_in_sm(dev, geo, max_per_cell, cap, &l, err);
         if (st != CLP_OK)

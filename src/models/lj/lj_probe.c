@@ -16,8 +16,6 @@
  * and timing 100-step lives made a first probe on a CPU take minutes. */
 enum { PROBE_RUNS = 2, PROBE_ROUNDS = 3, PROBE_LIFE = 20 };
 
-static const char *const modes[] = {"list", "jit"};
-
 /* The cache record of the probe: everything the program of any candidate depends on but its
  * own layout and neighbour mode, and the shape the layouts are sized from. */
 static clp_status probe_record(const clp_worker *w, const clp_options *opts,
@@ -43,21 +41,17 @@ static clp_status probe_record(const clp_worker *w, const clp_options *opts,
 }
 
 /* "lj.strategy=S neighbors.mode=M" for a candidate. */
-static void choice_text(clp__lj_strategy strategy, int mode, char *out, size_t size) {
+static void choice_text(clp__lj_strategy strategy, clp__neighbors_mode mode, char *out,
+                        size_t size) {
     snprintf(out, size, "lj.strategy=%s neighbors.mode=%s", clp__lj_strategy_name(strategy),
-             modes[mode]);
+             clp__neighbors_mode_name(mode));
 }
 
 /* Sets a candidate's strategy and neighbour mode in `opts`. */
-static clp_status apply_choice(clp_options *opts, clp__lj_strategy strategy, int mode,
-                               clp_error *err) {
-    char assignment[64];
-    snprintf(assignment, sizeof assignment, "lj.strategy=%s", clp__lj_strategy_name(strategy));
-    clp_status st = clp_options_apply_assignment(opts, assignment, err);
-    if (st != CLP_OK)
-        return st;
-    snprintf(assignment, sizeof assignment, "neighbors.mode=%s", modes[mode]);
-    return clp_options_apply_assignment(opts, assignment, err);
+static clp_status apply_choice(clp_options *opts, clp__lj_strategy strategy,
+                               clp__neighbors_mode mode, clp_error *err) {
+    const clp_status st = clp__lj_strategy_set(opts, strategy, err);
+    return st != CLP_OK ? st : clp__neighbors_mode_set(opts, mode, err);
 }
 
 /* Applies the choice on the first line of a stored probe, if it names one. */
@@ -69,13 +63,12 @@ static bool stored_choice(const unsigned char *blob, size_t size, clp_options *r
     memcpy(line, blob, len);
     line[len] = '\0';
     clp__lj_strategy s;
+    clp__neighbors_mode m;
     if (sscanf(line, "lj.strategy=%31s neighbors.mode=%7s", strategy, mode) != 2 ||
-        !clp__lj_strategy_from_name(strategy, &s))
+        !clp__lj_strategy_parse(strategy, &s) || s == CLP_LJ_STRATEGY_AUTO ||
+        !clp__neighbors_mode_parse(mode, &m))
         return false;
-    for (int m = 0; m < 2; m++)
-        if (strcmp(mode, modes[m]) == 0)
-            return apply_choice(resolved, s, m, NULL) == CLP_OK;
-    return false;
+    return apply_choice(resolved, s, m, NULL) == CLP_OK;
 }
 
 static clp_status run_steps(void *sys, clp_error *err) {
@@ -88,7 +81,7 @@ static clp_status run_steps(void *sys, clp_error *err) {
  * fit it. */
 static clp_status time_candidate(clp_worker *w, const clp_options *opts, const clp__lj_state *s,
                                  const clp__lj_params *p, double dt, clp__lj_strategy strategy,
-                                 int mode, double *seconds, clp_error *err) {
+                                 clp__neighbors_mode mode, double *seconds, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *fixed = NULL;
     clp__lj_system *sys = NULL;
@@ -122,18 +115,18 @@ static clp_status probe_all(clp_worker *w, const clp_options *opts, clp_cache *c
     clp_status st = CLP_OK;
     clp_strbuf report = {0};
     double best = 0;
-    int best_strategy = -1, best_mode = 0;
-    for (int k = 0; k < CLP__LJ_STRATEGIES; k++)
-        for (int m = 0; m < 2; m++) {
-            if (clp__lj_strategy_searches_cells((clp__lj_strategy)k) &&
-                strcmp(modes[m], "jit") != 0)
+    int best_strategy = -1;
+    clp__neighbors_mode best_mode = CLP_NEIGHBORS_MODE_LIST;
+    for (int k = 0; k < CLP_LJ_STRATEGY_AUTO; k++)
+        for (int m = 0; m < CLP_NEIGHBORS_MODE_COUNT; m++) {
+            if (clp__lj_strategy_searches_cells((clp__lj_strategy)k) && m != CLP_NEIGHBORS_MODE_JIT)
                 continue; /* these search the cells themselves */
             char choice[96];
-            choice_text((clp__lj_strategy)k, m, choice, sizeof choice);
+            choice_text((clp__lj_strategy)k, (clp__neighbors_mode)m, choice, sizeof choice);
             clp_error refusal = CLP_ERROR_INIT;
             double seconds;
-            clp_status tried =
-                time_candidate(w, opts, s, p, dt, (clp__lj_strategy)k, m, &seconds, &refusal);
+            clp_status tried = time_candidate(w, opts, s, p, dt, (clp__lj_strategy)k,
+                                              (clp__neighbors_mode)m, &seconds, &refusal);
             if (tried == CLP_CASE || tried == CLP_DEVICE_MEMORY) {
                 CLP_INFO(CLP_LOG_RUN, "lj.strategy=auto: %s left out: %s", choice, refusal.message);
                 continue;
@@ -147,7 +140,7 @@ static clp_status probe_all(clp_worker *w, const clp_options *opts, clp_cache *c
             if (best_strategy < 0 || seconds < best) {
                 best = seconds;
                 best_strategy = k;
-                best_mode = m;
+                best_mode = (clp__neighbors_mode)m;
             }
         }
     CLP_REQUIRE(best_strategy >= 0, err, CLP_CASE,
@@ -185,8 +178,8 @@ clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cach
         CLP_INFO(CLP_LOG_RUN,
                  "lj.strategy=auto: lj.strategy=%s neighbors.mode=%s, as probed "
                  "before on this device",
-                 clp_options_enum(resolved, "lj.strategy"),
-                 clp_options_enum(resolved, "neighbors.mode"));
+                 clp__lj_strategy_name(clp__lj_strategy_of(resolved)),
+                 clp__neighbors_mode_name(clp__neighbors_mode_of(resolved)));
     else
         CLP_TRY(probe_all(w, opts, cache, s, p, dt, record, resolved, err));
 fail:

@@ -53,8 +53,8 @@ clp_status clp_lj_source(const clp_options *opts, const clp_device_info *dev, co
                          char **out, clp_error *err) {
     clp_status st = CLP_OK;
     clp__lj_state s = {0};
-    clp__lj_strategy strategy;
-    if (!clp__lj_strategy_from_name(clp_options_enum(opts, "lj.strategy"), &strategy))
+    const clp__lj_strategy strategy = clp__lj_strategy_of(opts);
+    if (strategy == CLP_LJ_STRATEGY_AUTO)
         return CLP_FAIL_AT(err, CLP_CASE, case_path, -1, -1,
                            "lj.strategy=auto chooses its program by timing each strategy on the "
                            "device when the run starts; name one (-s lj.strategy=...) to print "
@@ -343,8 +343,7 @@ static clp_status traffic(const lj_model *m, clp__comm *comm, double listed, dou
 
 /* What lj.strategy=auto chose, for the sweep's and bench's records. */
 static void report_chosen(const lj_model *m, const clp__run *run) {
-    clp__lj_strategy named;
-    if (!m->sys || clp__lj_strategy_from_name(clp_options_enum(run->opts, "lj.strategy"), &named))
+    if (!m->sys || clp__lj_strategy_of(run->opts) != CLP_LJ_STRATEGY_AUTO)
         return;
     char chosen[96];
     snprintf(chosen, sizeof chosen, "lj.strategy=%s neighbors.mode=%s",

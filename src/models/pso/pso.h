@@ -24,19 +24,21 @@ typedef struct clp__pso_params {
 
 /* The floats of a particle's field in the chosen layout, and whether it is an AoS layout
  * (every field in pso.pos). */
-typedef struct clp__pso_layout {
+typedef struct clp__pso_field_layout {
     bool aos;
-    int chunk;         /* floats read or written at once */
-    size_t dim_padded; /* components stored per particle and field */
-    const char *name;  /* the layout option's value */
-} clp__pso_layout;
+    int chunk;                 /* floats read or written at once */
+    size_t dim_padded;         /* components stored per particle and field */
+    const char *name;          /* the layout option's value */
+    clp__pso_layout narrow;    /* pso.layout, in 3 dimensions */
+    clp__pso_wide_layout wide; /* pso.wide_layout, in any other */
+} clp__pso_field_layout;
 
 /* The layout of these options for `dim` dimensions: pso.layout in 3, pso.wide_layout in any
  * other; setting the one that does not apply is CLP_CASE. */
-clp_status clp__pso_layout_of(const clp_options *opts, int dim, clp__pso_layout *out,
-                              clp_error *err);
+clp_status clp__pso_layout_make(const clp_options *opts, int dim, clp__pso_field_layout *out,
+                                clp_error *err);
 /* The float index of component c of particle p's position, as cl/pso/layout.cl lays it. */
-size_t clp__pso_position_index(const clp__pso_layout *l, size_t particles, int dim, size_t p,
+size_t clp__pso_position_index(const clp__pso_field_layout *l, size_t particles, int dim, size_t p,
                                size_t c);
 
 /* The assembled source of the swarm's program. *out is new. */

@@ -251,8 +251,8 @@ fail:
 
 /* ---- The case */
 
-static clp_status read_case(json_t *root, const char *text, const char *objective, clp__pso_case *c,
-                            const char *path, clp_error *err) {
+static clp_status read_case(json_t *root, const char *text, clp__pso_objective objective,
+                            clp__pso_case *c, const char *path, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp__case_known_keys(root, "", top_keys, COUNT(top_keys), path, err));
     json_t *pso = json_object_get(root, "pso");
@@ -289,18 +289,18 @@ static clp_status read_case(json_t *root, const char *text, const char *objectiv
                               false, NULL, &every, path, err));
     c->iterations = (uint64_t)iterations;
     c->output_every = (uint64_t)every;
-    REQUIRE_CASE(strcmp(objective, "rosenbrock") != 0 || p->dim >= 2,
+    REQUIRE_CASE(objective != CLP_PSO_OBJECTIVE_ROSENBROCK || p->dim >= 2,
                  "%s: 'pso.dimensions' is 1, and the option pso.objective=rosenbrock needs at "
                  "least 2: its terms couple neighbouring components, so in 1 dimension it is 0 "
                  "everywhere",
                  path);
     json_t *code = json_object_get(pso, "objective");
-    const bool user = strcmp(objective, "user") == 0;
+    const bool user = objective == CLP_PSO_OBJECTIVE_USER;
     REQUIRE_CASE(!code || user,
                  "%s: 'pso.objective' is user code, which only the option pso.objective=user "
                  "takes, and the option is \"%s\": set it to \"user\" in the case's options (or "
                  "-s pso.objective=user), or remove the key",
-                 path, objective);
+                 path, clp__pso_objective_name(objective));
     REQUIRE_CASE(code || !user,
                  "%s: the option pso.objective=user needs the objective in the case: \"pso\": "
                  "{\"objective\": {\"expression\": \"...\"}} or {\"function\": [\"...\", ...]}",
@@ -311,7 +311,7 @@ fail:
     return st;
 }
 
-clp_status clp__pso_case_load(const char *path, const char *objective, clp__pso_case *out,
+clp_status clp__pso_case_load(const char *path, clp__pso_objective objective, clp__pso_case *out,
                               clp_error *err) {
     char *text;
     json_t *root;
@@ -319,7 +319,7 @@ clp_status clp__pso_case_load(const char *path, const char *objective, clp__pso_
     if (st != CLP_OK)
         return st;
     clp__pso_case c = {0};
-    st = read_case(root, text, objective ? objective : "", &c, path, err);
+    st = read_case(root, text, objective, &c, path, err);
     json_decref(root);
     free(text);
     if (st != CLP_OK) {

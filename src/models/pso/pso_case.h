@@ -23,9 +23,9 @@ typedef struct clp__pso_case {
 
 /* Reads the "pso" section and "output_every" of the case at `path`. `objective` is the value
  * of the option pso.objective: the section's "objective" key (the user code) is allowed, and
- * then required, only when it is "user". Every error is CLP_CASE (CLP_JSON for malformed
+ * then required, only under CLP_PSO_OBJECTIVE_USER. Every error is CLP_CASE (CLP_JSON for malformed
  * JSON) and names the file and the key. Free with clp__pso_case_free. */
-clp_status clp__pso_case_load(const char *path, const char *objective, clp__pso_case *out,
+clp_status clp__pso_case_load(const char *path, clp__pso_objective objective, clp__pso_case *out,
                               clp_error *err);
 void clp__pso_case_free(clp__pso_case *c);
 

@@ -13,33 +13,42 @@ static const char marker[] = "/* CLP_PSO_USER_OBJECTIVE */";
 
 enum { REDUCE_GROUP = 256, MOST_GROUPS = 1024 };
 
-clp_status clp__pso_layout_of(const clp_options *opts, int dim, clp__pso_layout *out,
-                              clp_error *err) {
+clp_status clp__pso_layout_make(const clp_options *opts, int dim, clp__pso_field_layout *out,
+                                clp_error *err) {
     const char *used = dim == 3 ? "pso.layout" : "pso.wide_layout";
     const char *unused = dim == 3 ? "pso.wide_layout" : "pso.layout";
     if (clp_options_get(opts, unused)->origin != CLP_ORIGIN_DEFAULT)
         return CLP_FAIL(err, CLP_CASE, "%s applies to %s dimensions and this swarm has %d: set %s",
                         unused, dim == 3 ? "other than 3" : "3", dim, used);
-    const char *name = clp_options_enum(opts, used);
-    clp__pso_layout l = {.name = name, .chunk = 1};
+    clp__pso_field_layout l = {.chunk = 1};
     if (dim == 3) {
-        l.aos = strncmp(name, "aos", 3) == 0;
-        l.chunk = strcmp(name, "soa_padded") == 0 ? 4 : 3;
-    } else if (strncmp(name, "chunk", 5) == 0) {
-        l.chunk = atoi(name + 5);
+        const clp__pso_layout layout = clp__pso_layout_of(opts);
+        l.name = clp__pso_layout_name(layout);
+        l.narrow = layout;
+        l.aos = layout == CLP_PSO_LAYOUT_AOS || layout == CLP_PSO_LAYOUT_AOS_SELECTIVE;
+        l.chunk = layout == CLP_PSO_LAYOUT_SOA_PADDED ? 4 : 3;
+    } else {
+        const clp__pso_wide_layout wide = clp__pso_wide_layout_of(opts);
+        static const int chunks[CLP_PSO_WIDE_LAYOUT_COUNT] = {[CLP_PSO_WIDE_LAYOUT_CHUNK2] = 2,
+                                                              [CLP_PSO_WIDE_LAYOUT_CHUNK4] = 4,
+                                                              [CLP_PSO_WIDE_LAYOUT_CHUNK8] = 8,
+                                                              [CLP_PSO_WIDE_LAYOUT_CHUNK16] = 16};
+        l.name = clp__pso_wide_layout_name(wide);
+        l.wide = wide;
+        l.chunk = chunks[wide] ? chunks[wide] : 1;
     }
     l.dim_padded = ((size_t)dim + (size_t)l.chunk - 1) / (size_t)l.chunk * (size_t)l.chunk;
     *out = l;
     return CLP_OK;
 }
 
-size_t clp__pso_position_index(const clp__pso_layout *l, size_t particles, int dim, size_t p,
+size_t clp__pso_position_index(const clp__pso_field_layout *l, size_t particles, int dim, size_t p,
                                size_t c) {
     if (l->aos)
         return p * 9 + c;
     if (dim == 3)
         return p * (size_t)l->chunk + c;
-    if (strcmp(l->name, "naive") == 0)
+    if (l->wide == CLP_PSO_WIDE_LAYOUT_NAIVE)
         return p * (size_t)dim + c;
     const size_t k = (size_t)l->chunk, chunk = c / k;
     return (chunk * particles + p) * k + c % k;
@@ -100,7 +109,7 @@ clp_status clp__pso_source(const clp_options *opts, const clp__pso_params *p, ch
                            clp_error *err) {
     clp_constant constants[16];
     const size_t nc = constants_of(p, constants);
-    const bool user = strcmp(clp_options_enum(opts, "pso.objective"), "user") == 0;
+    const bool user = clp__pso_objective_of(opts) == CLP_PSO_OBJECTIVE_USER;
     if (user && !(p->user_code && *p->user_code))
         return CLP_FAIL_AT(err, CLP_CASE, p->user_origin ? p->user_origin : "case", -1, -1,
                            "pso.objective=user needs the objective's code in the case file "
@@ -119,7 +128,7 @@ struct clp__pso_system {
     clp_worker *worker;
     clp_options *opts;
     clp__pso_params params;
-    clp__pso_layout layout;
+    clp__pso_field_layout layout;
     size_t history;
     size_t iterations; /* done so far */
     bool ring;
@@ -157,7 +166,7 @@ static clp_status move(clp__pso_system *sys, clp_error *err) {
 static clp_status allocate(clp__pso_system *sys, clp_error *err) {
     clp_status st = CLP_OK;
     const clp__pso_params *p = &sys->params;
-    const clp__pso_layout *l = &sys->layout;
+    const clp__pso_field_layout *l = &sys->layout;
     const size_t n = p->particles, field = n * l->dim_padded;
     clp_buffer_counts counts = {.particles = n};
     counts.custom[clp__buffer_index(CLP_BUF_PSO_POS)] = l->aos ? n * 9 : field;
@@ -195,9 +204,9 @@ clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cach
                 "a swarm needs 1 to 2^31 - 1 particles and at least 1 dimension (%zu, %d)",
                 p->particles, p->dim);
     CLP_TRY(clp_options_dup(opts, &sys->opts, err));
-    CLP_TRY(clp__pso_layout_of(opts, p->dim, &sys->layout, err));
-    sys->ring = strcmp(clp_options_enum(opts, "pso.topology"), "ring") == 0;
-    CLP_REQUIRE(!(sys->ring && sys->layout.aos && strcmp(sys->layout.name, "aos") == 0), err,
+    CLP_TRY(clp__pso_layout_make(opts, p->dim, &sys->layout, err));
+    sys->ring = clp__pso_topology_of(opts) == CLP_PSO_TOPOLOGY_RING;
+    CLP_REQUIRE(!(sys->ring && sys->layout.aos && sys->layout.narrow == CLP_PSO_LAYOUT_AOS), err,
                 CLP_CASE,
                 "pso.layout=aos writes back each particle's whole struct, its best included, "
                 "while its ring neighbours read that best (a data race): use "
@@ -294,9 +303,9 @@ clp_status clp__pso_system_time_move(clp__pso_system *sys, int launches, int rou
 }
 
 double clp__pso_move_bytes(const clp__pso_system *sys) {
-    const clp__pso_layout *l = &sys->layout;
+    const clp__pso_field_layout *l = &sys->layout;
     const double n = (double)sys->params.particles, field = 4.0 * (double)l->dim_padded;
     if (l->aos) /* the struct read whole; written whole, or position and velocity only */
-        return n * (36.0 + (strcmp(l->name, "aos") == 0 ? 36.0 : 24.0));
+        return n * (36.0 + (l->narrow == CLP_PSO_LAYOUT_AOS ? 36.0 : 24.0));
     return n * 5.0 * field;
 }

@@ -14,7 +14,7 @@
 /* The case at `path` under the options' objective. */
 static clp_status load_case(const clp_options *opts, const char *path, clp__pso_case *c,
                             clp_error *err) {
-    return clp__pso_case_load(path, clp_options_enum(opts, "pso.objective"), c, err);
+    return clp__pso_case_load(path, clp__pso_objective_of(opts), c, err);
 }
 
 clp_status clp_pso_source(const clp_options *opts, const clp_device_info *dev,
@@ -84,7 +84,7 @@ static clp_status open_run(void *model, clp__run *run, clp_error *err) {
                 "out of host memory for the history of %llu iterations",
                 (unsigned long long)m->c.iterations);
     CLP_INFO(CLP_LOG_RUN, "%zu particles in %d dimensions, objective %s, %llu iterations",
-             p->particles, p->dim, clp_options_enum(run->opts, "pso.objective"),
+             p->particles, p->dim, clp__pso_objective_name(clp__pso_objective_of(run->opts)),
              (unsigned long long)m->c.iterations);
     CLP_TRY(clp__pso_system_open(run->worker, run->opts, run->config->cache, p,
                                  (size_t)m->c.iterations, &m->sys, err));

@@ -17,7 +17,7 @@ enum { MOST_TILE = 256, REDUCE_GROUP = 256, MOST_GROUPS = 256 };
 enum { PRIVATE_DIM = 16 };
 
 static bool tiled(const clp_options *opts) {
-    return strcmp(clp_options_enum(opts, "repulsive.impl"), "tiled") == 0;
+    return clp__repulsive_impl_of(opts) == CLP_REP_IMPL_TILED;
 }
 
 /* Section 7.1: a tiled group keeps one source point of the tile per work-item in local

@@ -77,7 +77,7 @@ clp_status clp_repulsive_source(const clp_options *opts, const clp_device_info *
     clp__rep_case c;
     clp__rep_design start;
     clp_status st = prepare(case_path, &c, &start, err);
-    if (st == CLP_OK && !dev && strcmp(clp_options_enum(opts, "repulsive.impl"), "tiled") == 0)
+    if (st == CLP_OK && !dev && clp__repulsive_impl_of(opts) == CLP_REP_IMPL_TILED)
         st = CLP_FAIL_AT(err, CLP_USAGE, case_path, -1, -1,
                          "model repulsive with repulsive.impl=tiled: the program's tile is sized "
                          "from a device's local memory, so its source needs a device");

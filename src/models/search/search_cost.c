@@ -11,7 +11,7 @@ double clp__search_bytes(const clp_options *opts, const clp_grid_geometry *geome
     const double n = (double)p->side * (double)p->side * (double)p->side;
     /* the particles within the search radius of one, at the lattice's density of 1 */
     const double r = geometry->search_radius, listed = 4.0 / 3.0 * M_PI * r * r * r;
-    const bool list = strcmp(clp_options_enum(opts, "neighbors.mode"), "list") == 0;
+    const bool list = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
     /* search_move (cl/search/search.cl): pos read and written, id read */
     const double move = 16 + 16 + 4;
     /* grid_count_neighbors (cl/grid/collect.cl): the particle's pos, key and id, its count

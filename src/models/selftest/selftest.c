@@ -2,17 +2,15 @@
  * reduction and sums of badly conditioned series in every core.summation mode, each mode its
  * own program variant, and checks them against host long-double references. */
 #include "models/models.h"
-#include "models/models.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SERIES = 64, GROUP_SIZE = 64, MAX_GROUPS = 32, MODES = 3 };
+enum { SERIES = 64, GROUP_SIZE = 64, MAX_GROUPS = 32, MODES = CLP_CORE_SUMMATION_COUNT };
 
 static const char *const cl_files[] = {"common/summation.cl", "selftest/selftest.cl"};
-static const char *const modes[MODES] = {"naive", "kahan", "kbn"};
 
 static size_t groups_for(size_t n) {
     size_t groups = (n + GROUP_SIZE - 1) / GROUP_SIZE;
@@ -196,21 +194,22 @@ static void add_row(clp_selftest_result *rows, size_t max, size_t *n, const char
 
 /* The bounds: a sum of positive terms along a path of k additions is within k*u of the
  * exact sum (u = FLT_EPSILON/2), and Kahan/KBN within 2u + k*u^2 (Higham, ch. 4). */
-static void check_mode(const selftest_data *d, size_t mode, clp_selftest_result *rows, size_t max,
-                       size_t *n, double *axpy_worst) {
+static void check_mode(const selftest_data *d, clp__core_summation sum, clp_selftest_result *rows,
+                       size_t max, size_t *n, double *axpy_worst) {
     const double u = FLT_EPSILON / 2;
     double e = axpy_error(d);
     *axpy_worst = e > *axpy_worst ? e : *axpy_worst;
     double items = ceil((double)d->n / (double)(d->groups * GROUP_SIZE));
     double path = items + 2 * log2(GROUP_SIZE) + ceil((double)d->groups / GROUP_SIZE) + 1;
-    double merge_adds = mode == 0 ? 1 : 2; /* a compensated merge adds twice */
-    add_row(rows, max, n, "reduction", modes[mode], reduction_error(d), merge_adds * path * u,
-            false);
+    double merge_adds =
+        sum == CLP_CORE_SUMMATION_NAIVE ? 1 : 2; /* a compensated merge adds twice */
+    add_row(rows, max, n, "reduction", clp__core_summation_name(sum), reduction_error(d),
+            merge_adds * path * u, false);
     double compensated = 2 * u + (double)d->terms * u * u;
-    add_row(rows, max, n, "series-small-terms", modes[mode], series_error(d, 0), compensated,
-            mode == 0);
-    add_row(rows, max, n, "series-large-term", modes[mode], series_error(d, 1), compensated,
-            mode != 2);
+    add_row(rows, max, n, "series-small-terms", clp__core_summation_name(sum), series_error(d, 0),
+            compensated, sum == CLP_CORE_SUMMATION_NAIVE);
+    add_row(rows, max, n, "series-large-term", clp__core_summation_name(sum), series_error(d, 1),
+            compensated, sum != CLP_CORE_SUMMATION_KBN);
 }
 
 clp_status clp_selftest_run(clp_worker *w, const clp_options *opts, clp_cache *cache,
@@ -223,12 +222,10 @@ clp_status clp_selftest_run(clp_worker *w, const clp_options *opts, clp_cache *c
     *n_rows = 0;
     CLP_TRY(data_create(opts, &d, err));
     for (size_t m = 0; m < MODES; m++) {
-        char assignment[64];
-        snprintf(assignment, sizeof assignment, "core.summation=%s", modes[m]);
         CLP_TRY(clp_options_dup(opts, &variant, err));
-        CLP_TRY(clp_options_apply_assignment(variant, assignment, err));
+        CLP_TRY(clp__core_summation_set(variant, (clp__core_summation)m, err));
         CLP_TRY(run_variant(w, variant, cache, &d, reports ? &reports[m] : NULL, err));
-        check_mode(&d, m, rows, max_rows, n_rows, &axpy_worst);
+        check_mode(&d, (clp__core_summation)m, rows, max_rows, n_rows, &axpy_worst);
         clp_options_destroy(variant);
         variant = NULL;
     }

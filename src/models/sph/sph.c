@@ -203,7 +203,7 @@ void clp__sph_physics(const clp_sph_case *c, clp__sph_physics_values *p) {
 
 size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
                           const clp__sph_physics_values *p, clp_constant *out) {
-    const bool wendland = strcmp(clp_options_enum(opts, "sph.kernel"), "wendland") == 0;
+    const bool wendland = clp__sph_kernel_of(opts) == CLP_SPH_KERNEL_WENDLAND;
     /* Kernel normalisation over h^d: Wendland C2 7/(4 pi), 21/(16 pi); cubic 10/(7 pi), 1/pi */
     double sigma = wendland ? (c->dim == 3 ? 21.0 / (16 * M_PI) : 7.0 / (4 * M_PI))
                             : (c->dim == 3 ? 1.0 / M_PI : 10.0 / (7 * M_PI));
@@ -267,6 +267,6 @@ double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho) 
     return centred ? rho / c->rho0 - 1.0 : rho;
 }
 
-double clp__sph_density(const clp_sph_case *c, bool centred, double stored) {
+double clp__sph_density_from_stored(const clp_sph_case *c, bool centred, double stored) {
     return centred ? c->rho0 * (1.0 + stored) : stored;
 }

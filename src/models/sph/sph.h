@@ -57,6 +57,6 @@ void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
                               size_t size);
 /* Between density and what rho[] stores: rho itself, or rho/rho0 - 1 when `centred`. */
 double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho);
-double clp__sph_density(const clp_sph_case *c, bool centred, double stored);
+double clp__sph_density_from_stored(const clp_sph_case *c, bool centred, double stored);
 
 #endif

@@ -6,26 +6,27 @@
 
 #include <string.h>
 
-static bool is(const clp_options *opts, const char *name, const char *value) {
-    return strcmp(clp_options_enum(opts, name), value) == 0;
-}
-
 /* Per particle and step by phase, rebuilds apart; `listed` neighbours per particle in list
  * mode. */
 static void step_bytes(const clp_options *opts, double listed, double out[CLP_PHASE_COUNT]) {
-    const double list = is(opts, "neighbors.mode", "list") ? 4 * (listed + 1) : 0;
+    const double list =
+        clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST ? 4 * (listed + 1) : 0;
     const bool xsph = clp_options_bool(opts, "sph.xsph");
     /* sph_pack (par_part): type and rho in, their copies in pos.w and vel.w out, where a
        kernel besides the integration changed densities (on one device: the integration
        writes the copies itself) */
-    const bool repacked = is(opts, "sph.density", "summation") || is(opts, "sph.boundary", "mdbc");
-    const double pack = is(opts, "sph.strategy", "par_part") && repacked ? 4 + 4 + 4 + 4 : 0;
+    const bool repacked = clp__sph_density_of(opts) == CLP_SPH_DENSITY_SUMMATION ||
+                          clp__sph_boundary_of(opts) == CLP_SPH_BOUNDARY_MDBC;
+    const double pack =
+        clp__sph_strategy_of(opts) == CLP_SPH_STRATEGY_PAR_PART && repacked ? 4 + 4 + 4 + 4 : 0;
     /* sph_forces: pos, type, vel, rho and the list in; acc, drho, and the optional sums out */
     out[CLP_PHASE_FORCES] = pack + 16 + 4 + 16 + 4 + list + 16 + 4 +
                             (clp_options_bool(opts, "sph.shifting") ? 16 : 0) + (xsph ? 16 : 0);
-    if (is(opts, "sph.density", "summation")) /* sph_density: pos, type and the list; rho */
+    if (clp__sph_density_of(opts) ==
+        CLP_SPH_DENSITY_SUMMATION) /* sph_density: pos, type and the list; rho */
         out[CLP_PHASE_DENSITY] = 16 + 4 + list + 4;
-    if (is(opts, "sph.boundary", "mdbc")) /* sph_mdbc: a boundary's ghost, its sums, rho */
+    if (clp__sph_boundary_of(opts) ==
+        CLP_SPH_BOUNDARY_MDBC) /* sph_mdbc: a boundary's ghost, its sums, rho */
         out[CLP_PHASE_BOUNDARY] = 16 + 16 + 4 + list + 4;
     /* sph_dt reads what the forces recorded: no bytes a particle */
     /* sph_integrate: pos, vel, rho, acc, drho, type and shift in; pos, vel, rho out, and the
@@ -33,7 +34,8 @@ static void step_bytes(const clp_options *opts, double listed, double out[CLP_PH
        twice and keeps the old one. */
     const double integrate = 16 + 16 + 4 + 16 + 4 + 4 + 16 + 16 + 16 + 4;
     out[CLP_PHASE_INTEGRATION] =
-        (is(opts, "sph.integrator", "symplectic") ? integrate : 2 * integrate + 2 * 36) +
+        (clp__sph_integrator_of(opts) == CLP_SPH_INTEGRATOR_SYMPLECTIC ? integrate
+                                                                       : 2 * integrate + 2 * 36) +
         (xsph ? 16 : 0);
 }
 

@@ -64,7 +64,7 @@ static clp_status ghost_ties(const sph_run *r, const double *xyz, const uint32_t
     clp_status st = CLP_OK;
     *points = NULL;
     *count = 0;
-    if (strcmp(clp_options_enum(r->opts, "sph.boundary"), "mdbc") != 0)
+    if (clp__sph_boundary_of(r->opts) != CLP_SPH_BOUNDARY_MDBC)
         return CLP_OK;
     *points = malloc(6 * r->particles * sizeof **points + 1);
     CLP_REQUIRE_ALLOC(*points, err);

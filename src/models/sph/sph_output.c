@@ -36,7 +36,7 @@ clp_status clp__sph_snapshot_summarise(clp__sph_snapshot *s, const clp_sph_case 
     clp_status st = CLP_OK;
     const double tait_b = phys->c0 * phys->c0 * c->rho0 / 7.0;
     for (size_t i = 0; i < s->n; i++) {
-        const double density = clp__sph_density(c, centred, s->rho[i]);
+        const double density = clp__sph_density_from_stored(c, centred, s->rho[i]);
         double v2 = 0;
         for (int a = 0; a < 3; a++)
             v2 += (double)s->vel[3 * i + a] * s->vel[3 * i + a];

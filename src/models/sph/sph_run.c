@@ -33,17 +33,17 @@ static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     r->geo.sort_borrowed = true; /* by the rates, which a step writes before it reads them */
     r->global = r->geo;
     r->half_skin = 0.5 * (r->geo.search_radius - r->geo.radius);
-    r->stop_on_outliers = strcmp(clp_options_enum(r->opts, "sph.outliers"), "stop") == 0;
+    r->stop_on_outliers = clp__sph_outliers_of(r->opts) == CLP_SPH_OUTLIERS_STOP;
     /* refused before any particle is made: the x-pencil forces search the cells themselves,
        over the whole grid of one device */
-    r->pencils = strcmp(clp_options_enum(r->opts, "sph.strategy"), "x_pencil") == 0;
-    CLP_REQUIRE(!r->pencils || strcmp(clp_options_enum(r->opts, "neighbors.mode"), "jit") == 0, err,
+    r->pencils = clp__sph_strategy_of(r->opts) == CLP_SPH_STRATEGY_X_PENCIL;
+    CLP_REQUIRE(!r->pencils || clp__neighbors_mode_of(r->opts) == CLP_NEIGHBORS_MODE_JIT, err,
                 CLP_CASE,
                 "sph.strategy=x_pencil searches the neighbouring cells itself: set "
-                "neighbors.mode=jit");
+                "neighbors.mode=" CLP_NEIGHBORS_MODE_JIT_NAME);
     CLP_REQUIRE(!r->pencils || !r->comm, err, CLP_CASE,
                 "sph.strategy=x_pencil runs on one device: a split run takes "
-                "sph.strategy=par_part");
+                "sph.strategy=" CLP_SPH_STRATEGY_PAR_PART_NAME);
 fail:
     return st;
 }
@@ -104,7 +104,7 @@ enum { SPH_NV_REGISTERS = 56 };
 static clp_status build_options(const sph_run *r, clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp_options_dup(r->opts, out, err));
-    if (!r->pencils && strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0 &&
+    if (!r->pencils && clp__neighbors_mode_of(r->opts) == CLP_NEIGHBORS_MODE_LIST &&
         clp_options_int(r->opts, "core.nv_maxrregcount") == 0 &&
         clp_device_has_extension(clp_worker_device(r->w), "cl_nv_compiler_options")) {
         char cap[64];
@@ -222,7 +222,7 @@ static memory_use memory_of(const sph_run *r) {
     cl_float arguments[64];
     clp_buffer_counts counts;
     const clp_buffer_set buffers = model_buffers(r, &counts, arguments);
-    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") == 0 && !m.sized.max_neighbors)
+    if (clp__neighbors_mode_of(r->opts) == CLP_NEIGHBORS_MODE_LIST && !m.sized.max_neighbors)
         m.sized.max_neighbors =
             clp_grid_list_room(clp__sph_lattice_neighbours(&r->c, r->geo.search_radius));
     m.grid = clp_grid_memory_need(&m.sized, r->opts, r->n);
@@ -258,16 +258,16 @@ static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool
                             clp_error *err) {
     clp_status st = CLP_OK;
     if (f == FALLBACK_BITS)
-        return clp_options_apply_assignment(opts, "neighbors.format=bits", err);
+        return clp__neighbors_format_set(opts, CLP_NEIGHBORS_FORMAT_BITS, err);
     if (f == FALLBACK_PIECES) {
         char assignment[48];
         snprintf(assignment, sizeof assignment, "neighbors.pieces=%u", pieces);
-        CLP_TRY(clp_options_apply_assignment(opts, "neighbors.format=bits", err));
+        CLP_TRY(clp__neighbors_format_set(opts, CLP_NEIGHBORS_FORMAT_BITS, err));
         return clp_options_apply_assignment(opts, assignment, err);
     }
-    CLP_TRY(clp_options_apply_assignment(opts, "neighbors.mode=jit", err));
+    CLP_TRY(clp__neighbors_mode_set(opts, CLP_NEIGHBORS_MODE_JIT, err));
     if (!split)
-        CLP_TRY(clp_options_apply_assignment(opts, "sph.strategy=x_pencil", err));
+        CLP_TRY(clp__sph_strategy_set(opts, CLP_SPH_STRATEGY_X_PENCIL, err));
 fail:
     return st;
 }
@@ -309,7 +309,7 @@ static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *
     clp_status st = CLP_OK;
     clp_options *fitted = NULL;
     if (!dev || r->pencils || !clp_options_bool(r->opts, "sph.fit_device") ||
-        strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") != 0)
+        clp__neighbors_mode_of(r->opts) != CLP_NEIGHBORS_MODE_LIST)
         return CLP_OK;
     const memory_use with_list = memory_of(r);
     double refused = !fits(&with_list, dev);
@@ -430,13 +430,13 @@ fail:
 static clp_status resolve_format(const clp_options *opts, clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp_options_dup(opts, out, err));
-    if (strcmp(clp_options_enum(opts, "neighbors.mode"), "list") != 0 ||
-        strcmp(clp_options_enum(opts, "neighbors.format"), "auto") != 0)
+    if (clp__neighbors_mode_of(opts) != CLP_NEIGHBORS_MODE_LIST ||
+        clp__neighbors_format_of(opts) != CLP_NEIGHBORS_FORMAT_AUTO)
         return CLP_OK;
     const bool indices =
         clp_options_bool(opts, "neighbors.split") || clp_options_int(opts, "neighbors.max") > 0;
-    CLP_TRY(clp_options_apply_assignment(
-        *out, indices ? "neighbors.format=index" : "neighbors.format=bits", err));
+    CLP_TRY(clp__neighbors_format_set(
+        *out, indices ? CLP_NEIGHBORS_FORMAT_INDEX : CLP_NEIGHBORS_FORMAT_BITS, err));
 fail:
     return st;
 }
@@ -554,7 +554,7 @@ fail:
  * lattice within the search radius; 0 without a list. The counts take 4 bytes a neighbour and
  * one more for the end marker, so a list of bits counts as its words less one. */
 static double listed_neighbours(const sph_run *r) {
-    if (strcmp(clp_options_enum(r->opts, "neighbors.mode"), "list") != 0)
+    if (clp__neighbors_mode_of(r->opts) != CLP_NEIGHBORS_MODE_LIST)
         return 0.0;
     if (r->geo.bits)
         return (double)clp_grid_bits_words(&r->geo) - 1;

@@ -120,7 +120,7 @@ fail:
 
 /* Whether the density is a kernel sum (sph.density=summation). */
 static bool summed_density(const sph_run *r) {
-    return strcmp(clp_options_enum(r->opts, "sph.density"), "summation") == 0;
+    return clp__sph_density_of(r->opts) == CLP_SPH_DENSITY_SUMMATION;
 }
 
 /* The particles' rates at the current state: the boundary particles' density first under
@@ -232,7 +232,7 @@ static clp_status drop_rates_ahead(sph_run *r, clp_error *err) {
 
 clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp_error *err) {
     clp_status st = CLP_OK;
-    const bool symplectic = strcmp(clp_options_enum(r->opts, "sph.integrator"), "symplectic") == 0;
+    const bool symplectic = clp__sph_integrator_of(r->opts) == CLP_SPH_INTEGRATOR_SYMPLECTIC;
     const bool scheduled = clp_grid_rebuilds_at(r->grid, clock->step);
     if (r->rates_ahead && clock->rebuild_due)
         CLP_TRY(drop_rates_ahead(r, err));
