@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Each enum option's values are written once, in options/*.json: the library reads, compares,
+sets and lists them through the enums that tools/gen-option-enums makes of those files
+(clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST, CLP_NEIGHBORS_MODE_LIST_NAME). This
+fails on a C string literal in src/ that spells a value ("list") or an assignment of one
+("neighbors.mode=list"), but for the few literals below, which only share a value's spelling.
+
+usage: check_option_values.py REPOSITORY
+"""
+import json
+import pathlib
+import re
+import sys
+
+# (file, literal): why the literal is not an option's value.
+NOT_VALUES = {
+    ("src/models/pso/pso_run.c", "particle"): "summary.json's key and a diagnostic's name",
+    ("src/models/repulsive/repulsive_case.c", "auto"): "the case's \"dt\": \"auto\"",
+    ("src/models/sph/sph_case.c", "xyz"): "the letters of a case's coordinates",
+}
+LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def enum_values(root):
+    values = {}
+    for path in sorted((root / "options").glob("*.json")):
+        for option in json.loads(path.read_text(encoding="utf-8"))["options"]:
+            if option["type"] == "enum":
+                values[option["name"]] = set(option["values"])
+    return values
+
+
+def spelled(text, values):
+    """The option whose value the literal spells, alone or in an assignment; None if none."""
+    assignment = re.fullmatch(r"([a-z_]+\.[a-z_0-9]+)=([a-z_0-9]+)", text)
+    if assignment and assignment.group(2) in values.get(assignment.group(1), ()):
+        return assignment.group(1)
+    return next((name for name, allowed in values.items() if text in allowed), None)
+
+
+def main():
+    root = pathlib.Path(sys.argv[1])
+    values = enum_values(root)
+    found = []
+    for path in sorted((root / "src").rglob("*.[ch]")):
+        relative = path.relative_to(root).as_posix()
+        code = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), path.read_text("utf-8"))
+        for number, line in enumerate(code.splitlines(), 1):
+            for literal in LITERAL.findall(line):
+                option = spelled(literal, values)
+                if option and (relative, literal) not in NOT_VALUES:
+                    found.append(f'{relative}:{number}: "{literal}" spells a value of {option}')
+    if found:
+        print("option values written again outside options/ (use the generated enums):")
+        print("\n".join(found))
+        return 1
+    print(f"{sum(len(v) for v in values.values())} values of {len(values)} enum options, "
+          "each written once")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
