@@ -274,13 +274,6 @@ fail:
     return st;
 }
 
-clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err) {
-    cl_mem mem = clp_worker_buffer(g->worker, bit);
-    const cl_uint args[] = {value,
-                            (cl_uint)(clp_worker_buffer_bytes(g->worker, bit) / sizeof(cl_uint))};
-    return clp__grid_launch(g->worker, "grid_fill", &mem, 1, args, 2, args[1], 0, err);
-}
-
 /* Ends a phase: with profiling on, waits for the device and adds the wall time. */
 static clp_status phase_end(clp_grid *g, double *seconds, double *start, clp_error *err) {
     clp_status st = CLP_OK;

@@ -1,5 +1,6 @@
 /* Launches of the grid's helper kernels, whose arguments are buffers followed by uints rather
- * than a buffer set: every clSetKernelArg is checked and names the kernel and argument. */
+ * than a buffer set: every clSetKernelArg is checked and names the kernel and argument. The
+ * fill of a whole buffer with one value is one of them. */
 #include "grid/grid_private.h"
 
 /* Sets kernel `name`'s arguments: the buffers, then the uints. */
@@ -49,4 +50,11 @@ clp_status clp__grid_launch_pieces(clp_worker *w, const char *name, const cl_mem
     CLP_TRY(clp__launch_list_pieces(w, name, kernel, list_arg, first, count, 0, NULL, err));
 fail:
     return st;
+}
+
+clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err) {
+    cl_mem mem = clp_worker_buffer(g->worker, bit);
+    const cl_uint args[] = {value,
+                            (cl_uint)(clp_worker_buffer_bytes(g->worker, bit) / sizeof(cl_uint))};
+    return clp__grid_launch(g->worker, "grid_fill", &mem, 1, args, 2, args[1], 0, err);
 }

@@ -53,6 +53,8 @@ clp_status clp__grid_launch_range(clp_worker *w, const char *name, const cl_mem 
 clp_status clp__grid_launch_pieces(clp_worker *w, const char *name, const cl_mem *buffers,
                                    size_t n_buffers, const cl_uint *uints, size_t n_uints,
                                    cl_uint list_arg, size_t first, size_t count, clp_error *err);
+/* Enqueues a fill of a whole buffer of the grid's worker with one uint value (grid_fill). */
+clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err);
 
 /* The grid handle (grid.c); sort.c and neighbors.c do its update's phases. */
 /* How a list is built (neighbors.build, cl/grid): a work-item per particle, by pencils
@@ -104,8 +106,5 @@ clp_status clp__grid_allocate_list(clp_grid *g, uint32_t capacity, clp_error *er
  * 0, sizes the list from the largest count at the first build, or grows it when a later
  * build found more than it holds, and then builds it again and reads the status anew. */
 clp_status clp__grid_fit_list(clp_grid *g, cl_uint status[8], clp_error *err);
-
-/* Enqueues a fill of a whole buffer with one uint value. */
-clp_status clp__grid_fill(clp_grid *g, clp_buffer_set bit, cl_uint value, clp_error *err);
 
 #endif

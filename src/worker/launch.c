@@ -2,17 +2,7 @@
  * device and kernel, steps whose arguments are buffer sets, every call checked and named. */
 #include "worker/worker_private.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-void clp__worker_release_kernels(clp_worker *w) {
-    for (size_t i = 0; i < w->n_kernels; i++) {
-        if (clReleaseKernel(w->kernels[i].kernel) != CL_SUCCESS)
-            CLP_DEBUG(CLP_LOG_RUN, "clReleaseKernel(%s) failed", w->kernels[i].name);
-        free(w->kernels[i].name);
-    }
-    w->n_kernels = 0;
-}
 
 /* The slot of kernel `name` of the current program, its kernel created on first use. */
 static clp_status kernel_slot(clp_worker *w, const char *name, clp_worker_kernel_slot **out,

@@ -1,6 +1,7 @@
 /* The per-device worker: owns the context, queue and program of one device, and builds
  * programs through the binary cache (a hit loads the stored binary, a miss builds and
- * stores). Kernels and buffers are in launch.c and buffer.c. */
+ * stores). Kernels are created in launch.c and released here with their program; buffers
+ * are in buffer.c. */
 #include "worker/worker_private.h"
 
 #include <stdlib.h>
@@ -26,8 +27,18 @@ fail:
     return st;
 }
 
+/* Releases every kernel of the program (launch.c creates them on first use). */
+static void release_kernels(clp_worker *w) {
+    for (size_t i = 0; i < w->n_kernels; i++) {
+        if (clReleaseKernel(w->kernels[i].kernel) != CL_SUCCESS)
+            CLP_DEBUG(CLP_LOG_RUN, "clReleaseKernel(%s) failed", w->kernels[i].name);
+        free(w->kernels[i].name);
+    }
+    w->n_kernels = 0;
+}
+
 static void release_program(clp_worker *w) {
-    clp__worker_release_kernels(w);
+    release_kernels(w);
     if (w->program && clReleaseProgram(w->program) != CL_SUCCESS)
         CLP_DEBUG(CLP_LOG_BUILD, "clReleaseProgram failed");
     w->program = NULL;

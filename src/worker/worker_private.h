@@ -1,5 +1,5 @@
 /* The worker's fields, shared by the files that implement it (worker.c: context, queue and
- * program; buffer.c: buffers; launch.c: kernels and launches). */
+ * program, its kernels released with it; buffer.c: buffers; launch.c: kernels and launches). */
 #ifndef CLPART_WORKER_PRIVATE_H
 #define CLPART_WORKER_PRIVATE_H
 
@@ -48,8 +48,6 @@ static inline bool clp__worker_stop_requested(const clp_worker *worker) {
  * next launch, which sets every argument. */
 clp_status clp__worker_rebuild_with(clp_worker *worker, const char *name, long long value,
                                     clp_error *err);
-/* Releases every kernel (on a new program, or at destroy). */
-void clp__worker_release_kernels(clp_worker *worker);
 /* A device buffer outside the named set (scratch of scans and sorts), checked against the
  * device's limits and zeroed; errors name it and its bytes. NULL-safe release. */
 clp_status clp__buffer_create(clp_worker *worker, const char *name, size_t bytes, cl_mem *out,

@@ -118,11 +118,21 @@ clp_status clp__lj_probe(clp_worker *w, const clp_options *opts, clp_cache *cach
                          const clp_grid_geometry *geo, clp_options *resolved, clp_error *err);
 
 /* A system on the device, for the options' strategy, summation and grid (a 3D periodic box),
- * stepped by velocity Verlet with time step `dt`; its forces are computed on opening. */
+ * stepped by velocity Verlet with time step `dt`; its forces are computed on opening. Opening
+ * makes the options' choices first: lj.strategy=auto (clp__lj_probe), then lj.fit_device
+ * (src/models/lj/lj_probe.c). */
 typedef struct clp__lj_system clp__lj_system;
 clp_status clp__lj_system_open(clp_worker *worker, const clp_options *opts, clp_cache *cache,
                                const clp__lj_state *s, const clp__lj_params *p, double dt,
                                clp__lj_system **out, clp_error *err);
+/* The system for options with their choices made, `strategy` the one they name and `geometry`
+ * their grid: the opening's last step (src/models/lj/lj_device.c). It takes `resolved` (new),
+ * which it destroys on failure too. */
+clp_status clp__lj_system_open_resolved(clp_worker *worker, clp_options *resolved, clp_cache *cache,
+                                        const clp__lj_state *s, const clp__lj_params *p, double dt,
+                                        const clp_grid_geometry *geometry,
+                                        clp__lj_strategy strategy, clp__lj_system **out,
+                                        clp_error *err);
 void clp__lj_system_close(clp__lj_system *sys);
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err);
 /* Profiles the steps from now on, each phase's device time added to `timing` (NULL: not). */

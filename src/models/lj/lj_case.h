@@ -31,7 +31,7 @@ typedef struct clp__lj_case {
  * error is CLP_CASE (CLP_JSON for malformed JSON) and names the file and the key. */
 clp_status clp__lj_case_load(const char *path, clp__lj_case *out, clp_error *err);
 
-/* ---- Diagnostics (lj_run.c) */
+/* ---- Diagnostics (lj_diagnostics.c) */
 
 /* What the host reads back after a chunk of steps: n atoms, in the state's order. */
 typedef struct clp__lj_sample {

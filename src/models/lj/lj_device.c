@@ -1,7 +1,8 @@
 /* A Lennard-Jones system on the device: the box's grid, the program (summation modes, the
  * grid, cl/lj with the cutoff, time-step and layout constants), the force kernel of the
  * chosen strategy, velocity-Verlet steps, and read-back in the state's own particle order.
- * lj.strategy=auto is resolved here by a timing probe (lj_probe.c). */
+ * It opens with the options' choices made: lj_probe.c's clp__lj_system_open resolves
+ * lj.strategy=auto by a timing probe, and lj.fit_device (lj_fit.c), before. */
 #include "models/lj/lj.h"
 #include "models/models.h"
 
@@ -177,24 +178,19 @@ clp_status clp__lj_geometry(const clp_options *opts, const clp__lj_state *s,
     return st == CLP_OK ? clp_grid_geometry_make(opts, &desc, geo, err) : st;
 }
 
-clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache *cache,
-                               const clp__lj_state *s, const clp__lj_params *p, double dt,
-                               clp__lj_system **out, clp_error *err) {
+clp_status clp__lj_system_open_resolved(clp_worker *w, clp_options *resolved, clp_cache *cache,
+                                        const clp__lj_state *s, const clp__lj_params *p, double dt,
+                                        const clp_grid_geometry *geometry,
+                                        clp__lj_strategy strategy, clp__lj_system **out,
+                                        clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
     clp__lj_system *sys = calloc(1, sizeof *sys);
+    if (!sys)
+        clp_options_destroy(resolved);
     CLP_REQUIRE(sys, err, CLP_NOMEM, "out of host memory");
-    *sys = (clp__lj_system){.worker = w, .n = s->n};
-    clp_grid_geometry geo;
-    CLP_TRY(clp__lj_geometry(opts, s, p, &geo, err));
-    CLP_TRY(clp_options_dup(opts, &sys->opts, err));
-    clp__lj_strategy strategy = clp__lj_strategy_of(opts);
-    if (strategy == CLP_LJ_STRATEGY_AUTO) {
-        CLP_TRY(clp__lj_probe(w, opts, cache, s, p, dt, &geo, sys->opts, err));
-        strategy = clp__lj_strategy_of(sys->opts);
-        CLP_TRY(clp__lj_geometry(sys->opts, s, p, &geo, err)); /* the mode chosen with it */
-    }
-    CLP_TRY(clp__lj_fit_device(w, NULL, sys->opts, &geo, s->n, clp__lj_density(s), err));
+    *sys = (clp__lj_system){.worker = w, .opts = resolved, .n = s->n};
+    clp_grid_geometry geo = *geometry;
     CLP_TRY(clp__lj_program(sys->opts, clp_worker_device(w), &geo, s, p, dt, strategy, &sys->layout,
                             &source, err));
     CLP_TRY(clp_worker_build_for(w, source, sys->opts, cache, NULL, err));

@@ -3,7 +3,8 @@
  * case shape. Each candidate runs whole steps, a rebuild among them, so that a list is
  * charged for its builds. The choice, with the times, is stored in the binary cache beside the
  * programs, under a key of the device, the options, the constants and the case's shape, so a
- * second run starts with it at once. */
+ * second run starts with it at once. Opening a system makes these choices first, then
+ * lj.fit_device's (lj_fit.c), and opens the one-device system (lj_device.c) with them. */
 #include "models/lj/lj.h"
 
 #include <stdlib.h>
@@ -186,5 +187,26 @@ fail:
     free(record);
     free(blob);
     free(log);
+    return st;
+}
+
+clp_status clp__lj_system_open(clp_worker *w, const clp_options *opts, clp_cache *cache,
+                               const clp__lj_state *s, const clp__lj_params *p, double dt,
+                               clp__lj_system **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *resolved = NULL;
+    clp_grid_geometry geo;
+    CLP_TRY(clp__lj_geometry(opts, s, p, &geo, err));
+    CLP_TRY(clp_options_dup(opts, &resolved, err));
+    clp__lj_strategy strategy = clp__lj_strategy_of(opts);
+    if (strategy == CLP_LJ_STRATEGY_AUTO) {
+        CLP_TRY(clp__lj_probe(w, opts, cache, s, p, dt, &geo, resolved, err));
+        strategy = clp__lj_strategy_of(resolved);
+        CLP_TRY(clp__lj_geometry(resolved, s, p, &geo, err)); /* the mode chosen with it */
+    }
+    CLP_TRY(clp__lj_fit_device(w, NULL, resolved, &geo, s->n, clp__lj_density(s), err));
+    return clp__lj_system_open_resolved(w, resolved, cache, s, p, dt, &geo, strategy, out, err);
+fail:
+    clp_options_destroy(resolved);
     return st;
 }

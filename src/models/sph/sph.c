@@ -1,7 +1,6 @@
 /* The SPH model: particles from the case's fluid boxes and tank walls on a lattice, the
  * inlined constants, and the step list (rebuild, density, forces, integration). */
 #include "models/sph/sph.h"
-#include "models/sph/sph_gauges.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -236,8 +235,6 @@ size_t clp__sph_constants(const clp_sph_case *c, const clp_options *opts,
     size_t n = 0;
     for (size_t k = 0; k < sizeof physical / sizeof physical[0]; k++)
         out[n++] = (clp_constant){physical[k].name, CLP_CONST_FLOAT, physical[k].value, 0, true};
-    out[n++] = (clp_constant){"CLP_SPH_GAUGE_POINTS", CLP_CONST_INT, 0,
-                              (long long)clp__sph_gauge_points(c, NULL), false};
     return n;
 }
 

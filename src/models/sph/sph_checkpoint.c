@@ -5,7 +5,7 @@
 #include "options/options_schema.h"
 #include "io/checkpoint.h"
 #include "models/sph/sph_checkpoint.h"
-#include "models/sph/sph_dist_checkpoint.h"
+#include "models/sph/sph_pieces.h"
 
 #include <stdlib.h>
 #include <string.h>

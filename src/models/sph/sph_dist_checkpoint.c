@@ -1,8 +1,9 @@
 /* Checkpoints of a split SPH run: a piece per rank and rank 0's manifest, which commits them,
- * then the pieces of older checkpoints removed. */
+ * then the pieces of older checkpoints removed (the pieces' names and their removal are
+ * sph_pieces.c's). */
 #include "models/sph/sph_dist_checkpoint.h"
+#include "models/sph/sph_pieces.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,13 +11,6 @@
 #include <unistd.h>
 
 enum { PATH_SIZE = 1024 };
-
-/* A piece's path: the manifest's, then the step, the rank and the piece's checksum, so that
- * a new piece never replaces one that the committed manifest names. */
-static void piece_path(const char *manifest, uint64_t step, int rank, int ranks, uint64_t digest,
-                       char *out, size_t size) {
-    snprintf(out, size, "%s.%" PRIu64 ".r%dof%d.%016" PRIx64, manifest, step, rank, ranks, digest);
-}
 
 /* Where a rank's particles lie in its slots: saved with its piece. */
 static const char *const layout_names[] = {"owned_first", "edge_lo_end", "edge_hi_first",
@@ -49,8 +43,8 @@ static clp_status write_piece(sph_run *r, const char *path, const char *identity
     CLP_TRY(clp__sph_state_add(cp, r->w, &held, err));
     *note = (piece_note){.capacity = r->n};
     CLP_TRY(clp__checkpoint_digest(cp, &note->digest, err));
-    piece_path(path, clock->step, r->dist.rank, clp__comm_size(r->comm), note->digest, name,
-               sizeof name);
+    clp__sph_piece_path(path, clock->step, r->dist.rank, clp__comm_size(r->comm), note->digest,
+                        name, sizeof name);
     CLP_TRY(clp__checkpoint_write(cp, name, err));
 fail:
     clp__checkpoint_destroy(cp);
@@ -90,7 +84,7 @@ static char **piece_paths(const char *path, uint64_t step, const clp__sph_manife
             free(paths);
             return NULL;
         }
-        piece_path(path, step, k, m->ranks, m->digest[k], paths[k], PATH_SIZE);
+        clp__sph_piece_path(path, step, k, m->ranks, m->digest[k], paths[k], PATH_SIZE);
     }
     return paths;
 }
@@ -167,7 +161,8 @@ clp_status clp__sph_piece_read(const clp__checkpoint *cp, const clp__sph_manifes
     clp__checkpoint *piece = NULL;
     const char *path = clp__checkpoint_path(cp);
     char name[PATH_SIZE];
-    piece_path(path, clp__checkpoint_step(cp), rank, m->ranks, m->digest[rank], name, sizeof name);
+    clp__sph_piece_path(path, clp__checkpoint_step(cp), rank, m->ranks, m->digest[rank], name,
+                        sizeof name);
     if (access(name, R_OK) != 0) { /* say whose piece it is */
         st = CLP_FAIL_AT(err, CLP_IO, name, -1, -1,
                          "checkpoint %s refused: its piece %d of %d, %s, cannot be read: %s", path,
@@ -217,59 +212,4 @@ clp_status clp__sph_piece_restore(sph_run *r, const clp__checkpoint *piece,
     clp__dist_rank_restored(&r->dist);
 fail:
     return st;
-}
-
-/* Whether `name` (in the checkpoint's folder) is a piece of checkpoint `base`. */
-static bool is_piece(const char *name, const char *base) {
-    const size_t len = strlen(base);
-    if (strncmp(name, base, len) != 0 || name[len] != '.')
-        return false;
-    uint64_t step, digest;
-    int rank, ranks, used = 0;
-    if (sscanf(name + len + 1, "%" SCNu64 ".r%dof%d.%16" SCNx64 "%n", &step, &rank, &ranks, &digest,
-               &used) != 4)
-        return false;
-    char again[PATH_SIZE];
-    piece_path(base, step, rank, ranks, digest, again, sizeof again);
-    return strcmp(again, name) == 0;
-}
-
-/* Whether `name` is the temporary file of checkpoint `base` or of one of its pieces, as a
- * process killed while writing it leaves (clp__checkpoint_write's name.tmp-XXXXXX). */
-static bool is_temporary(const char *name, const char *base) {
-    const size_t len = strlen(name), suffix = strlen(".tmp-XXXXXX");
-    if (len <= suffix || strncmp(name + len - suffix, ".tmp-", 5) != 0)
-        return false;
-    char stem[PATH_SIZE];
-    snprintf(stem, sizeof stem, "%.*s", (int)(len - suffix), name);
-    return strcmp(stem, base) == 0 || is_piece(stem, base);
-}
-
-void clp__sph_pieces_remove(const char *path, char *const *keep, int n) {
-    char folder[PATH_SIZE], file[2 * PATH_SIZE];
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    if (slash == path)
-        snprintf(folder, sizeof folder, "/");
-    DIR *dir = opendir(folder);
-    if (!dir) {
-        CLP_DEBUG(CLP_LOG_RUN, "cannot list %s for stale checkpoint pieces: %s", folder,
-                  strerror(errno));
-        return;
-    }
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (!is_piece(e->d_name, base) && !is_temporary(e->d_name, base))
-            continue;
-        snprintf(file, sizeof file, "%s/%s", folder, e->d_name);
-        bool kept = false;
-        for (int k = 0; k < n && !kept; k++) {
-            const char *kb = strrchr(keep[k], '/');
-            kept = strcmp(kb ? kb + 1 : keep[k], e->d_name) == 0;
-        }
-        if (!kept && unlink(file) != 0)
-            CLP_WARN(CLP_LOG_RUN, "cannot remove stale checkpoint piece %s: %s", file,
-                     strerror(errno));
-    }
-    closedir(dir);
 }

@@ -35,9 +35,4 @@ clp_status clp__sph_piece_read(const clp__checkpoint *cp, const clp__sph_manifes
 clp_status clp__sph_piece_restore(sph_run *r, const clp__checkpoint *piece,
                                   const clp__sph_manifest *m, clp_error *err);
 
-/* Removes the pieces beside checkpoint `path` except the `n` at `keep` (paths), and the
- * temporary files of writes that a killed process left; a failure to remove one is only
- * logged. Call it only when no write of this checkpoint is under way. */
-void clp__sph_pieces_remove(const char *path, char *const *keep, int n);
-
 #endif

@@ -48,7 +48,8 @@ fail:
     return st;
 }
 
-/* What the program is made of: summation modes, the grid, the model, with their constants. */
+/* What the program is made of: summation modes, the grid, the model, with their constants
+ * (the gauges' count of points among the model's). */
 typedef struct program_parts {
     clp_constant constants[64];
     const char *files[CLP_GRID_CL_FILES + 10];
@@ -58,6 +59,8 @@ typedef struct program_parts {
 static void program_spec(const sph_run *r, program_parts *p) {
     size_t nc = clp_grid_constants(&r->geo, r->n, p->constants, 64 - CLP_SPH_MAX_CONSTANTS);
     nc += clp__sph_constants(&r->c, r->opts, &r->phys, p->constants + nc);
+    p->constants[nc++] = (clp_constant){"CLP_SPH_GAUGE_POINTS", CLP_CONST_INT, 0,
+                                        (long long)clp__sph_gauge_points(&r->c, NULL), false};
     size_t nf = 0;
     p->files[nf++] = "common/summation.cl";
     p->files[nf++] = "common/constants.cl";
