@@ -20,7 +20,8 @@
  * - sph_gauge_sample and sph_wall_force: the gauges' kernel sums and the pressure force of
  *   the fluid on each boundary particle.
  * The program is assembled here as src/models/sph/sph_run.c assembles it (its program_spec is
- * static there). With --small, fewer particles and configurations fit a run under Oclgrind. */
+ * static there). With --small, fewer particles fit a run under Oclgrind.
+ * CLPART_TEST_ONLY=<part of a label> runs only the matching configurations. */
 #include "common.h"
 
 #include "models/models.h"
@@ -88,7 +89,8 @@ static void add(scene *s, const double x[3], uint32_t type) {
  * the low side of x and the floor two layers thick (the floor reaches 9 spacings past the
  * fluid), and a splash particle 5 spacings past the block above the floor. The domain ends
  * at the top of the block's box, half a spacing above its top row, so that a particle can
- * leave it. */
+ * leave it, and spans at least two cells on every axis (a grid one cell deep crashes
+ * Oclgrind 21.10's uninitialised-value check in the rebuild). */
 static scene make_scene(int dim, int nx, int ny, int nz) {
     scene s = {.dim = dim, .up = dim - 1};
     const double dp = 0.01;
@@ -117,8 +119,8 @@ static scene make_scene(int dim, int nx, int ny, int nz) {
     for (int a = 0; a < dim; a++) {
         c->fluid[0].max[a] = (a == 0 ? nx : a == s.up ? rows : depth) * dp;
         c->tank.max[a] = 1.0;
-        c->origin[a] = a == 0 || a == s.up ? -3 * dp : -dp;
-        c->size[a] = a == 0 ? (nx + 13) * dp : a == s.up ? (rows + 3) * dp : (depth + 2) * dp;
+        c->origin[a] = a == 0 ? -3 * dp : a == s.up ? -4 * dp : -2 * dp;
+        c->size[a] = a == 0 ? (nx + 13) * dp : a == s.up ? (rows + 4) * dp : (depth + 4) * dp;
     }
     /* fluid */
     for (int k = 0; k < depth; k++)
@@ -1552,7 +1554,10 @@ typedef struct config {
     const char *options[12];
     double nu;
     int checks;
-    bool small; /* run under --small too */
+    /* Oclgrind 21.10's uninitialised-value check crashes inside itself on these kernels (the
+       forces over a list of indices with local positions): tests/meson.build runs them under
+       Oclgrind without that check, alone (--oclgrind-crash) */
+    bool oclgrind_crash;
 } config;
 
 static const config configs[] = {
@@ -1561,7 +1566,7 @@ static const config configs[] = {
      {"neighbors.format=bits", NULL},
      1e-6,
      DO_FORCES | DO_DT | DO_SYMPLECTIC | DO_GAUGES,
-     true},
+     false},
     {2,
      "2D cubic molteni xsph centred local index naive arguments",
      {"sph.kernel=cubic", "sph.diffusion=molteni", "sph.xsph=true", "sph.shifting=false",
@@ -1569,7 +1574,7 @@ static const config configs[] = {
       "core.summation=naive", "core.inline_constants=false", NULL},
      1e-6,
      DO_FORCES | DO_DT | DO_SYMPLECTIC,
-     false},
+     true},
     {2,
      "2D laminar summation kbn jit morton",
      {"sph.viscosity=laminar", "sph.density=summation", "core.summation=kbn", "neighbors.mode=jit",
@@ -1583,7 +1588,7 @@ static const config configs[] = {
       "neighbors.format=bits", "grid.positions=local", NULL},
      1e-6,
      DO_MDBC | DO_FORCES | DO_PREDICTOR,
-     true},
+     false},
     {3,
      "3D wendland fourtakas artificial shifting bits local",
      {"neighbors.format=bits", "grid.positions=local", NULL},
@@ -1596,7 +1601,7 @@ static const config configs[] = {
       "sph.boundary=mdbc", "sph.integrator=predictor_corrector", NULL},
      1e-6,
      DO_MDBC | DO_FORCES | DO_PREDICTOR,
-     true},
+     false},
 };
 
 static bool has_argument(int argc, char **argv, const char *name) {
@@ -1612,15 +1617,21 @@ int main(int argc, char **argv) {
     test_env_open(&t);
     const bool small = test_small_sizes(&t, argc, argv);
     /* --laminar: only the forces with laminar viscosity, which disagree with Lo and Shao's
-       sign (tests/meson.build runs them as an expected failure, cl/sph-laminar-viscosity) */
+       sign (tests/meson.build runs them as an expected failure, cl/sph-laminar-viscosity);
+       --oclgrind-crash: only the configurations marked so, else all but those */
     const bool laminar_only = has_argument(argc, argv, "--laminar");
+    const bool crashing = has_argument(argc, argv, "--oclgrind-crash");
+    const bool oclgrind = strstr(t.device->platform_name, "Oclgrind") != NULL;
     test_kernels();
     scene scenes[2] = {small ? make_scene(2, 5, 4, 1) : make_scene(2, 6, 5, 1),
                        small ? make_scene(3, 3, 2, 2) : make_scene(3, 4, 3, 3)};
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++) {
         const config *c = &configs[k];
         const bool laminar = c->nu > 1e-3;
-        if ((small && !c->small) || (laminar_only && !laminar))
+        const char *only = getenv("CLPART_TEST_ONLY"); /* a part of the labels, to debug */
+        if ((laminar_only && !laminar) ||
+            (c->oclgrind_crash != crashing && (crashing || oclgrind)) ||
+            (only && !strstr(c->label, only)))
             continue;
         prog p = open_prog(&t, &scenes[c->dim - 2], c->options, c->nu);
         const int checks = laminar_only ? DO_FORCES : laminar ? c->checks & ~DO_FORCES : c->checks;
