@@ -63,6 +63,11 @@ size_t clp__sph_gauge_points(const clp_sph_case *c, cl_float4 *out) {
     return at;
 }
 
+clp_constant clp__sph_gauge_constant(const clp_sph_case *c) {
+    return (clp_constant){"CLP_SPH_GAUGE_POINTS", CLP_CONST_INT, 0,
+                          (long long)clp__sph_gauge_points(c, NULL), false};
+}
+
 clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts) {
     const size_t points = clp__sph_gauge_points(c, NULL);
     if (c->gauges.interval <= 0)

@@ -13,6 +13,8 @@ typedef struct clp__sph_gauges clp__sph_gauges;
  * from the floor (the tank's, else the domain's bottom) to the domain's top every half
  * spacing, then the pressure points. */
 size_t clp__sph_gauge_points(const clp_sph_case *c, cl_float4 *out);
+/* The program's constant CLP_SPH_GAUGE_POINTS: the case's sample points, 0 without gauges. */
+clp_constant clp__sph_gauge_constant(const clp_sph_case *c);
 /* The buffers the gauges need beyond the model's, and their sizes into `counts`. */
 clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts);
 /* Gauges on `w`, and gauges.csv in `dir` (NULL: none, a split run's rank other than 0): new,

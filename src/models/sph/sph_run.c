@@ -59,8 +59,7 @@ typedef struct program_parts {
 static void program_spec(const sph_run *r, program_parts *p) {
     size_t nc = clp_grid_constants(&r->geo, r->n, p->constants, 64 - CLP_SPH_MAX_CONSTANTS);
     nc += clp__sph_constants(&r->c, r->opts, &r->phys, p->constants + nc);
-    p->constants[nc++] = (clp_constant){"CLP_SPH_GAUGE_POINTS", CLP_CONST_INT, 0,
-                                        (long long)clp__sph_gauge_points(&r->c, NULL), false};
+    p->constants[nc++] = clp__sph_gauge_constant(&r->c);
     size_t nf = 0;
     p->files[nf++] = "common/summation.cl";
     p->files[nf++] = "common/constants.cl";
