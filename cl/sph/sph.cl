@@ -307,8 +307,10 @@ void sph_pair(SPH_SUMS, bool fluid_i, const sph_self *me, float4 r_ij, float r2,
     acc4_add(a, -s * f * r_ij);
 #else
     /* Lo and Shao: 4 m nu (x_ij . grad W) / ((rho_i + rho_j)(r^2 + eta^2)) v_ij */
+    /* Lo and Shao (2002): 4 m nu (x_ij . grad_i W_ij) v_ij / ((rho_i + rho_j)(r^2 + eta^2)),
+       where x_ij . grad_i W_ij = -r_grad <= 0: it damps the pair's relative velocity */
     const float laminar =
-        4.0f * CLP_SPH_MASS * CLP_SPH_NU * r_grad * inv_r2_eta2 * (1.0f / (me->rho + rho_j));
+        -4.0f * CLP_SPH_MASS * CLP_SPH_NU * r_grad * inv_r2_eta2 * (1.0f / (me->rho + rho_j));
     acc4_add(a, -s * f * r_ij + laminar * v_ij);
 #endif
     acc_add_plain(divergence, volume_j * r_grad);

@@ -19,8 +19,6 @@
  *   singular, rest density where no fluid reaches);
  * - sph_gauge_sample and sph_wall_force: the gauges' kernel sums and the pressure force of
  *   the fluid on each boundary particle.
- * The forces with laminar viscosity run only with --laminar, an expected failure
- * (tests/meson.build): the kernel's viscous term has the opposite sign of Lo and Shao's.
  * The program is assembled here as src/models/sph/sph_run.c assembles it (its program_spec is
  * static there). With --small, fewer particles fit a run under Oclgrind.
  * CLPART_TEST_ONLY=<part of a label> runs only the matching configurations. */
@@ -28,6 +26,7 @@
 
 #include "models/models.h"
 #include "models/sph/sph.h"
+#include "models/sph/sph_gauges.h"
 #include "models/sph/sph_pencil.h"
 
 #include <math.h>
@@ -383,6 +382,7 @@ static prog open_prog(test_env *t, const scene *s, const char *const *assignment
     clp_constant constants[64];
     size_t nc = clp_grid_constants(&p.geo, p.n, constants, 64 - CLP_SPH_MAX_CONSTANTS);
     nc += clp__sph_constants(&p.c, p.opts, &p.phys, constants + nc);
+    constants[nc++] = clp__sph_gauge_constant(&p.c);
     const char *files[CLP_GRID_CL_FILES + 8];
     size_t nf = 0;
     files[nf++] = "common/summation.cl";
@@ -1623,11 +1623,8 @@ int main(int argc, char **argv) {
     test_env t = {0};
     test_env_open(&t);
     const bool small = test_small_sizes(&t, argc, argv);
-    /* --laminar: only the forces with laminar viscosity, which disagree with Lo and Shao's
-       sign (tests/meson.build runs them as an expected failure, cl/sph-laminar-viscosity);
-       --oclgrind-crash: only the configurations marked so; on Oclgrind without it, all but
+    /* --oclgrind-crash: only the configurations marked so; on Oclgrind without it, all but
        those */
-    const bool laminar_only = has_argument(argc, argv, "--laminar");
     const bool crashing = has_argument(argc, argv, "--oclgrind-crash");
     const bool oclgrind = strstr(t.device->platform_name, "Oclgrind") != NULL;
     test_kernels();
@@ -1635,23 +1632,18 @@ int main(int argc, char **argv) {
                        small ? make_scene(3, 3, 2, 2) : make_scene(3, 4, 3, 3)};
     for (size_t k = 0; k < sizeof configs / sizeof configs[0]; k++) {
         const config *c = &configs[k];
-        const bool laminar = c->nu > 1e-3;
         const char *only = getenv("CLPART_TEST_ONLY"); /* a part of the labels, to debug */
-        if ((laminar_only && !laminar) ||
-            (c->oclgrind_crash != crashing && (crashing || oclgrind)) ||
+        if ((c->oclgrind_crash != crashing && (crashing || oclgrind)) ||
             (only && !strstr(c->label, only)))
             continue;
         prog p = open_prog(&t, &scenes[c->dim - 2], c->options, c->nu);
-        const int checks = laminar_only ? DO_FORCES : laminar ? c->checks & ~DO_FORCES : c->checks;
+        const int checks = c->checks;
         if (checks & DO_MDBC)
             check_mdbc(&t, &p, c->label);
         if (checks & DO_SUMMATION)
             check_summation(&t, &p, c->label);
         if (checks & DO_FORCES)
             check_forces(&t, &p, c->label, 16);
-        else if (c->checks & DO_FORCES)
-            printf("-- %-58s forces: in cl/sph-laminar-viscosity (an expected failure)\n",
-                   c->label);
         if (checks & DO_DT)
             check_dt(&t, &p, c->label);
         if (checks & DO_GAUGES)
