@@ -610,6 +610,45 @@ CLP_API clp_status clp_launch_range(clp_worker *worker, const char *kernel_name,
 CLP_API clp_status clp_launch_local_size(clp_worker *worker, const char *kernel_name, size_t *local,
                                          clp_error *err);
 
+/* ---- Buffers a model declares by name and owns (src/worker/model_buffers.c): no CLP_BUF_* bit
+ * and no row of the traits table, so a new model adds none. The model sets them as its kernels'
+ * arguments itself (clp_worker_set_arg_buffer) and launches with clp_launch. */
+
+typedef struct clp_buffer clp_buffer;
+
+/* A buffer of `bytes` bytes named `name` ("harmonic.pos": 1 to 63 characters, used in
+ * messages), zeroed, which the worker releases at clp_worker_destroy unless
+ * clp_worker_buffer_free does first. A name the worker holds already gets new memory under the
+ * same handle (the old memory released), so a second run on one worker reuses its buffers. A
+ * size over the device's largest allocation, or an allocation failure, is CLP_DEVICE_MEMORY
+ * naming the buffer and its bytes. *out is borrowed from the worker. */
+CLP_API clp_status clp_worker_buffer_create(clp_worker *worker, const char *name, size_t bytes,
+                                            clp_buffer **out, clp_error *err);
+/* Releases a buffer of the worker's now (NULL: nothing). */
+CLP_API void clp_worker_buffer_free(clp_worker *worker, clp_buffer *buffer);
+/* The buffer's device memory, bytes and name. Borrowed. */
+CLP_API cl_mem clp_buffer_mem(const clp_buffer *buffer);
+CLP_API size_t clp_buffer_size(const clp_buffer *buffer);
+CLP_API const char *clp_buffer_name(const clp_buffer *buffer);
+/* The buffers the worker holds for models, in the order created: up to `most` into out (NULL:
+ * none), and their number. */
+CLP_API size_t clp_worker_owned_buffers(const clp_worker *worker, const clp_buffer **out,
+                                        size_t most);
+/* Blocking copies between host memory and the whole buffer; a buffer of another worker is
+ * CLP_USAGE. */
+CLP_API clp_status clp_worker_buffer_write(clp_worker *worker, clp_buffer *buffer, const void *data,
+                                           clp_error *err);
+CLP_API clp_status clp_worker_buffer_read(clp_worker *worker, const clp_buffer *buffer, void *data,
+                                          clp_error *err);
+/* Sets argument `index` of kernel `kernel` of the current program: `size` bytes at `value` (a
+ * scalar, or NULL with a size for local memory), or the buffer. A kernel keeps its arguments
+ * from launch to launch, until a new program is built. Errors name the kernel, the argument and
+ * the buffer or size. */
+CLP_API clp_status clp_worker_set_arg(clp_worker *worker, const char *kernel, cl_uint index,
+                                      size_t size, const void *value, clp_error *err);
+CLP_API clp_status clp_worker_set_arg_buffer(clp_worker *worker, const char *kernel, cl_uint index,
+                                             const clp_buffer *buffer, clp_error *err);
+
 /* ==== Grid and neighbour search ========================================================== */
 
 /* The domain of a particle set: a box, each axis periodic or walled (options

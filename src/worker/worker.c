@@ -53,6 +53,7 @@ void clp_worker_destroy(clp_worker *w) {
     free(w->source);
     free(w->flags);
     clp__worker_release_buffers(w);
+    clp__worker_release_owned(w);
     if (w->queue)
         clReleaseCommandQueue(w->queue);
     if (w->context)

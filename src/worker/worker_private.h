@@ -34,6 +34,7 @@ struct clp_worker {
      * is buffers[] of CLP_BUF_NEIB_LIST, and the particles each holds. */
     cl_mem list_pieces[CLP_LIST_MOST_PIECES - 1];
     size_t n_list_pieces, list_stride, list_particles;
+    clp_buffer *owned; /* the buffers models own, by name (model_buffers.c), in the order made */
 };
 
 /* Whether a stop was requested (clp_worker_set_stop): launches and the probes' transfer
@@ -77,6 +78,8 @@ clp_status clp__worker_list_pieces(clp_worker *worker, size_t pieces, size_t str
 clp_status clp__launch_list_pieces(clp_worker *worker, const char *name, cl_kernel kernel,
                                    cl_uint list_arg, size_t first, size_t count, size_t local,
                                    double *seconds, clp_error *err);
+/* Releases every buffer that models own (model_buffers.c). */
+void clp__worker_release_owned(clp_worker *worker);
 /* The bytes of every named buffer allocated, aliases left out. */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
 
