@@ -1,31 +1,34 @@
-/* What the registry needs of the models beyond the public API. */
+/* What the models' folders and the registry share beyond the public API: the macros of a
+ * registry entry's stages, the driver's entry point and the option modules by model name. Each
+ * model's entry, `const clp_model clp__<name>_entry`, lives in its own folder
+ * (src/models/<name>/) and is named once, in the list of src/models/registry.c. */
 #ifndef CLPART_MODELS_H
 #define CLPART_MODELS_H
 
 #include "internal.h"
 #include "run/driver.h"
 
-/* The self-test's assembled source for these options (it has no case; `dev` is not needed). */
-clp_status clp__selftest_source(const clp_options *opts, const clp_device_info *dev,
-                                const char *case_path, char **out, clp_error *err);
-
-/* What each model's folder gives the registry: the named values of its runs' results (the LJ
- * and repulsive ones follow "step" in their CSV columns), NULL-ended. */
-extern const char *const clp__sph_diagnostics[];
-/* A rank's part of an SPH case split among devices (clp_model.run_rank). */
-clp_status clp__sph_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
-                             const clp_options *opts, const char *case_path,
-                             const clp_run_config *config, clp_error *err);
-/* The checkpoint file an SPH run writes to its output folder. */
-#define CLP__SPH_CHECKPOINT "checkpoint.ckpt"
-extern const char *const clp__lj_columns[];
-/* A rank's part of an LJ case split among devices (clp_model.run_rank). */
-clp_status clp__lj_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
-                            const clp_options *opts, const char *case_path,
-                            const clp_run_config *config, clp_error *err);
-extern const char *const clp__pso_diagnostics[];
-extern const char *const clp__rep_columns[];
-extern const char *const clp__search_diagnostics[];
+/* The stages of one step in a registry entry (clp_model_stage), as the model's run makes them:
+ * always, only when an option has a value, or unless it has it; CLP__STAGES_END ends them. */
+#define CLP__STAGE(kernel_, what_, phase_)                                                         \
+    { .kernel = (kernel_), .what = (what_), .phase = (phase_) }
+#define CLP__WHEN(kernel_, what_, phase_, option_, value_)                                         \
+    {                                                                                              \
+        .kernel = (kernel_), .what = (what_), .phase = (phase_), .needs_option = (option_),        \
+        .needs_value = (value_)                                                                    \
+    }
+#define CLP__UNLESS(kernel_, what_, phase_, option_, value_)                                       \
+    {                                                                                              \
+        .kernel = (kernel_), .what = (what_), .phase = (phase_), .needs_option = (option_),        \
+        .needs_value = (value_), .needs_not = true                                                 \
+    }
+/* The neighbour search's rebuild, as the models that use the grid run it. */
+#define CLP__REBUILD                                                                               \
+    CLP__STAGE(NULL, "neighbour search rebuild when due: keys, sort, reorder", CLP_PHASE_SORT),    \
+        CLP__WHEN("grid_build_list", "neighbour list", CLP_PHASE_LIST, "neighbors.mode",           \
+                  CLP_NEIGHBORS_MODE_LIST_NAME)
+#define CLP__STAGES_END                                                                            \
+    { .kernel = NULL, .what = NULL }
 
 /* Runs `model`'s case through the driver with the registry entry of its name
  * (clp__run_drive). */

@@ -160,4 +160,12 @@ clp_status clp__lj_system_positions(clp__lj_system *sys, double *xyz, clp_error 
 clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energy, double *velocity,
                                double *virial, clp_error *err);
 
+/* diagnostics.csv's columns; after "step", the named values of a run's result (its registry
+ * entry's diagnostics), NULL-ended. */
+extern const char *const clp__lj_columns[];
+/* A rank's part of an LJ case split among devices (clp_model.run_rank). */
+clp_status clp__lj_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
+                            const clp_options *opts, const char *case_path,
+                            const clp_run_config *config, clp_error *err);
+
 #endif

@@ -70,4 +70,7 @@ clp_status clp__pso_system_time_move(clp__pso_system *sys, int launches, int rou
  * position and velocity written, in the layout's floats. */
 double clp__pso_move_bytes(const clp__pso_system *sys);
 
+/* The named values of a run's result (its registry entry's diagnostics), NULL-ended. */
+extern const char *const clp__pso_diagnostics[];
+
 #endif

@@ -76,4 +76,8 @@ clp_status clp__rep_system_time_forces(clp__rep_system *sys, int launches, int r
 /* The tile the tiled kernel runs with (0 for global). */
 size_t clp__rep_system_tile(const clp__rep_system *sys);
 
+/* energy.csv's columns; after "step", the named values of a run's result (its registry entry's
+ * diagnostics), NULL-ended. */
+extern const char *const clp__rep_columns[];
+
 #endif

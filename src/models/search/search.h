@@ -85,4 +85,7 @@ clp_status clp__search_system_check(clp__search_system *sys, clp__search_check *
 double clp__search_bytes(const clp_options *opts, const clp_grid_geometry *geometry,
                          const clp__search_params *p, uint64_t steps, uint64_t rebuilds);
 
+/* The named values of a run's result (its registry entry's diagnostics), NULL-ended. */
+extern const char *const clp__search_diagnostics[];
+
 #endif

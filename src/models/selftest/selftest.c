@@ -2,6 +2,7 @@
  * reduction and sums of badly conditioned series in every core.summation mode, each mode its
  * own program variant, and checks them against host long-double references. */
 #include "models/models.h"
+#include "models/selftest/selftest.h"
 
 #include <float.h>
 #include <math.h>

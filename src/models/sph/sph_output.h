@@ -50,4 +50,7 @@ clp_status clp__sph_outputs_write(clp__sph_outputs *o, const clp__sph_snapshot *
                                   uint64_t step, double dt, clp_error *err);
 void clp__sph_outputs_close(clp__sph_outputs *o);
 
+/* The named values of an SPH run's result (its registry entry's diagnostics), NULL-ended. */
+extern const char *const clp__sph_diagnostics[];
+
 #endif

@@ -107,4 +107,11 @@ clp_status clp__sph_dist_reduce_record(sph_run *r, clp__sph_step_record *rec, cl
 /* Whether any rank was asked to stop or to checkpoint. */
 clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, clp_error *err);
 
+/* The checkpoint file an SPH run writes to its output folder. */
+#define CLP__SPH_CHECKPOINT "checkpoint.ckpt"
+/* A rank's part of an SPH case split among devices (clp_model.run_rank). */
+clp_status clp__sph_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
+                             const clp_options *opts, const char *case_path,
+                             const clp_run_config *config, clp_error *err);
+
 #endif

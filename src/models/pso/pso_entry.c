@@ -1,0 +1,34 @@
+/* The particle swarm model's registry entry (src/models/registry.c lists it). */
+#include "models/models.h"
+#include "models/pso/pso.h"
+
+/* The option modules its programs take: options/<module>.json. */
+static const char *const pso_modules[] = {"core", "pso", NULL};
+static const char *const pso_outputs[] = {"convergence.csv", "best.csv", "summary.json", NULL};
+
+/* The stages of one iteration, as pso_device.c makes them. */
+static const clp_model_stage pso_stages[] = {
+    CLP__WHEN("pso_ring", "ring neighbourhood bests", CLP_PHASE_FORCES, "pso.topology",
+              CLP_PSO_TOPOLOGY_RING_NAME),
+    CLP__STAGE("pso_move", "velocity and position update", CLP_PHASE_INTEGRATION),
+    CLP__STAGE("pso_evaluate", "objective at the new positions", CLP_PHASE_FORCES),
+    CLP__STAGE("pso_reduce_groups", "swarm best: per work-group", CLP_PHASE_FORCES),
+    CLP__STAGE("pso_reduce_final", "swarm best", CLP_PHASE_FORCES),
+    CLP__STAGES_END};
+
+/* The buffers of its runs. */
+#define PSO_BUFFERS                                                                                \
+    (CLP_BUF_PSO_POS | CLP_BUF_PSO_VEL | CLP_BUF_PSO_BEST_POS | CLP_BUF_PSO_BEST_VAL |             \
+     CLP_BUF_PSO_LOCAL_BEST | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |     \
+     CLP_BUF_PSO_STATE)
+
+const clp_model clp__pso_entry = {.name = "pso",
+                                  .throughput_unit = "component-updates/s",
+                                  .steps_name = "iterations",
+                                  .modules = pso_modules,
+                                  .buffers = PSO_BUFFERS,
+                                  .stages = pso_stages,
+                                  .diagnostics = clp__pso_diagnostics,
+                                  .outputs = pso_outputs,
+                                  .source = clp_pso_source,
+                                  .run = clp_pso_run};

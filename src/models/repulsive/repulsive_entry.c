@@ -1,0 +1,36 @@
+/* The repulsive particles model's registry entry (src/models/registry.c lists it). */
+#include "models/models.h"
+#include "models/repulsive/repulsive.h"
+
+static bool repulsive_source_needs_device(const clp_options *opts) {
+    return clp__repulsive_impl_of(opts) == CLP_REP_IMPL_TILED; /* local memory */
+}
+
+/* The option modules its programs take: options/<module>.json. */
+static const char *const repulsive_modules[] = {"core", "repulsive", NULL};
+static const char *const repulsive_outputs[] = {"design.csv", "energy.csv", "summary.json", NULL};
+
+/* The stages of one step, as repulsive_device.c makes them. */
+static const clp_model_stage repulsive_stages[] = {
+    CLP__STAGE("rep_step", "damped update of positions and velocities", CLP_PHASE_INTEGRATION),
+    CLP__WHEN("rep_clear", "zeroed sums (global implementation)", CLP_PHASE_FORCES,
+              "repulsive.impl", CLP_REP_IMPL_GLOBAL_NAME),
+    CLP__STAGE("rep_forces", "all-pairs forces, energy and stress", CLP_PHASE_FORCES),
+    CLP__STAGES_END};
+
+/* The buffers of its runs. */
+#define REPULSIVE_BUFFERS                                                                          \
+    (CLP_BUF_REP_POS | CLP_BUF_REP_VEL | CLP_BUF_REP_ACC | CLP_BUF_REP_ENERGY |                    \
+     CLP_BUF_REP_STRESS | CLP_BUF_REP_PARTIAL | CLP_BUF_REP_MEASURE)
+
+const clp_model clp__repulsive_entry = {.name = "repulsive",
+                                        .throughput_unit = "interactions/s",
+                                        .steps_name = "steps",
+                                        .modules = repulsive_modules,
+                                        .buffers = REPULSIVE_BUFFERS,
+                                        .stages = repulsive_stages,
+                                        .diagnostics = clp__rep_columns + 1,
+                                        .outputs = repulsive_outputs,
+                                        .source_needs_device = repulsive_source_needs_device,
+                                        .source = clp_repulsive_source,
+                                        .run = clp_repulsive_run};

@@ -1,0 +1,29 @@
+/* The neighbour search model's registry entry (src/models/registry.c lists it). */
+#include "models/models.h"
+#include "models/search/search.h"
+
+/* The option modules its programs take: options/<module>.json. */
+static const char *const search_modules[] = {"core", "grid", "neighbors", NULL};
+static const char *const search_outputs[] = {"summary.json", NULL};
+
+/* The stages of one step, as search_device.c makes them. */
+static const clp_model_stage search_stages[] = {
+    CLP__STAGE("search_move", "every particle moved a little", CLP_PHASE_INTEGRATION), CLP__REBUILD,
+    CLP__STAGE("grid_count_neighbors", "passes over every neighbour, as a force kernel makes",
+               CLP_PHASE_FORCES),
+    CLP__STAGES_END};
+
+/* The buffers of its runs: those of the neighbour search and the counts. */
+#define SEARCH_BUFFERS (CLP_GRID_BUFFERS | CLP_BUF_COLLECT_COUNT)
+
+const clp_model clp__search_entry = {.name = "search",
+                                     .throughput_unit = "particle-updates/s",
+                                     .steps_name = "steps",
+                                     .modules = search_modules,
+                                     .buffers = SEARCH_BUFFERS,
+                                     .stages = search_stages,
+                                     .profiled = true,
+                                     .diagnostics = clp__search_diagnostics,
+                                     .outputs = search_outputs,
+                                     .source = clp_search_source,
+                                     .run = clp_search_run};

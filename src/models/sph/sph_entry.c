@@ -1,0 +1,56 @@
+/* The SPH model's registry entry (src/models/registry.c lists it). */
+#include "models/models.h"
+#include "models/sph/sph_output.h"
+#include "models/sph/sph_run.h"
+
+/* SPH's x-pencil force kernel is sized from the device's local memory, and under
+ * sph.fit_device a list that the device's memory cannot hold makes the run take it. */
+static bool sph_device_laid_out(const clp_options *opts) {
+    return clp__sph_strategy_of(opts) == CLP_SPH_STRATEGY_X_PENCIL ||
+           (clp_options_bool(opts, "sph.fit_device") &&
+            clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST);
+}
+
+/* The option modules its programs take: options/<module>.json. */
+static const char *const sph_modules[] = {"core", "grid", "neighbors", "sph", "dist", NULL};
+static const char *const sph_outputs[] = {"diagnostics.csv", "particles.pvd", "summary.json", NULL};
+
+/* The stages of one step, as sph_run.c and sph_step.c make them. */
+static const clp_model_stage sph_stages[] = {
+    CLP__REBUILD,
+    CLP__WHEN("sph_mdbc", "boundary particles' density (mDBC)", CLP_PHASE_BOUNDARY, "sph.boundary",
+              CLP_SPH_BOUNDARY_MDBC_NAME),
+    CLP__WHEN("sph_density", "fluid density as a kernel sum", CLP_PHASE_DENSITY, "sph.density",
+              CLP_SPH_DENSITY_SUMMATION_NAME),
+    CLP__STAGE("sph_forces", "accelerations and density rates", CLP_PHASE_FORCES),
+    CLP__STAGE("sph_dt", "time step from the forces' largest |a| and |v|", CLP_PHASE_TIME_STEP),
+    CLP__UNLESS("sph_integrate", "symplectic update", CLP_PHASE_INTEGRATION, "sph.integrator",
+                CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME),
+    CLP__WHEN("sph_predict", "predictor half step, then the rates again", CLP_PHASE_INTEGRATION,
+              "sph.integrator", CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME),
+    CLP__WHEN("sph_correct", "corrector", CLP_PHASE_INTEGRATION, "sph.integrator",
+              CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME),
+    CLP__STAGES_END};
+
+/* The buffers of its runs: its own and those of the neighbour search. */
+#define SPH_BUFFERS                                                                                \
+    (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |                   \
+     CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD |   \
+     CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST | CLP_BUF_GAUGE_POINTS |  \
+     CLP_BUF_GAUGE_SAMPLES | CLP_BUF_WALL_FORCE)
+
+const clp_model clp__sph_entry = {.name = "sph",
+                                  .throughput_unit = "particle-steps/s",
+                                  .steps_name = "steps",
+                                  .simulated_time = true,
+                                  .modules = sph_modules,
+                                  .buffers = SPH_BUFFERS,
+                                  .stages = sph_stages,
+                                  .profiled = true,
+                                  .diagnostics = clp__sph_diagnostics,
+                                  .outputs = sph_outputs,
+                                  .checkpoint = CLP__SPH_CHECKPOINT,
+                                  .source_needs_device = sph_device_laid_out,
+                                  .source = clp_sph_source,
+                                  .run = clp_sph_run,
+                                  .run_rank = clp__sph_run_rank};
