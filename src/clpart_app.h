@@ -280,6 +280,8 @@ typedef struct clp_model {
     bool simulated_time;         /* whether --time limits it (its steps advance a clock) */
     const char *const *modules;  /* the option modules its programs take, NULL-ended */
     clp_buffer_set buffers;      /* the device buffers its runs may allocate */
+    /* The buffers its runs make by name (clp_worker_buffer_create), NULL-ended; NULL: none. */
+    const char *const *owned_buffers;
     /* The stages of one step, in order, ended by one with neither kernel nor `what`; NULL
      * for a model that another command runs. */
     const clp_model_stage *stages;

@@ -38,6 +38,8 @@ static json_t *model_json(const clp_model *m) {
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (m->buffers & CLP_BUF_BIT(i))
             json_array_append_new(buffers, json_string(clp_buffer_traits_of(CLP_BUF_BIT(i))->name));
+    for (size_t i = 0; m->owned_buffers && m->owned_buffers[i]; i++)
+        json_array_append_new(buffers, json_string(m->owned_buffers[i]));
     json_t *doc = json_pack(
         "{s:s, s:s?, s:s?, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:s?, s:s?}", "name", m->name, "unit",
         m->throughput_unit, "steps", m->steps_name, "simulated_time", m->simulated_time, "modules",

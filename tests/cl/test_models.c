@@ -1,9 +1,9 @@
 /* The registry's entries against what the models do: each model that clpart run runs is run
  * for two steps on a small case, with its defaults and with the options that turn on its
  * optional stages, each on a fresh worker. Its result must hold the entry's diagnostics, by
- * name and in order; the buffers it allocated must be among the entry's; every kernel stage
- * that runs under those options must be in the program it built; and every stage's condition
- * must name an option and one of its values. */
+ * name and in order; the buffers it allocated, by bit or by name, must be among the entry's;
+ * every kernel stage that runs under those options must be in the program it built; and every
+ * stage's condition must name an option and one of its values. */
 #include "common.h"
 
 #include <stdlib.h>
@@ -60,6 +60,16 @@ static void check_run(test_env *t, const clp_model *m, const model_case *c, bool
     CLP_ASSERT_EQ(result.n_values, n);
     for (size_t i = 0; i < n; i++)
         CLP_ASSERT_STR_EQ(result.values[i].name, m->diagnostics[i]);
+    const clp_buffer *owned[16];
+    const size_t n_owned = clp_worker_owned_buffers(w, owned, 16);
+    for (size_t i = 0; i < n_owned && i < 16; i++) {
+        bool listed = false;
+        for (size_t k = 0; m->owned_buffers && m->owned_buffers[k]; k++)
+            listed = listed || strcmp(m->owned_buffers[k], clp_buffer_name(owned[i])) == 0;
+        if (!listed)
+            CLP_TEST_FAIL("%s made buffer %s, which its registry entry does not list", m->name,
+                          clp_buffer_name(owned[i]));
+    }
     const clp_buffer_set outside = clp_worker_buffers(w) & ~m->buffers;
     if (outside) {
         const clp_buffer_set bit = outside & (~outside + 1);
