@@ -19,6 +19,7 @@
     X(repulsive) \
     X(search) \
     X(selftest) \
+    X(harmonic) \
     /* the end of the list */
 // clang-format on
 

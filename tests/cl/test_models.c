@@ -22,6 +22,7 @@ static const model_case cases[] = {
     {"pso", "cases/pso_sphere_128.json", {"pso.topology=ring"}},
     {"repulsive", "cases/repulsive_24_2d.json", {"repulsive.impl=global"}},
     {"search", "cases/neighbour_search.json", {"neighbors.mode=jit"}},
+    {"harmonic", "cases/harmonic.json", {NULL}},
 };
 
 /* A condition names an option of the schema and a value it takes. */

@@ -26,7 +26,7 @@ python3 - "$clpart" <<'PY' || fail "models --json disagrees with options --json"
 import json, subprocess, sys
 models = json.loads(subprocess.run([sys.argv[1], "models", "--json"], capture_output=True, check=True).stdout)
 options = {o["name"]: o for o in json.loads(subprocess.run([sys.argv[1], "options", "--json"], capture_output=True, check=True).stdout)}
-assert [m["name"] for m in models] == ["sph", "lj", "pso", "repulsive", "search", "selftest"], models
+assert [m["name"] for m in models] == ["sph", "lj", "pso", "repulsive", "search", "selftest", "harmonic"], models
 for m in models:
     assert all(any(o.startswith(mod + ".") for o in options) for mod in m["modules"]), m["modules"]
     for stage in m["stages"]:
@@ -395,7 +395,7 @@ expect 0 "^timing: forces +[0-9.]+ ms" -- "$clpart" run "$work/lj.json" --out "$
     wc -l | grep -qx 2 || fail "--timing leaves out an LJ phase"
 [ ! -e "$work/lj_bad" ] || fail "a refused LJ case left output behind"
 expect 1 "in $work/lj_bad.json" -- "$clpart" run "$work/lj_bad.json" --out "$work/lj_bad"
-expect 1 "clpart run runs models sph, lj, pso, repulsive and search, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
+expect 1 "clpart run runs models sph, lj, pso, repulsive, search and harmonic, not 'selftest' \(use clpart selftest\)" -- "$clpart" run "$case_file" --out "$work/lj_bad"
 # An LJ case's program, printed and built on its own as its run builds it (a cache hit after
 # the run); lj.strategy=auto, which times the strategies on the device, is refused.
 expect 0 'device program for model "lj"' -- "$clpart" source "$work/lj.json"
