@@ -616,7 +616,7 @@ CLP_API clp_status clp_launch_local_size(clp_worker *worker, const char *kernel_
 
 typedef struct clp_buffer clp_buffer;
 
-/* A buffer of `bytes` bytes named `name` ("harmonic.pos": 1 to 63 characters, used in
+/* A buffer of `bytes` bytes named `name` ("<model>.pos": 1 to 63 characters, used in
  * messages), zeroed, which the worker releases at clp_worker_destroy unless
  * clp_worker_buffer_free does first. A name the worker holds already gets new memory under the
  * same handle (the old memory released), so a second run on one worker reuses its buffers. A
