@@ -23,7 +23,7 @@ typedef struct harmonic {
     long long particles, steps, every, seed;
     size_t n;
     double omega, dt;
-    float *x0, *v0, *x, *v, *energy; /* float4 per particle (energy: float2) */
+    float *x0, *v0, *x, *v, *energy; /* host copies: a float4 per particle, 2 energies */
     clp_buffer *pos, *vel, *energies;
     clp__csv *csv;
     double row[5], first_total, drift;
@@ -107,8 +107,12 @@ static clp_status open_run(void *model, clp__run *run, clp_error *err) {
                 "harmonic.omega x harmonic.dt is %g: velocity Verlet is stable below 2 only",
                 m->omega * m->dt);
     clp__run_limit_steps(run, (uint64_t)m->steps, m->dt);
-    m->x0 = malloc(16 * m->n), m->v0 = malloc(16 * m->n), m->x = malloc(16 * m->n);
-    m->v = malloc(16 * m->n), m->energy = malloc(8 * m->n);
+    const size_t field = 4 * m->n * sizeof(float); /* a float4 per particle */
+    m->x0 = malloc(field);
+    m->v0 = malloc(field);
+    m->x = malloc(field);
+    m->v = malloc(field);
+    m->energy = malloc(field / 2);
     CLP_REQUIRE(m->x0 && m->v0 && m->x && m->v && m->energy, err, CLP_NOMEM,
                 "out of host memory for %zu particles", m->n);
     place(m);
