@@ -8,7 +8,8 @@ cases/M_*.json, tolerances/M.json. It fails unless those lines are exactly the t
 docs/adding-a-model.md says a model adds: its X(M) line in the list of src/models/registry.c
 and its source line in meson.build.
 
-A name is matched whole-word and case-blind. The word "harmonic" also names Pennycook's
+A name is matched case-blind anywhere, inside identifiers too (clp__M_entry, CLP_BUF_M_POS,
+CLP_M_DT). The word "harmonic" also names Pennycook's
 harmonic mean (src/bench/phi.c): an occurrence followed by the word "mean", across a line
 break, a comment's leading "*" or a string's quotes, is that, not the model.
 
@@ -31,7 +32,7 @@ def own(path, model):
 def naming_lines(text, model):
     """The line numbers (from 1) where `model` is named, the harmonic mean left out."""
     found = set()
-    for m in re.finditer(rf"\b{re.escape(model)}\b", text, re.IGNORECASE):
+    for m in re.finditer(re.escape(model), text, re.IGNORECASE):
         if re.match(r'(?:\s|\*|//|#|")*mean\b', text[m.end():], re.IGNORECASE):
             continue
         found.add(text.count("\n", 0, m.start()) + 1)
