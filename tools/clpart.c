@@ -25,7 +25,7 @@ static const command commands[] = {
      "source CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_source},
     {"build", "build (or load from the cache) the program of a case and report how",
      "build CASE [-s NAME=VALUE]... [-p PRESET]...", cmd_build},
-    {"run", "run a case (SPH, LJ, PSO, repulsive particles, neighbour search) to its end",
+    {"run", "run a case of a model that clpart models lists to its end",
      "run CASE [-s NAME=VALUE]... [-p PRESET]... [--out DIR] [--restart FILE] [--timing] "
      "[--steps N] [--time T] [--devices SEL,...|all[:NAME] [--weights W,...|auto]]",
      cmd_run},
