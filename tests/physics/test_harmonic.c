@@ -45,6 +45,8 @@ static void run(test_env *t, size_t n, long steps, double dt, const char *out,
     CLP_ASSERT_OK(clp__csv_read(file, energy, &err), &err);
     CLP_ASSERT_EQ(particles->n_rows, n);
     CLP_ASSERT_EQ(particles->n_columns, 12);
+    CLP_ASSERT(clp__csv_table_column(particles, "x0") == 0);
+    CLP_ASSERT(clp__csv_table_column(particles, "x_end") == 6);
     CLP_ASSERT_EQ(energy->n_rows, 11); /* steps 0, steps / 10, ..., steps */
 }
 

@@ -15,8 +15,8 @@
 static const char *const modules[] = {"core", "harmonic", NULL};
 static const char *const files[] = {"harmonic/harmonic.cl"};
 static const char *const columns[] = {"step", "time", "kinetic", "potential", "total", NULL};
-static const char *const start_and_end[] = {"x0", "y0", "z0", "vx0", "vy0", "vz0",
-                                            "x",  "y",  "z",  "vx",  "vy",  "vz"};
+static const char *const start_and_end[] = {
+    "x0", "y0", "z0", "vx0", "vy0", "vz0", "x_end", "y_end", "z_end", "vx_end", "vy_end", "vz_end"};
 
 typedef struct harmonic {
     clp_worker *worker;
