@@ -32,7 +32,7 @@ case_of() {
             CLPART_DATA_DIR=$(source_of "$new") python3 "$here/sph_case.py" \
                 "$cases/dam_break_3d.json" "$file" "${1:3:1}e6" "$([ "$1" = sph1m ] && echo 400 || echo 100)" \
                 "$new/tools/clpart" ;;
-        lj32k) python3 "$here/lj_case.py" "$cases/lj_liquid.json" "$file" 32000 2000 ;;
+        lj32k) python3 "$here/lj_case.py" "$cases/lj_liquid.json" "$file" 32000 10000 ;;
         lj2m) python3 "$here/lj_case.py" "$cases/lj_liquid.json" "$file" 2e6 200 ;;
         repulsive) cp "$cases/repulsive_1000_5d.json" "$file" ;;
         pso) cp "$cases/pso_sphere_128.json" "$file" ;;
