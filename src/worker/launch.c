@@ -289,3 +289,29 @@ clp_status clp_worker_run_step_range(clp_worker *w, const clp_step *step, size_t
 fail:
     return st;
 }
+
+/* A kernel's argument that the model sets: a value, or a buffer it owns (model_buffers.c). */
+clp_status clp_worker_set_arg(clp_worker *w, const char *kernel, cl_uint index, size_t size,
+                              const void *value, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel k;
+    CLP_TRY(clp_worker_kernel(w, kernel, &k, err));
+    CLP_CL_CHECK(clSetKernelArg(k, index, size, value), err,
+                 "kernel '%s' argument %u (%zu bytes): clSetKernelArg", kernel, index, size);
+fail:
+    return st;
+}
+
+clp_status clp_worker_set_arg_buffer(clp_worker *w, const char *kernel, cl_uint index,
+                                     const clp_buffer *buffer, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel k;
+    CLP_TRY(clp__buffer_check_owner(w, buffer, err));
+    CLP_TRY(clp_worker_kernel(w, kernel, &k, err));
+    const cl_mem mem = clp_buffer_mem(buffer);
+    CLP_CL_CHECK(clSetKernelArg(k, index, sizeof(cl_mem), &mem), err,
+                 "kernel '%s' argument %u (buffer \"%s\", %zu bytes): clSetKernelArg", kernel,
+                 index, clp_buffer_name(buffer), clp_buffer_size(buffer));
+fail:
+    return st;
+}

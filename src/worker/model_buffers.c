@@ -1,6 +1,7 @@
 /* Buffers a model declares by name and owns, beside the CLP_BUF_* set: no bit and no row of
  * the traits table. Each is created zeroed and checked against the device's limits
- * (clp__buffer_create), copied whole, set as a kernel argument by the model itself, and
+ * (clp__buffer_create), copied whole, set as a kernel argument by the model itself
+ * (launch.c), and
  * released by clp_worker_buffer_free or with its worker. Every OpenCL call is checked, and its
  * error names the buffer and its bytes, or the kernel and the argument. */
 #include "worker/worker_private.h"
@@ -26,7 +27,7 @@ static clp_buffer *find(const clp_worker *w, const char *name) {
 }
 
 /* CLP_USAGE unless `b` is one of the worker's. */
-static clp_status check_owner(const clp_worker *w, const clp_buffer *b, clp_error *err) {
+clp_status clp__buffer_check_owner(const clp_worker *w, const clp_buffer *b, clp_error *err) {
     if (!b)
         return CLP_FAIL(err, CLP_USAGE, "no buffer given (NULL)");
     if (b->worker != w)
@@ -104,7 +105,7 @@ size_t clp_worker_owned_buffers(const clp_worker *w, const clp_buffer **out, siz
 static clp_status copy(clp_worker *w, const clp_buffer *b, void *data, bool to_device,
                        clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(check_owner(w, b, err));
+    CLP_TRY(clp__buffer_check_owner(w, b, err));
     if (b->bytes == 0)
         return CLP_OK;
     if (to_device)
@@ -127,28 +128,4 @@ clp_status clp_worker_buffer_write(clp_worker *w, clp_buffer *buffer, const void
 clp_status clp_worker_buffer_read(clp_worker *w, const clp_buffer *buffer, void *data,
                                   clp_error *err) {
     return copy(w, buffer, data, false, err);
-}
-
-clp_status clp_worker_set_arg(clp_worker *w, const char *kernel, cl_uint index, size_t size,
-                              const void *value, clp_error *err) {
-    clp_status st = CLP_OK;
-    cl_kernel k;
-    CLP_TRY(clp_worker_kernel(w, kernel, &k, err));
-    CLP_CL_CHECK(clSetKernelArg(k, index, size, value), err,
-                 "kernel '%s' argument %u (%zu bytes): clSetKernelArg", kernel, index, size);
-fail:
-    return st;
-}
-
-clp_status clp_worker_set_arg_buffer(clp_worker *w, const char *kernel, cl_uint index,
-                                     const clp_buffer *buffer, clp_error *err) {
-    clp_status st = CLP_OK;
-    cl_kernel k;
-    CLP_TRY(check_owner(w, buffer, err));
-    CLP_TRY(clp_worker_kernel(w, kernel, &k, err));
-    CLP_CL_CHECK(clSetKernelArg(k, index, sizeof(cl_mem), &buffer->mem), err,
-                 "kernel '%s' argument %u (buffer \"%s\", %zu bytes): clSetKernelArg", kernel,
-                 index, buffer->name, buffer->bytes);
-fail:
-    return st;
 }

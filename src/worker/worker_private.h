@@ -80,6 +80,9 @@ clp_status clp__launch_list_pieces(clp_worker *worker, const char *name, cl_kern
                                    double *seconds, clp_error *err);
 /* Releases every buffer that models own (model_buffers.c). */
 void clp__worker_release_owned(clp_worker *worker);
+/* CLP_USAGE unless `buffer` is one of the worker's own (model_buffers.c). */
+clp_status clp__buffer_check_owner(const clp_worker *worker, const clp_buffer *buffer,
+                                   clp_error *err);
 /* The bytes of every named buffer allocated, aliases left out. */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
 
