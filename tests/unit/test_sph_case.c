@@ -8,6 +8,7 @@
 #include "test.h"
 
 #include "models/sph/sph.h"
+#include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_gauges.h"
 
 #include <math.h>
@@ -638,6 +639,38 @@ static void test_errors(void) {
     printf("ok refused cases name the key or box\n");
 }
 
+/* A checkpoint's identity lists the options of SPH's modules only, so that another model's
+ * options do not change it; an identity of an older build, which listed every option of the
+ * schema, reads as the same once the other modules' lines are dropped. */
+static void test_identity(void) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_sph_case c = loaded(write_case("{'domain': {'origin': [0, 0], 'size': [1, 1]}, 'sph': "
+                                       "{'dp': 0.1}, 'fluid': [{'min': [0, 0], 'max': [0.5, "
+                                       "0.5]}]}"),
+                            2);
+    clp__sph_physics_values p;
+    clp__sph_physics(&c, &p);
+    clp_options *opts = default_options();
+    char *identity = NULL;
+    CLP_ASSERT_OK(clp__sph_identity(&c, &p, opts, NULL, 100, &identity, &err), &err);
+    CLP_ASSERT(strstr(identity, "\noption sph.kernel=wendland\n"));
+    CLP_ASSERT(strstr(identity, "\noption neighbors.mode=list\n"));
+    CLP_ASSERT(strstr(identity, "\noption core.summation="));
+    CLP_ASSERT(!strstr(identity, "option lj.") && !strstr(identity, "option pso."));
+    /* an older identity: the same lines with other modules' options among them */
+    char older[16384];
+    const char *dp = strstr(identity, "option ");
+    CLP_ASSERT(dp);
+    snprintf(older, sizeof older, "%.*soption lj.strategy=par_part\n%soption pso.topology=global\n",
+             (int)(dp - identity), identity, dp);
+    char *own = clp__sph_identity_own(older);
+    CLP_ASSERT_STR_EQ(own, identity);
+    free(own);
+    free(identity);
+    clp_options_destroy(opts);
+    printf("ok identity: SPH's modules' options only, an older identity read as the same\n");
+}
+
 int main(void) {
     CLP_ASSERT(mkdtemp(dir));
     clp_error err = CLP_ERROR_INIT;
@@ -655,6 +688,7 @@ int main(void) {
     test_density_and_gauges();
     test_outlier_reasons();
     test_errors();
+    test_identity();
     clp_schema_destroy(schema);
     char path[256];
     snprintf(path, sizeof path, "%s/case.json", dir);

@@ -1,10 +1,11 @@
 /* Checkpoints of an SPH run: every particle buffer that carries state, in the current
  * (sorted) order, with the step, so a restart on the same device continues bit for bit.
- * The identity record ties a checkpoint to the case's geometry and physics, every option
- * value, the device and driver, and the particle count. */
+ * The identity record ties a checkpoint to the case's geometry and physics, the value of
+ * every option of SPH's modules, the device and driver, and the particle count. */
 #include "options/options_schema.h"
 #include "io/checkpoint.h"
 #include "models/sph/sph_checkpoint.h"
+#include "models/models.h"
 #include "models/sph/sph_pieces.h"
 
 #include <stdlib.h>
@@ -26,6 +27,17 @@ enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
 static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {
     clp__sb_appendf(sb, "%s %.17g %.17g %.17g\n", name, v[0], v[1], v[2]);
+}
+
+/* Whether option `name` is of one of the option modules SPH's programs take (the registry's). */
+static bool own_option(const char *name) {
+    size_t n_modules;
+    const char *const *modules = clp__model_modules("sph", &n_modules);
+    const size_t len = strcspn(name, ".");
+    for (size_t k = 0; k < n_modules; k++)
+        if (strlen(modules[k]) == len && strncmp(modules[k], name, len) == 0)
+            return true;
+    return false;
 }
 
 clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_values *p,
@@ -55,6 +67,8 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
     for (size_t i = 0; i < clp_schema_count(schema); i++) {
         char value[128];
         const clp__option_def *def = clp__schema_option(schema, i);
+        if (!own_option(def->name)) /* another model's: a new model changes nothing here */
+            continue;
         clp__value_format(def, clp__options_value_at(opts, i), value, sizeof value);
         clp__sb_appendf(&sb, "option %s=%s\n", def->name, value);
     }
@@ -72,6 +86,18 @@ static bool starts_with_any(const char *line, const char *const *prefixes) {
         if (strncmp(line, *prefixes, strlen(*prefixes)) == 0)
             return true;
     return false;
+}
+
+char *clp__sph_identity_own(const char *identity) {
+    clp_strbuf sb = {0};
+    clp__sb_appendf(&sb, "%s", "");
+    for (const char *line = identity; *line;) {
+        const size_t len = strcspn(line, "\n");
+        if (strncmp(line, "option ", 7) != 0 || own_option(line + 7))
+            clp__sb_appendf(&sb, "%.*s\n", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    return clp__sb_take(&sb);
 }
 
 char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep) {
@@ -181,10 +207,12 @@ clp_status clp__sph_checkpoint_restore(clp_worker *w, const clp__checkpoint *cp,
                                        const char *identity, clp__sph_clock *clock,
                                        clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), clp__checkpoint_identity(cp),
-                                             identity, err));
+    char *stored = clp__sph_identity_own(clp__checkpoint_identity(cp));
+    CLP_REQUIRE_ALLOC(stored, err);
+    CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), stored, identity, err));
     CLP_TRY(clp__sph_state_restore(cp, w, err));
     CLP_TRY(clp__sph_clock_get(cp, clock, err));
 fail:
+    free(stored);
     return st;
 }

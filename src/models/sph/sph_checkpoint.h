@@ -5,11 +5,16 @@
 #include "io/checkpoint.h"
 #include "models/sph/sph.h"
 
-/* The identity record of a run: geometry and physics, every option, the device (none when
- * `dev` is NULL: a split run's, which may continue on other devices), particles. New. */
+/* The identity record of a run: geometry and physics, every option of SPH's modules, the
+ * device (none when `dev` is NULL: a split run's, which may continue on other devices),
+ * particles. New. */
 clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_values *p,
                              const clp_options *opts, const clp_device_info *dev, size_t particles,
                              char **out, clp_error *err);
+/* `identity` without the option lines of other modules than SPH's, which checkpoints listed
+ * before 2026-12 (every option of the schema, so that a new model changed them): what a run's
+ * identity is compared with (new; NULL when out of memory). */
+char *clp__sph_identity_own(const char *identity);
 /* The lines of `identity` that start with one of `prefixes` (NULL-terminated) when `keep`,
  * else the other lines (new; NULL when out of memory). */
 char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep);

@@ -12,11 +12,13 @@ static const char *const decomposition[] = {"device ", "option dist.", NULL};
 /* Whether checkpoint `cp` is of this run, its decomposition aside. */
 static clp_status same_run(const clp__checkpoint *cp, const char *identity, clp_error *err) {
     clp_status st = CLP_OK;
-    char *stored = clp__sph_identity_filter(clp__checkpoint_identity(cp), decomposition, false);
+    char *own = clp__sph_identity_own(clp__checkpoint_identity(cp));
+    char *stored = own ? clp__sph_identity_filter(own, decomposition, false) : NULL;
     char *wanted = clp__sph_identity_filter(identity, decomposition, false);
     CLP_REQUIRE(stored && wanted, err, CLP_NOMEM, "out of host memory");
     CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), stored, wanted, err));
 fail:
+    free(own);
     free(stored);
     free(wanted);
     return st;
@@ -181,8 +183,11 @@ static clp_status open_here(sph_run *r, const char *path, const char *identity,
     const bool one_device = strncmp(stored, "device ", 7) == 0 || strstr(stored, "\ndevice ");
     if (!split && !r->comm && one_device) { /* bit for bit on the same device only, as before */
         rs->how = CLP__SPH_RESTART_SAME;
-        CLP_TRY(clp__checkpoint_compare_identity(path, stored, identity, err));
-        return CLP_OK;
+        char *own = clp__sph_identity_own(stored);
+        CLP_REQUIRE_ALLOC(own, err);
+        st = clp__checkpoint_compare_identity(path, own, identity, err);
+        free(own);
+        return st;
     }
     CLP_TRY(same_run(rs->cp, identity, err));
     if (split)
