@@ -6,6 +6,10 @@
 #include "clpart.h"
 #include "option_enums.h" /* generated from options/ by tools/gen-option-enums */
 
+/* grid.periodic_x, _y or _z by axis 0, 1 or 2 (grid/geometry.c). */
+bool clp__grid_periodic_of(const clp_options *opts, int axis);
+clp_status clp__grid_periodic_set(clp_options *opts, int axis, bool periodic, clp_error *err);
+
 #include <locale.h>
 
 #include <stdarg.h>

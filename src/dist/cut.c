@@ -23,11 +23,9 @@ clp_status clp__dist_rank_options(const clp_options *opts, int axis, bool period
                                   clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *copy = NULL;
-    char wrap[64];
-    snprintf(wrap, sizeof wrap, "grid.periodic_%c=%s", 'x' + axis, periodic ? "true" : "false");
     CLP_TRY(clp_options_dup(opts, &copy, err));
     CLP_TRY(clp__grid_axis_order_set(copy, clp__slabs_axis_order(axis), err));
-    CLP_TRY(clp_options_apply_assignment(copy, wrap, err));
+    CLP_TRY(clp__grid_periodic_set(copy, axis, periodic, err));
     *out = copy;
     copy = NULL;
 fail:
@@ -185,7 +183,7 @@ clp_status clp__dist_cut_make(const clp__comm *comm, const clp_options *opts,
     const int ranks = clp__comm_size(comm), me = clp__comm_rank(comm);
     CLP_TRY(sum_layers(opts, global, axes, xyz, cost, n, ties, &sums, err));
     CLP_TRY(choose_ranks(global, &sums, ranks, weights, may_leave_out,
-                         clp_options_float(opts, "dist.split_cost"), c.kept, &c.slabs, err));
+                         clp__dist_split_cost_of(opts), c.kept, &c.slabs, err));
     if (!c.kept[me]) {
         c.left_out = true;
         CLP_WARN(CLP_LOG_RUN,
@@ -218,7 +216,7 @@ clp_status clp__dist_cut_make(const clp__comm *comm, const clp_options *opts,
         halo_particles += layer_count[(lo - 1 + layers) % layers];
     if (halo[1])
         halo_particles += layer_count[hi % layers];
-    const double room = clp_options_float(opts, "dist.room");
+    const double room = clp__dist_room_of(opts);
     c.slots = (size_t)ceil((owned + halo_particles) * (1.0 + room)) + 64;
     c.xyz = malloc(3 * c.slots * sizeof *c.xyz);
     c.ids = malloc(c.slots * sizeof *c.ids);

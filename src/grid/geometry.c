@@ -8,6 +8,18 @@
 
 static const char axis_names[3] = {'x', 'y', 'z'};
 
+bool clp__grid_periodic_of(const clp_options *opts, int axis) {
+    return axis == 0   ? clp__grid_periodic_x_of(opts)
+           : axis == 1 ? clp__grid_periodic_y_of(opts)
+                       : clp__grid_periodic_z_of(opts);
+}
+
+clp_status clp__grid_periodic_set(clp_options *opts, int axis, bool periodic, clp_error *err) {
+    return axis == 0   ? clp__grid_periodic_x_set(opts, periodic, err)
+           : axis == 1 ? clp__grid_periodic_y_set(opts, periodic, err)
+                       : clp__grid_periodic_z_set(opts, periodic, err);
+}
+
 static const char *const grid_files[] = {
     "grid/grid.cl",        "grid/scan.cl",      "grid/radix.cl",     "grid/sort.cl",
     "grid/neighbors.cl",   "grid/list_bits.cl", "grid/iterate.cl",   "grid/sub_box.cl",
@@ -64,19 +76,17 @@ static clp_status check_axes(const clp_grid_geometry *g, clp_error *err) {
 clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *desc,
                                   clp_grid_geometry *out, clp_error *err) {
     clp_grid_geometry g = {0};
-    g.dim = (int)clp_options_int(opts, "core.dim");
+    g.dim = (int)clp__core_dim_of(opts);
     g.radius = desc->radius;
-    g.search_radius = desc->radius * (1.0 + clp_options_float(opts, "neighbors.skin"));
+    g.search_radius = desc->radius * (1.0 + clp__neighbors_skin_of(opts));
     if (!(desc->radius > 0) || !isfinite(desc->radius))
         return CLP_FAIL(err, CLP_CASE, "the influence radius must be positive and finite, not %g",
                         desc->radius);
-    static const char *const periodic[3] = {"grid.periodic_x", "grid.periodic_y",
-                                            "grid.periodic_z"};
     for (int a = 0; a < 3; a++) {
         bool used = a < g.dim;
         g.origin[a] = used ? desc->origin[a] : 0.0;
         g.size[a] = used ? desc->size[a] : 1.0;
-        g.periodic[a] = used && clp_options_bool(opts, periodic[a]);
+        g.periodic[a] = used && clp__grid_periodic_of(opts, a);
         /* A hair wider than the search radius, so rounding never puts a neighbour two
          * cells away. */
         g.cells[a] = used ? (int)fmin(floor(g.size[a] / (g.search_radius * (1 + 1e-6))), 1e9) : 1;
@@ -106,11 +116,11 @@ clp_status clp_grid_geometry_make(const clp_options *opts, const clp_grid_desc *
     g.bits = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST &&
              clp__neighbors_format_of(opts) == CLP_NEIGHBORS_FORMAT_BITS;
     g.max_neighbors = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST && !g.bits
-                          ? (uint32_t)clp_options_int(opts, "neighbors.max")
+                          ? (uint32_t)clp__neighbors_max_of(opts)
                           : 0;
     g.list_lanes = 1;
     g.cell_words = 1;
-    g.list_pieces = (uint32_t)clp_options_int(opts, "neighbors.pieces");
+    g.list_pieces = (uint32_t)clp__neighbors_pieces_of(opts);
     *out = g;
     return CLP_OK;
 }

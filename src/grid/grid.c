@@ -63,7 +63,7 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     g->particles = particles;
     g->local = clp__grid_positions_of(opts) == CLP_GRID_POSITIONS_LOCAL;
     g->list = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
-    g->split = clp_options_bool(opts, "neighbors.split");
+    g->split = clp__neighbors_split_of(opts);
     CLP_REQUIRE(!g->split || !geometry->bits, err, CLP_USAGE,
                 "neighbors.split splits a list of indices: set neighbors.format=index");
     CLP_REQUIRE(geometry->list_pieces <= 1 || geometry->bits, err, CLP_USAGE,
@@ -87,8 +87,8 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     const char *order = clp__grid_axis_order_name(clp__grid_axis_order_of(opts)); /* letters */
     for (int a = 0; a < 3; a++)
         g->axis_order[a] = order[a] - 'x';
-    g->every = (uint64_t)clp_options_int(opts, "neighbors.every");
-    g->check_moves = clp_options_bool(opts, "neighbors.check");
+    g->every = (uint64_t)clp__neighbors_every_of(opts);
+    g->check_moves = clp__neighbors_check_of(opts);
     /* a rebuild that the moves call for comes after a move past half the skin */
     g->check_displacement = !g->check_moves;
     g->buffers = grid_buffers(geometry, opts);

@@ -51,8 +51,7 @@ static void emit_option(clp_strbuf *sb, const clp__option_def *def, const clp_op
 
 /* Whether constant c is read from the kernel argument rather than inlined. */
 static bool passed_as_argument(const clp_options *opts, const clp_constant *c) {
-    return c->argument && c->type == CLP_CONST_FLOAT &&
-           !clp_options_bool(opts, "core.inline_constants");
+    return c->argument && c->type == CLP_CONST_FLOAT && !clp__core_inline_constants_of(opts);
 }
 
 size_t clp_constant_arguments(const clp_options *opts, const clp_program_spec *spec,

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Each enum option's values are written once, in options/*.json: the library reads, compares,
-sets and lists them through the enums that tools/gen-option-enums makes of those files
-(clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST, CLP_NEIGHBORS_MODE_LIST_NAME). This
-fails on a C string literal in src/ that spells a value ("list") or an assignment of one
-("neighbors.mode=list"), but for the few literals below, which only share a value's spelling.
+"""Each option is named, and each enum option's values written, once, in options/*.json: the
+library reads, compares, sets and lists them through what tools/gen-option-enums makes of
+those files (clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST,
+clp__neighbors_every_set(opts, 8, err), CLP_NEIGHBORS_MODE_LIST_NAME). This fails on
+- a C string literal in src/ that spells an enum value ("list") or an assignment of one
+  ("neighbors.mode=list"), but for the few literals below, which only share a value's
+  spelling;
+- a read or write of an option by its name as a string (clp_options_int(opts, "..."),
+  clp_options_apply_assignment) outside src/options and the public API's declarations, but
+  for the tables below, whose rows name options as data.
 
 usage: check_option_values.py REPOSITORY
 """
@@ -18,6 +23,9 @@ NOT_VALUES = {
     ("src/models/repulsive/repulsive_case.c", "auto"): "the case's \"dt\": \"auto\"",
     ("src/models/sph/sph_case.c", "xyz"): "the letters of a case's coordinates",
 }
+# Files whose tables name options as data, matched by name at run time.
+BY_NAME = {"src/worker/buffer.c": "the buffer traits' and stages' conditions (needs_option)"}
+BY_NAME_CALL = re.compile(r"\bclp_options_(?:bool|int|float|enum|apply_assignment)\(")
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
@@ -47,16 +55,21 @@ def main():
         relative = path.relative_to(root).as_posix()
         code = COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), path.read_text("utf-8"))
         for number, line in enumerate(code.splitlines(), 1):
+            if BY_NAME_CALL.search(line) and "CLP_API" not in line \
+                    and not relative.startswith("src/options/") and relative not in BY_NAME:
+                found.append(f"{relative}:{number}: an option read or written by its name: "
+                             f"{line.strip()}")
             for literal in LITERAL.findall(line):
                 option = spelled(literal, values)
                 if option and (relative, literal) not in NOT_VALUES:
                     found.append(f'{relative}:{number}: "{literal}" spells a value of {option}')
     if found:
-        print("option values written again outside options/ (use the generated enums):")
+        print("options named or values written again outside options/ (use the generated "
+              "accessors):")
         print("\n".join(found))
         return 1
     print(f"{sum(len(v) for v in values.values())} values of {len(values)} enum options, "
-          "each written once")
+          "each written once; no option read or written by its name outside src/options")
     return 0
 
 

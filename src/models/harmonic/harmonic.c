@@ -101,8 +101,8 @@ static clp_status open_run(void *model, clp__run *run, clp_error *err) {
     CLP_TRY(read_case(run->case_path, m, err));
     m->worker = run->worker;
     m->n = (size_t)m->particles;
-    m->omega = (float)clp_options_float(run->opts, "harmonic.omega"); /* as the device has them */
-    m->dt = (float)clp_options_float(run->opts, "harmonic.dt");
+    m->omega = (float)clp__harmonic_omega_of(run->opts); /* as the device has them */
+    m->dt = (float)clp__harmonic_dt_of(run->opts);
     CLP_REQUIRE(m->omega * m->dt < 2.0, err, CLP_CASE,
                 "harmonic.omega x harmonic.dt is %g: velocity Verlet is stable below 2 only",
                 m->omega * m->dt);

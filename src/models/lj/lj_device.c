@@ -11,13 +11,12 @@
 
 /* An LJ box is 3D, periodic on every axis, or walled on every axis for an open box. */
 static clp_status check_options(const clp_options *opts, const clp__lj_params *p, clp_error *err) {
-    static const char *const periodic[] = {"grid.periodic_x", "grid.periodic_y", "grid.periodic_z"};
-    if (clp_options_int(opts, "core.dim") != 3)
+    if (clp__core_dim_of(opts) != 3)
         return CLP_FAIL(err, CLP_CASE, "a Lennard-Jones box needs core.dim=3");
     for (int a = 0; a < 3; a++)
-        if (clp_options_bool(opts, periodic[a]) == p->open_box)
-            return CLP_FAIL(err, CLP_CASE, "a %s Lennard-Jones box needs %s=%s",
-                            p->open_box ? "walled" : "periodic", periodic[a],
+        if (clp__grid_periodic_of(opts, a) == p->open_box)
+            return CLP_FAIL(err, CLP_CASE, "a %s Lennard-Jones box needs grid.periodic_%c=%s",
+                            p->open_box ? "walled" : "periodic", 'x' + a,
                             p->open_box ? "false" : "true");
     if (clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST &&
         clp__neighbors_format_of(opts) == CLP_NEIGHBORS_FORMAT_BITS)
@@ -92,7 +91,7 @@ clp_status clp__lj_program(const clp_options *opts, const clp_device_info *dev,
                            double dt, clp__lj_strategy strategy, clp__lj_layout *layout,
                            char **source, clp_error *err) {
     clp_status st = CLP_OK;
-    const long long capacity = clp_options_int(opts, "lj.cell_capacity");
+    const long long capacity = clp__lj_cell_capacity_of(opts);
     const unsigned max_per_cell = capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(geo, s);
     unsigned lanes;
     CLP_TRY(clp__lj_lanes(opts, dev, s->n, strategy, false, &lanes, err));
@@ -220,7 +219,7 @@ void clp__lj_system_close(clp__lj_system *sys) {
 }
 
 int clp__lj_system_every(const clp__lj_system *sys) {
-    return (int)clp_options_int(sys->opts, "neighbors.every");
+    return (int)clp__neighbors_every_of(sys->opts);
 }
 
 const char *clp__lj_system_mode(const clp__lj_system *sys) {

@@ -75,7 +75,7 @@ static clp_status build(clp__lj_rank *r, clp_cache *cache, const clp__dist_cut *
     char *source = NULL;
     clp__lj_strategy strategy;
     strategy = clp__lj_strategy_of(r->opts); /* checked: not auto */
-    const long long capacity = clp_options_int(r->opts, "lj.cell_capacity");
+    const long long capacity = clp__lj_cell_capacity_of(r->opts);
     const clp__lj_state own = {.n = cut->owned, .xyz = cut->xyz};
     const unsigned max_per_cell =
         capacity > 0 ? (unsigned)capacity : clp__lj_max_per_cell(&cut->local, &own);

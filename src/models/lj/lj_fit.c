@@ -28,7 +28,7 @@ clp_status clp__lj_fit_device(clp_worker *w, clp__comm *comm, clp_options *opts,
                               clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *cell_search = NULL;
-    if (!clp_options_bool(opts, "lj.fit_device") || geo->max_neighbors > 0 ||
+    if (!clp__lj_fit_device_of(opts) || geo->max_neighbors > 0 ||
         clp__neighbors_mode_of(opts) != CLP_NEIGHBORS_MODE_LIST)
         return CLP_OK; /* a fixed list size is the user's */
     const clp_device_info *dev = clp_worker_device(w);

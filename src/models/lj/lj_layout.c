@@ -137,7 +137,7 @@ bool clp__lj_strategy_searches_cells(clp__lj_strategy s) {
 
 clp_status clp__lj_lanes(const clp_options *opts, const clp_device_info *dev, size_t n,
                          clp__lj_strategy strategy, bool split, unsigned *out, clp_error *err) {
-    const long long asked = clp_options_int(opts, "lj.threads_per_atom");
+    const long long asked = clp__lj_threads_per_atom_of(opts);
     const bool listed = clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST;
     if (strategy == CLP_LJ_STRATEGY_SIMD && listed &&
         (split || clp__grid_positions_of(opts) != CLP_GRID_POSITIONS_GLOBAL))

@@ -31,8 +31,7 @@ static clp_status probe_record(const clp_worker *w, const clp_options *opts,
                     "lj.strategy=auto probe: %zu atoms, %d x %d x %d cells, up to %u a cell, "
                     "lj.threads_per_atom=%lld, neighbors.every=%lld\n",
                     s->n, geo->cells[0], geo->cells[1], geo->cells[2], clp__lj_max_per_cell(geo, s),
-                    clp_options_int(opts, "lj.threads_per_atom"),
-                    clp_options_int(opts, "neighbors.every"));
+                    clp__lj_threads_per_atom_of(opts), clp__neighbors_every_of(opts));
     clp__sb_append(&text, source);
     free(source);
     char *body = clp__sb_take(&text);
@@ -89,12 +88,9 @@ static clp_status time_candidate(clp_worker *w, const clp_options *opts, const c
     CLP_TRY(clp_options_dup(opts, &fixed, err));
     CLP_TRY(apply_choice(fixed, strategy, mode, err));
     /* a list the device cannot hold is left out, not run as the cell search */
-    CLP_TRY(clp_options_apply_assignment(fixed, "lj.fit_device=false", err));
-    if (clp_options_int(fixed, "neighbors.every") > PROBE_LIFE) {
-        char life[48];
-        snprintf(life, sizeof life, "neighbors.every=%d", PROBE_LIFE);
-        CLP_TRY(clp_options_apply_assignment(fixed, life, err));
-    }
+    CLP_TRY(clp__lj_fit_device_set(fixed, false, err));
+    if (clp__neighbors_every_of(fixed) > PROBE_LIFE)
+        CLP_TRY(clp__neighbors_every_set(fixed, PROBE_LIFE, err));
     /* Candidates are built, not stored: only the chosen one runs again, and it is stored when
      * the run builds it. PoCL compiles every kernel of a program to hand out its binary, which
      * made a first probe there four times longer. */

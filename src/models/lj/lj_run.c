@@ -38,7 +38,7 @@ fail:
  * terms, before anything is built. */
 static clp_status check_box(const clp__lj_case *c, const clp_options *opts, const char *path,
                             clp_error *err) {
-    const double search = c->rc * (1.0 + clp_options_float(opts, "neighbors.skin"));
+    const double search = c->rc * (1.0 + clp__neighbors_skin_of(opts));
     if (floor(c->box / (search * (1 + 1e-6))) >= 3)
         return CLP_OK;
     return CLP_FAIL_AT(err, CLP_CASE, path, -1, -1,
@@ -310,7 +310,7 @@ static clp_status finish(void *model, clp__run *run, clp_error *err) {
         CLP_TRY(clp__summary_write(run->out_dir, "summary.json", root, err));
     }
     /* the atoms within the search radius rc (1 + skin) of one, at the case's density */
-    const double search = m->c.rc * (1.0 + clp_options_float(run->opts, "neighbors.skin"));
+    const double search = m->c.rc * (1.0 + clp__neighbors_skin_of(run->opts));
     const double listed = 4.0 / 3.0 * M_PI * search * search * search * clp__lj_density(&m->s);
     double bytes;
     CLP_TRY(traffic(m, run->comm, listed, &bytes, err));

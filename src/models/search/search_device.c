@@ -12,15 +12,14 @@ enum { MAX_CONSTANTS = 48, MAX_FILES = CLP_GRID_CL_FILES + 3 };
 
 clp_status clp__search_geometry(const clp_options *opts, const clp__search_params *p,
                                 clp_grid_geometry *out, clp_error *err) {
-    const bool periodic = clp_options_bool(opts, "grid.periodic_x") &&
-                          clp_options_bool(opts, "grid.periodic_y") &&
-                          clp_options_bool(opts, "grid.periodic_z");
-    if (clp_options_int(opts, "core.dim") != 3 || !periodic)
+    const bool periodic = clp__grid_periodic_x_of(opts) && clp__grid_periodic_y_of(opts) &&
+                          clp__grid_periodic_z_of(opts);
+    if (clp__core_dim_of(opts) != 3 || !periodic)
         return CLP_FAIL(err, CLP_CASE,
                         "model search places its lattice in a periodic cube: it needs core.dim=3 "
                         "and grid.periodic_x, grid.periodic_y and grid.periodic_z true (core.dim "
                         "is %lld)",
-                        clp_options_int(opts, "core.dim"));
+                        clp__core_dim_of(opts));
     const double side = (double)p->side;
     const clp_grid_desc desc = {{0, 0, 0}, {side, side, side}, p->radius};
     return clp_grid_geometry_make(opts, &desc, out, err);

@@ -21,7 +21,7 @@ static size_t groups_for(size_t n) {
 clp_status clp_selftest_spec(const clp_options *opts, clp_model_storage *storage,
                              clp_program_spec *out, clp_error *err) {
     (void)err;
-    size_t n = (size_t)clp_options_int(opts, "selftest.n");
+    size_t n = (size_t)clp__selftest_n_of(opts);
     clp_constant *c = storage->constants;
     c[0] = (clp_constant){"CLP_SELFTEST_SERIES", CLP_CONST_INT, 0, SERIES, false};
     c[1] = (clp_constant){"CLP_SELFTEST_GROUP_SIZE", CLP_CONST_INT, 0, GROUP_SIZE, false};
@@ -78,10 +78,10 @@ static void fill_series(float *t, size_t terms, size_t s, uint64_t *rng) {
 }
 
 static clp_status data_create(const clp_options *opts, selftest_data *d, clp_error *err) {
-    d->n = (size_t)clp_options_int(opts, "selftest.n");
-    d->terms = (size_t)clp_options_int(opts, "selftest.terms");
+    d->n = (size_t)clp__selftest_n_of(opts);
+    d->terms = (size_t)clp__selftest_terms_of(opts);
     d->groups = groups_for(d->n);
-    d->alpha = (float)clp_options_float(opts, "selftest.alpha");
+    d->alpha = (float)clp__selftest_alpha_of(opts);
     d->x = malloc(d->n * sizeof(float));
     d->y = malloc(d->n * sizeof(float));
     d->y_out = malloc(d->n * sizeof(float));

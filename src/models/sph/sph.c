@@ -250,14 +250,13 @@ void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
     }
     if ((reasons & CLP_SPH_OUT_SPEED) && at < size) {
         at += (size_t)snprintf(out + at, size - at, "%smoved faster than %g m/s (sph.speed_limit)",
-                               sep, clp_options_float(opts, "sph.speed_limit") * p->c0);
+                               sep, clp__sph_speed_limit_of(opts) * p->c0);
         sep = ", ";
     }
     if ((reasons & CLP_SPH_OUT_DENSITY) && at < size)
         snprintf(out + at, size - at,
                  "%shad a density outside [%g, %g] kg/m^3 (sph.density_min, sph.density_max)", sep,
-                 clp_options_float(opts, "sph.density_min") * c->rho0,
-                 clp_options_float(opts, "sph.density_max") * c->rho0);
+                 clp__sph_density_min_of(opts) * c->rho0, clp__sph_density_max_of(opts) * c->rho0);
 }
 
 double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho) {

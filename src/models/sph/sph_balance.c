@@ -9,8 +9,8 @@
 
 void clp__sph_balance_init(sph_run *r, const double *weights) {
     clp__sph_balance *b = &r->balance;
-    *b = (clp__sph_balance){.threshold = clp_options_float(r->opts, "dist.rebalance"),
-                            .probe_steps = (uint64_t)clp_options_int(r->opts, "dist.probe_steps"),
+    *b = (clp__sph_balance){.threshold = clp__dist_rebalance_of(r->opts),
+                            .probe_steps = (uint64_t)clp__dist_probe_steps_of(r->opts),
                             .unit_cost = 1.0};
     const int ranks = r->comm ? clp__comm_size(r->comm) : 1;
     for (int k = 0; k < ranks; k++)

@@ -11,7 +11,7 @@
 static void step_bytes(const clp_options *opts, double listed, double out[CLP_PHASE_COUNT]) {
     const double list =
         clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST ? 4 * (listed + 1) : 0;
-    const bool xsph = clp_options_bool(opts, "sph.xsph");
+    const bool xsph = clp__sph_xsph_of(opts);
     /* sph_pack (par_part): type and rho in, their copies in pos.w and vel.w out, where a
        kernel besides the integration changed densities (on one device: the integration
        writes the copies itself) */
@@ -21,7 +21,7 @@ static void step_bytes(const clp_options *opts, double listed, double out[CLP_PH
         clp__sph_strategy_of(opts) == CLP_SPH_STRATEGY_PAR_PART && repacked ? 4 + 4 + 4 + 4 : 0;
     /* sph_forces: pos, type, vel, rho and the list in; acc, drho, and the optional sums out */
     out[CLP_PHASE_FORCES] = pack + 16 + 4 + 16 + 4 + list + 16 + 4 +
-                            (clp_options_bool(opts, "sph.shifting") ? 16 : 0) + (xsph ? 16 : 0);
+                            (clp__sph_shifting_of(opts) ? 16 : 0) + (xsph ? 16 : 0);
     if (clp__sph_density_of(opts) ==
         CLP_SPH_DENSITY_SUMMATION) /* sph_density: pos, type and the list; rho */
         out[CLP_PHASE_DENSITY] = 16 + 4 + list + 4;

@@ -47,7 +47,7 @@ fail:
 static clp_status particle_costs(const sph_run *r, const uint32_t *types, const uint32_t *kept_ids,
                                  size_t kept, double **cost, clp_error *err) {
     clp_status st = CLP_OK;
-    const double boundary = clp_options_float(r->opts, "dist.boundary_cost");
+    const double boundary = clp__dist_boundary_cost_of(r->opts);
     *cost = malloc(kept * sizeof **cost + 1);
     CLP_REQUIRE_ALLOC(*cost, err);
     for (size_t k = 0; k < kept; k++)
@@ -114,8 +114,8 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     CLP_TRY(ghost_ties(r, *xyz, *types, &tied, &ties.count, err));
     ties.points = tied;
     CLP_TRY(clp__dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
-                               cost, kept, &ties, weights,
-                               clp_options_bool(r->opts, "dist.leave_out"), &cut, err));
+                               cost, kept, &ties, weights, clp__dist_leave_out_of(r->opts), &cut,
+                               err));
     if (cut.left_out) {
         r->left_out = true;
         goto fail;

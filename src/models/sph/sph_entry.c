@@ -7,7 +7,7 @@
  * sph.fit_device a list that the device's memory cannot hold makes the run take it. */
 static bool sph_device_laid_out(const clp_options *opts) {
     return clp__sph_strategy_of(opts) == CLP_SPH_STRATEGY_X_PENCIL ||
-           (clp_options_bool(opts, "sph.fit_device") &&
+           (clp__sph_fit_device_of(opts) &&
             clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST);
 }
 

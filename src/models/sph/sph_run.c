@@ -18,8 +18,8 @@
 /* The case, its physics, particle count and geometry. */
 static clp_status load(sph_run *r, const char *case_path, clp_error *err) {
     clp_status st = CLP_OK;
-    r->c.dim = (int)clp_options_int(r->opts, "core.dim");
-    r->centred = clp_options_bool(r->opts, "sph.centred_density");
+    r->c.dim = (int)clp__core_dim_of(r->opts);
+    r->centred = clp__sph_centred_density_of(r->opts);
     CLP_TRY(clp__sph_case_load(case_path, r->c.dim, &r->c, err));
     clp__sph_physics(&r->c, &r->phys);
     CLP_TRY(clp__sph_count(&r->c, &r->n, &r->n_fluid, err));
@@ -107,12 +107,9 @@ static clp_status build_options(const sph_run *r, clp_options **out, clp_error *
     clp_status st = CLP_OK;
     CLP_TRY(clp_options_dup(r->opts, out, err));
     if (!r->pencils && clp__neighbors_mode_of(r->opts) == CLP_NEIGHBORS_MODE_LIST &&
-        clp_options_int(r->opts, "core.nv_maxrregcount") == 0 &&
-        clp_device_has_extension(clp_worker_device(r->w), "cl_nv_compiler_options")) {
-        char cap[64];
-        snprintf(cap, sizeof cap, "core.nv_maxrregcount=%d", SPH_NV_REGISTERS);
-        CLP_TRY(clp_options_apply_assignment(*out, cap, err));
-    }
+        clp__core_nv_maxrregcount_of(r->opts) == 0 &&
+        clp_device_has_extension(clp_worker_device(r->w), "cl_nv_compiler_options"))
+        CLP_TRY(clp__core_nv_maxrregcount_set(*out, SPH_NV_REGISTERS, err));
 fail:
     return st;
 }
@@ -262,10 +259,8 @@ static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool
     if (f == FALLBACK_BITS)
         return clp__neighbors_format_set(opts, CLP_NEIGHBORS_FORMAT_BITS, err);
     if (f == FALLBACK_PIECES) {
-        char assignment[48];
-        snprintf(assignment, sizeof assignment, "neighbors.pieces=%u", pieces);
         CLP_TRY(clp__neighbors_format_set(opts, CLP_NEIGHBORS_FORMAT_BITS, err));
-        return clp_options_apply_assignment(opts, assignment, err);
+        return clp__neighbors_pieces_set(opts, pieces, err);
     }
     CLP_TRY(clp__neighbors_mode_set(opts, CLP_NEIGHBORS_MODE_JIT, err));
     if (!split)
@@ -310,7 +305,7 @@ static unsigned pieces_for(const sph_run *r, const clp_device_info *dev) {
 static clp_status fit_device(sph_run *r, const clp_device_info *dev, clp_error *err) {
     clp_status st = CLP_OK;
     clp_options *fitted = NULL;
-    if (!dev || r->pencils || !clp_options_bool(r->opts, "sph.fit_device") ||
+    if (!dev || r->pencils || !clp__sph_fit_device_of(r->opts) ||
         clp__neighbors_mode_of(r->opts) != CLP_NEIGHBORS_MODE_LIST)
         return CLP_OK;
     const memory_use with_list = memory_of(r);
@@ -435,8 +430,7 @@ static clp_status resolve_format(const clp_options *opts, clp_options **out, clp
     if (clp__neighbors_mode_of(opts) != CLP_NEIGHBORS_MODE_LIST ||
         clp__neighbors_format_of(opts) != CLP_NEIGHBORS_FORMAT_AUTO)
         return CLP_OK;
-    const bool indices =
-        clp_options_bool(opts, "neighbors.split") || clp_options_int(opts, "neighbors.max") > 0;
+    const bool indices = clp__neighbors_split_of(opts) || clp__neighbors_max_of(opts) > 0;
     CLP_TRY(clp__neighbors_format_set(
         *out, indices ? CLP_NEIGHBORS_FORMAT_INDEX : CLP_NEIGHBORS_FORMAT_BITS, err));
 fail:

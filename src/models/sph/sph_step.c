@@ -77,7 +77,7 @@ static clp_status pack(sph_run *r, size_t first, size_t count, clp_error *err) {
 static clp_status forces_group(sph_run *r, size_t *local, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp_launch_local_size(r->w, "sph_forces", local, err));
-    const size_t asked = (size_t)clp_options_int(r->opts, "sph.group");
+    const size_t asked = (size_t)clp__sph_group_of(r->opts);
     if (asked && asked < *local)
         *local = asked;
 fail:
