@@ -113,5 +113,47 @@ clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, c
 clp_status clp__sph_run_rank(clp_worker *worker, clp_comm *comm, const double *weights,
                              const clp_options *opts, const char *case_path,
                              const clp_run_config *config, clp_error *err);
+/* What the program is made of: summation modes, the grid, the model, with their constants
+ * (the gauges' count of points among the model's). */
+typedef struct clp__sph_program_parts {
+    clp_constant constants[64];
+    const char *files[CLP_GRID_CL_FILES + 10];
+    clp_program_spec spec;
+} clp__sph_program_parts;
+
+/* Host bytes a particle takes while a run holds it: its position in double, type and ID as
+ * the set-up makes them, then a snapshot's position, ID, type, velocity, density and pressure
+ * and the float4 velocities it is read from. */
+enum { CLP__SPH_HOST_BYTES_PER_PARTICLE = 3 * 8 + 4 + 4 + 3 * 8 + 4 + 4 + 3 * 4 + 4 + 4 + 16 };
+
+struct clp__sph_restart; /* sph_restart.h, which includes this header */
+
+/* sph_setup.c: the case, its physics, particle count and geometry into r; the options with
+ * neighbors.format=auto resolved (*out, new); the case's particles on this device or a rank's
+ * slab of them (or a checkpoint's, cut again); a snapshot of them (on rank 0, of every
+ * rank's); and a split run's re-cut by the measured speeds, when the ranks agree it is due. */
+clp_status clp__sph_load(sph_run *r, const char *case_path, clp_error *err);
+clp_status clp__sph_resolve_format(const clp_options *opts, clp_options **out, clp_error *err);
+clp_status clp__sph_setup(sph_run *r, const double *weights, const struct clp__sph_restart *rs,
+                          const clp_run_config *config, clp_error *err);
+clp_status clp__sph_take_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *s, clp_error *err);
+clp_status clp__sph_rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
+                              const clp_run_config *config, clp_error *err);
+/* sph_program.c: the program's parts for r; the x-pencil layout on `dev` when the forces take
+ * it; the assembled source under `opts`; the build, with the register cap of NVIDIA devices. */
+void clp__sph_program_spec(const sph_run *r, clp__sph_program_parts *p);
+clp_status clp__sph_lay_out(sph_run *r, const clp_device_info *dev, clp_error *err);
+clp_status clp__sph_assemble(const sph_run *r, const clp_options *opts, char **source,
+                             clp_error *err);
+clp_status clp__sph_build(sph_run *r, clp_cache *cache, clp_error *err);
+/* sph_fit.c: the model's buffers (the gauges' too) with their counts, and the constants passed
+ * as a kernel argument; sph.fit_device's fallback where the list does not fit `dev`; the
+ * refusal of a case the device cannot hold; the neighbours a particle lists, for the traffic
+ * counts. */
+clp_buffer_set clp__sph_model_buffers(const sph_run *r, clp_buffer_counts *counts,
+                                      cl_float arguments[64]);
+clp_status clp__sph_fit_device(sph_run *r, const clp_device_info *dev, clp_error *err);
+clp_status clp__sph_check_device_memory(const sph_run *r, clp_error *err);
+double clp__sph_listed_neighbours(const sph_run *r);
 
 #endif
