@@ -479,54 +479,26 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_LJ_FORCE CLP_BUF_BIT(31)
 /* float: half the sum of r . f over the atom's pairs */
 #define CLP_BUF_LJ_VIRIAL CLP_BUF_BIT(32)
-/* PSO (cl/pso): float fields laid out by pso.layout or pso.wide_layout; with the AoS
- * layouts pso.pos holds each particle's whole struct and pso.vel and pso.best_pos are unused */
-#define CLP_BUF_PSO_POS      CLP_BUF_BIT(33)
-#define CLP_BUF_PSO_VEL      CLP_BUF_BIT(34)
-#define CLP_BUF_PSO_BEST_POS CLP_BUF_BIT(35)
-/* float per particle: the value at its best position */
-#define CLP_BUF_PSO_BEST_VAL CLP_BUF_BIT(36)
-/* uint per particle: the neighbour of the ring whose best it follows */
-#define CLP_BUF_PSO_LOCAL_BEST CLP_BUF_BIT(37)
-/* float: the swarm's best position */
-#define CLP_BUF_PSO_GLOBAL CLP_BUF_BIT(38)
-/* float2 per group of the reduction: its best value and that particle's index */
-#define CLP_BUF_PSO_PARTIAL CLP_BUF_BIT(39)
-/* float per iteration, 0 the start: the swarm's best value after it */
-#define CLP_BUF_PSO_HISTORY CLP_BUF_BIT(40)
-/* uint[4]: the iteration, the best particle */
-#define CLP_BUF_PSO_STATE CLP_BUF_BIT(41)
-/* Repulsive particles (cl/repulsive): float, point-major, N x D */
-#define CLP_BUF_REP_POS CLP_BUF_BIT(42)
-#define CLP_BUF_REP_VEL CLP_BUF_BIT(43)
-#define CLP_BUF_REP_ACC CLP_BUF_BIT(44)
-/* float per point: its potential energy (half of each pair's) and radial stress */
-#define CLP_BUF_REP_ENERGY CLP_BUF_BIT(45)
-#define CLP_BUF_REP_STRESS CLP_BUF_BIT(46)
-/* float per group: partial sums of the kinetic energy */
-#define CLP_BUF_REP_PARTIAL CLP_BUF_BIT(47)
-/* float2 per point: the distance to its nearest neighbour, and its sum of 1 / L^2 */
-#define CLP_BUF_REP_MEASURE CLP_BUF_BIT(48)
 /* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
  * position w */
-#define CLP_BUF_SHIFT CLP_BUF_BIT(49)
+#define CLP_BUF_SHIFT CLP_BUF_BIT(33)
 /* float4: SPH mDBC, from a boundary particle to its ghost node in xyz, w 1 where it has one
  * (0 for fluid); follows the sort */
-#define CLP_BUF_GHOST CLP_BUF_BIT(50)
+#define CLP_BUF_GHOST CLP_BUF_BIT(34)
 /* float4 per point an SPH case's gauges sample: its position */
-#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(51)
+#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(35)
 /* float4 pairs per gauge point: the fluid's kernel sums there (cl/sph/gauges.cl) */
-#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(52)
+#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(36)
 /* float4: the pressure force of the fluid on each boundary particle */
-#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(53)
+#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(37)
 /* The device probes of clpart bench (cl/bench/probe.cl): three arrays of floats. */
-#define CLP_BUF_PROBE_A CLP_BUF_BIT(54)
-#define CLP_BUF_PROBE_B CLP_BUF_BIT(55)
-#define CLP_BUF_PROBE_C CLP_BUF_BIT(56)
+#define CLP_BUF_PROBE_A CLP_BUF_BIT(38)
+#define CLP_BUF_PROBE_B CLP_BUF_BIT(39)
+#define CLP_BUF_PROBE_C CLP_BUF_BIT(40)
 /* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
  * buffer before copying it back (one scratch for all of them, not a second copy of each) */
-#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(57)
-enum { CLP_BUF_COUNT = 58 };
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(41)
+enum { CLP_BUF_COUNT = 42 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;

@@ -1,5 +1,6 @@
 /* The traits of every named buffer (Bilotta et al. 2018, 6.2.1): one row
- * per CLP_BUF_* bit, in bit order. A model adds its buffers here. */
+ * per CLP_BUF_* bit, in bit order: the older models'. A new model owns its buffers by name
+ * instead (model_buffers.c, docs/adding-a-model.md). */
 #include "internal.h"
 
 #define ROW(bit_, name_, type_, size_, components_, kind_)                                         \
@@ -86,23 +87,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_not = true},
     ROW(CLP_BUF_LJ_FORCE, "lj_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
     ROW(CLP_BUF_LJ_VIRIAL, "lj_virial", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_PSO_POS, "pso.pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PSO_VEL, "pso.vel", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PSO_BEST_POS, "pso.best_pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PSO_BEST_VAL, "pso.best_val", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
-    ROW_IF(CLP_BUF_PSO_LOCAL_BEST, "pso.local_best", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE,
-           "pso.topology", CLP_PSO_TOPOLOGY_RING_NAME),
-    ROW(CLP_BUF_PSO_GLOBAL, "pso.global", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PSO_PARTIAL, "pso.partial", "float", sizeof(cl_float), 2, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PSO_HISTORY, "pso.history", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PSO_STATE, "pso.state", "uint", sizeof(cl_uint), 4, CLP_SINGLE),
-    ROW(CLP_BUF_REP_POS, "repulsive.pos", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_REP_VEL, "repulsive.vel", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_REP_ACC, "repulsive.acc", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_REP_ENERGY, "repulsive.energy", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_REP_STRESS, "repulsive.stress", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_REP_PARTIAL, "repulsive.partial", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_REP_MEASURE, "repulsive.measure", "float", sizeof(cl_float), 2, CLP_PER_PARTICLE),
     ROW_IF(CLP_BUF_SHIFT, "shift", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE, "sph.shifting",
            "true"),
     {.bit = CLP_BUF_GHOST,

@@ -70,6 +70,11 @@ clp_status clp__pso_system_time_move(clp__pso_system *sys, int launches, int rou
  * position and velocity written, in the layout's floats. */
 double clp__pso_move_bytes(const clp__pso_system *sys);
 
+/* The names of the swarm's buffers, its own (clp_worker_buffer_create), in the order made,
+ * NULL-ended: its registry entry's owned_buffers. A system makes them when it opens, after its
+ * program is built, and frees them when it closes: one system at a time on a worker. */
+extern const char *const clp__pso_buffers[];
+
 /* The named values of a run's result (its registry entry's diagnostics), NULL-ended. */
 extern const char *const clp__pso_diagnostics[];
 

@@ -124,6 +124,19 @@ clp_status clp__pso_source(const clp_options *opts, const clp__pso_params *p, ch
     return st;
 }
 
+/* The swarm's buffers, its own (model_buffers.c), in the order they are made. */
+enum { POS, VEL, BEST_POS, BEST_VAL, LOCAL_BEST, GLOBAL, PARTIAL, HISTORY, STATE, BUFFERS };
+const char *const clp__pso_buffers[BUFFERS + 1] = {[POS] = "pso.pos",
+                                                   [VEL] = "pso.vel",
+                                                   [BEST_POS] = "pso.best_pos",
+                                                   [BEST_VAL] = "pso.best_val",
+                                                   [LOCAL_BEST] = "pso.local_best",
+                                                   [GLOBAL] = "pso.global",
+                                                   [PARTIAL] = "pso.partial",
+                                                   [HISTORY] = "pso.history",
+                                                   [STATE] = "pso.state",
+                                                   [BUFFERS] = NULL};
+
 struct clp__pso_system {
     clp_worker *worker;
     clp_options *opts;
@@ -132,62 +145,101 @@ struct clp__pso_system {
     size_t history;
     size_t iterations; /* done so far */
     bool ring;
+    clp_buffer *buf[BUFFERS]; /* pso.local_best only with pso.topology=ring */
 };
 
-static clp_status step(clp__pso_system *sys, const char *kernel, clp_buffer_set buffers,
-                       size_t global, size_t local, clp_error *err) {
-    const clp_step s = {kernel, buffers, global, local};
-    return clp_worker_run_step(sys->worker, &s, NULL, err);
+/* Each kernel's arguments, all buffers, in the order cl/pso/pso.cl declares them (PSO_FIELDS
+ * first): pso_ring and the ring's pso_move only in the ring's program, the other pso_move only
+ * in the global one's. */
+enum { ANY, RING, GLOBAL_ONLY };  /* the topologies whose program has the kernel so */
+enum { MOST_ARGS = 8, END = -1 }; /* END closes a kernel's list */
+static const struct {
+    const char *kernel;
+    int topology;
+    signed char args[MOST_ARGS];
+} bindings[] = {
+    {"pso_init", ANY, {POS, VEL, BEST_POS, BEST_VAL, END}},
+    {"pso_evaluate", ANY, {POS, VEL, BEST_POS, BEST_VAL, END}},
+    {"pso_reduce_groups", ANY, {BEST_VAL, PARTIAL, END}},
+    {"pso_reduce_final", ANY, {POS, VEL, BEST_POS, GLOBAL, PARTIAL, HISTORY, STATE, END}},
+    {"pso_ring", RING, {BEST_VAL, LOCAL_BEST, END}},
+    {"pso_move", RING, {POS, VEL, BEST_POS, LOCAL_BEST, GLOBAL, STATE, END}},
+    {"pso_move", GLOBAL_ONLY, {POS, VEL, BEST_POS, GLOBAL, STATE, END}},
+};
+
+/* Sets every kernel's buffer arguments, once: a kernel keeps them from launch to launch. */
+static clp_status bind_arguments(clp__pso_system *sys, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++) {
+        if (bindings[k].topology != ANY && (bindings[k].topology == RING) != sys->ring)
+            continue;
+        for (cl_uint a = 0; a < MOST_ARGS && bindings[k].args[a] != END; a++)
+            CLP_TRY(clp_worker_set_arg_buffer(sys->worker, bindings[k].kernel, a,
+                                              sys->buf[bindings[k].args[a]], err));
+    }
+fail:
+    return st;
 }
 
-static const clp_buffer_set FIELDS = CLP_BUF_PSO_POS | CLP_BUF_PSO_VEL | CLP_BUF_PSO_BEST_POS;
+static clp_status launch(clp__pso_system *sys, const char *kernel, size_t global, size_t local,
+                         clp_error *err) {
+    return clp_launch(sys->worker, kernel, global, local, NULL, err);
+}
 
 /* Evaluation and the reduction that appends the swarm's best to the history. */
 static clp_status evaluate(clp__pso_system *sys, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t n = sys->params.particles, groups = groups_of(n);
-    CLP_TRY(step(sys, "pso_evaluate", FIELDS | CLP_BUF_PSO_BEST_VAL, n, 0, err));
-    CLP_TRY(step(sys, "pso_reduce_groups", CLP_BUF_PSO_BEST_VAL | CLP_BUF_PSO_PARTIAL,
-                 groups * REDUCE_GROUP, REDUCE_GROUP, err));
-    CLP_TRY(step(sys, "pso_reduce_final",
-                 FIELDS | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |
-                     CLP_BUF_PSO_STATE,
-                 REDUCE_GROUP, REDUCE_GROUP, err));
+    CLP_TRY(launch(sys, "pso_evaluate", n, 0, err));
+    CLP_TRY(launch(sys, "pso_reduce_groups", groups * REDUCE_GROUP, REDUCE_GROUP, err));
+    CLP_TRY(launch(sys, "pso_reduce_final", REDUCE_GROUP, REDUCE_GROUP, err));
 fail:
     return st;
 }
 
 static clp_status move(clp__pso_system *sys, clp_error *err) {
-    const clp_buffer_set guide = sys->ring ? CLP_BUF_PSO_LOCAL_BEST : CLP_BUF_PSO_GLOBAL;
-    return step(sys, "pso_move", FIELDS | guide | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_STATE,
-                sys->params.particles, 0, err);
+    return launch(sys, "pso_move", sys->params.particles, 0, err);
 }
 
+/* The bytes of each buffer: a field of floats per particle in the layout (the AoS layouts'
+ * whole struct of 9 in pso.pos, and a float in pso.vel and pso.best_pos, unused), the guide's
+ * index per particle with a ring (0: none), the swarm's best position, a (value, index) pair
+ * per reduction group, a value per iteration of the history and uint[4] of state. */
+static void buffer_bytes(const clp__pso_system *sys, size_t bytes[BUFFERS]) {
+    const clp__pso_field_layout *l = &sys->layout;
+    const size_t n = sys->params.particles, field = n * l->dim_padded;
+    bytes[POS] = (l->aos ? n * 9 : field) * sizeof(cl_float);
+    bytes[VEL] = bytes[BEST_POS] = (l->aos ? 1 : field) * sizeof(cl_float);
+    bytes[BEST_VAL] = n * sizeof(cl_float);
+    bytes[LOCAL_BEST] = sys->ring ? n * sizeof(cl_uint) : 0;
+    bytes[GLOBAL] = l->dim_padded * sizeof(cl_float);
+    bytes[PARTIAL] = groups_of(n) * 2 * sizeof(cl_float);
+    bytes[HISTORY] = sys->history * sizeof(cl_float);
+    bytes[STATE] = 4 * sizeof(cl_uint);
+}
+
+/* The swarm's buffers, refused as a whole when they exceed the device's memory, and each
+ * refused by clp_worker_buffer_create, naming it, beyond the device's largest allocation. */
 static clp_status allocate(clp__pso_system *sys, clp_error *err) {
     clp_status st = CLP_OK;
     const clp__pso_params *p = &sys->params;
-    const clp__pso_field_layout *l = &sys->layout;
-    const size_t n = p->particles, field = n * l->dim_padded;
-    clp_buffer_counts counts = {.particles = n};
-    counts.custom[clp__buffer_index(CLP_BUF_PSO_POS)] = l->aos ? n * 9 : field;
-    counts.custom[clp__buffer_index(CLP_BUF_PSO_VEL)] = l->aos ? 1 : field;
-    counts.custom[clp__buffer_index(CLP_BUF_PSO_BEST_POS)] = l->aos ? 1 : field;
-    counts.custom[clp__buffer_index(CLP_BUF_PSO_GLOBAL)] = l->dim_padded;
-    counts.custom[clp__buffer_index(CLP_BUF_PSO_PARTIAL)] = groups_of(n);
-    counts.custom[clp__buffer_index(CLP_BUF_PSO_HISTORY)] = sys->history;
-    const clp_buffer_set all = FIELDS | CLP_BUF_PSO_BEST_VAL | CLP_BUF_PSO_LOCAL_BEST |
-                               CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |
-                               CLP_BUF_PSO_STATE;
+    size_t bytes[BUFFERS];
+    buffer_bytes(sys, bytes);
+    unsigned long long total = 0;
+    for (int i = 0; i < BUFFERS; i++)
+        total += bytes[i];
     const clp_device_info *d = clp_worker_device(sys->worker);
-    const clp_memory_need need = clp_buffers_need(all, sys->opts, &counts);
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    CLP_REQUIRE(need.total <= d->global_mem_size, err, CLP_DEVICE_MEMORY,
+    CLP_REQUIRE(total <= d->global_mem_size, err, CLP_DEVICE_MEMORY,
                 "the swarm needs %.2f GiB of device memory for %zu particles in %d dimensions, "
                 "more than the %.2f GiB of device '%s'",
-                need.total / gib, n, p->dim, d->global_mem_size / gib, d->name);
-    CLP_TRY(clp_worker_alloc(sys->worker, all, sys->opts, &counts, err));
+                total / gib, p->particles, p->dim, d->global_mem_size / gib, d->name);
+    for (int i = 0; i < BUFFERS; i++)
+        if (i != LOCAL_BEST || sys->ring)
+            CLP_TRY(clp_worker_buffer_create(sys->worker, clp__pso_buffers[i], bytes[i],
+                                             &sys->buf[i], err));
     const cl_uint state[4] = {0, 0, 0, (cl_uint)sys->history};
-    CLP_TRY(clp_worker_write(sys->worker, CLP_BUF_PSO_STATE, state, err));
+    CLP_TRY(clp_worker_buffer_write(sys->worker, sys->buf[STATE], state, err));
 fail:
     return st;
 }
@@ -214,7 +266,8 @@ clp_status clp__pso_system_open(clp_worker *w, const clp_options *opts, clp_cach
     CLP_TRY(clp__pso_source(opts, p, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
     CLP_TRY(allocate(sys, err));
-    CLP_TRY(step(sys, "pso_init", FIELDS | CLP_BUF_PSO_BEST_VAL, p->particles, 0, err));
+    CLP_TRY(bind_arguments(sys, err));
+    CLP_TRY(launch(sys, "pso_init", p->particles, 0, err));
     CLP_TRY(evaluate(sys, err));
     *out = sys;
     sys = NULL;
@@ -227,6 +280,8 @@ fail:
 void clp__pso_system_close(clp__pso_system *sys) {
     if (!sys)
         return;
+    for (int i = 0; i < BUFFERS; i++)
+        clp_worker_buffer_free(sys->worker, sys->buf[i]);
     clp_options_destroy(sys->opts);
     free(sys);
 }
@@ -235,8 +290,7 @@ clp_status clp__pso_system_run(clp__pso_system *sys, size_t iterations, clp_erro
     clp_status st = CLP_OK;
     for (size_t k = 0; k < iterations; k++) {
         if (sys->ring)
-            CLP_TRY(step(sys, "pso_ring", CLP_BUF_PSO_BEST_VAL | CLP_BUF_PSO_LOCAL_BEST,
-                         sys->params.particles, 0, err));
+            CLP_TRY(launch(sys, "pso_ring", sys->params.particles, 0, err));
         CLP_TRY(move(sys, err));
         CLP_TRY(evaluate(sys, err));
         sys->iterations++;
@@ -256,13 +310,12 @@ clp_status clp__pso_system_read(clp__pso_system *sys, size_t from, double *histo
     cl_uint state[4];
     CLP_REQUIRE(values && global, err, CLP_NOMEM, "out of host memory for the history");
     if (count) /* only the new part: a long run reads each value once */
-        CLP_CL_CHECK(clEnqueueReadBuffer(clp_worker_queue(sys->worker),
-                                         clp_worker_buffer(sys->worker, CLP_BUF_PSO_HISTORY),
-                                         CL_TRUE, from * sizeof *values, count * sizeof *values,
-                                         values, 0, NULL, NULL),
+        CLP_CL_CHECK(clEnqueueReadBuffer(
+                         clp_worker_queue(sys->worker), clp_buffer_mem(sys->buf[HISTORY]), CL_TRUE,
+                         from * sizeof *values, count * sizeof *values, values, 0, NULL, NULL),
                      err, "reading PSO history values %zu to %zu: clEnqueueReadBuffer", from, n);
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_GLOBAL, global, err));
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_STATE, state, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->buf[GLOBAL], global, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->buf[STATE], state, err));
     for (size_t i = 0; i < count; i++)
         history[from + i] = values[i];
     for (int c = 0; best_position && c < sys->params.dim; c++)
@@ -279,11 +332,10 @@ fail:
 
 clp_status clp__pso_system_positions(clp__pso_system *sys, double *xyz, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t n = sys->params.particles,
-                 floats = clp_worker_buffer_bytes(sys->worker, CLP_BUF_PSO_POS) / sizeof(float);
+    const size_t n = sys->params.particles, floats = clp_buffer_size(sys->buf[POS]) / sizeof(float);
     float *all = malloc(floats * sizeof *all);
     CLP_REQUIRE(all, err, CLP_NOMEM, "out of host memory for %zu positions", n);
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_PSO_POS, all, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->buf[POS], all, err));
     for (size_t p = 0; p < n; p++)
         for (int c = 0; c < sys->params.dim; c++)
             xyz[p * (size_t)sys->params.dim + (size_t)c] =

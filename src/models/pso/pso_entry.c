@@ -16,17 +16,11 @@ static const clp_model_stage pso_stages[] = {
     CLP__STAGE("pso_reduce_final", "swarm best", CLP_PHASE_FORCES),
     CLP__STAGES_END};
 
-/* The buffers of its runs. */
-#define PSO_BUFFERS                                                                                \
-    (CLP_BUF_PSO_POS | CLP_BUF_PSO_VEL | CLP_BUF_PSO_BEST_POS | CLP_BUF_PSO_BEST_VAL |             \
-     CLP_BUF_PSO_LOCAL_BEST | CLP_BUF_PSO_GLOBAL | CLP_BUF_PSO_PARTIAL | CLP_BUF_PSO_HISTORY |     \
-     CLP_BUF_PSO_STATE)
-
 const clp_model clp__pso_entry = {.name = "pso",
                                   .throughput_unit = "component-updates/s",
                                   .steps_name = "iterations",
                                   .modules = pso_modules,
-                                  .buffers = PSO_BUFFERS,
+                                  .owned_buffers = clp__pso_buffers,
                                   .stages = pso_stages,
                                   .diagnostics = clp__pso_diagnostics,
                                   .outputs = pso_outputs,

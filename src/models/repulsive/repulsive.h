@@ -76,6 +76,11 @@ clp_status clp__rep_system_time_forces(clp__rep_system *sys, int launches, int r
 /* The tile the tiled kernel runs with (0 for global). */
 size_t clp__rep_system_tile(const clp__rep_system *sys);
 
+/* The names of the design's buffers, its own (clp_worker_buffer_create), in the order made,
+ * NULL-ended: its registry entry's owned_buffers. A system makes them when it opens, after its
+ * program is built, and frees them when it closes: one system at a time on a worker. */
+extern const char *const clp__rep_buffers[];
+
 /* energy.csv's columns; after "step", the named values of a run's result (its registry entry's
  * diagnostics), NULL-ended. */
 extern const char *const clp__rep_columns[];

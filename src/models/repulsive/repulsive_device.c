@@ -84,28 +84,87 @@ clp_status clp__rep_source(const clp_options *opts, const clp_device_info *dev, 
     return clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
 }
 
+/* The design's buffers, its own (model_buffers.c), in the order they are made. */
+enum { POS, VEL, ACC, ENERGY, STRESS, PARTIAL, MEASURE, BUFFERS };
+const char *const clp__rep_buffers[BUFFERS + 1] = {
+    [POS] = "repulsive.pos",         [VEL] = "repulsive.vel",
+    [ACC] = "repulsive.acc",         [ENERGY] = "repulsive.energy",
+    [STRESS] = "repulsive.stress",   [PARTIAL] = "repulsive.partial",
+    [MEASURE] = "repulsive.measure", [BUFFERS] = NULL};
+
 struct clp__rep_system {
     clp_worker *worker;
     size_t n, components, tile, pair_rows;
     int dim;
     bool tiled;
+    clp_buffer *buf[BUFFERS];
 };
 
-static const clp_buffer_set SUMS = CLP_BUF_REP_ACC | CLP_BUF_REP_ENERGY | CLP_BUF_REP_STRESS;
+/* Each kernel's arguments, all buffers, in the order cl/repulsive/repulsive.cl declares them:
+ * rep_clear only in the global implementation's program. */
+enum { MOST_ARGS = 5, END = -1 }; /* END closes a kernel's list */
+static const struct {
+    const char *kernel;
+    bool global_only;
+    signed char args[MOST_ARGS];
+} bindings[] = {
+    {"rep_clear", true, {ACC, ENERGY, STRESS, END}},
+    {"rep_forces", false, {POS, ACC, ENERGY, STRESS, END}},
+    {"rep_step", false, {POS, VEL, ACC, END}},
+    {"rep_kinetic", false, {VEL, PARTIAL, END}},
+    {"rep_measure", false, {POS, MEASURE, END}},
+};
 
-static clp_status run(clp__rep_system *sys, const char *kernel, clp_buffer_set buffers,
-                      size_t global, size_t local, clp_error *err) {
-    const clp_step s = {kernel, buffers, global, local};
-    return clp_worker_run_step(sys->worker, &s, NULL, err);
+/* Sets every kernel's buffer arguments, once: a kernel keeps them from launch to launch. */
+static clp_status bind_arguments(clp__rep_system *sys, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++) {
+        if (bindings[k].global_only && sys->tiled)
+            continue;
+        for (cl_uint a = 0; a < MOST_ARGS && bindings[k].args[a] != END; a++)
+            CLP_TRY(clp_worker_set_arg_buffer(sys->worker, bindings[k].kernel, a,
+                                              sys->buf[bindings[k].args[a]], err));
+    }
+fail:
+    return st;
+}
+
+static clp_status run(clp__rep_system *sys, const char *kernel, size_t global, size_t local,
+                      clp_error *err) {
+    return clp_launch(sys->worker, kernel, global, local, NULL, err);
 }
 
 static clp_status forces(clp__rep_system *sys, clp_error *err) {
     if (sys->tiled)
-        return run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, sys->n, sys->tile, err);
-    clp_status st = run(sys, "rep_clear", SUMS, sys->components, 0, err);
-    return st == CLP_OK
-               ? run(sys, "rep_forces", CLP_BUF_REP_POS | SUMS, sys->pair_rows * sys->n, 0, err)
-               : st;
+        return run(sys, "rep_forces", sys->n, sys->tile, err);
+    clp_status st = run(sys, "rep_clear", sys->components, 0, err);
+    return st == CLP_OK ? run(sys, "rep_forces", sys->pair_rows * sys->n, 0, err) : st;
+}
+
+/* The buffers: N x D floats of positions, velocities and accelerations, a float of energy and
+ * of stress per point, a partial sum per reduction group and a float2 of measures per point;
+ * refused as a whole when they exceed the device's memory, and each refused by
+ * clp_worker_buffer_create, naming it, beyond the device's largest allocation. */
+static clp_status allocate(clp__rep_system *sys, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t field = sys->components * sizeof(cl_float), point = sys->n * sizeof(cl_float);
+    const size_t bytes[BUFFERS] = {
+        [POS] = field,        [VEL] = field,
+        [ACC] = field,        [ENERGY] = point,
+        [STRESS] = point,     [PARTIAL] = groups_of(sys->components) * sizeof(cl_float),
+        [MEASURE] = 2 * point};
+    unsigned long long total = 0;
+    for (int i = 0; i < BUFFERS; i++)
+        total += bytes[i];
+    const clp_device_info *d = clp_worker_device(sys->worker);
+    CLP_REQUIRE(total <= d->global_mem_size, err, CLP_DEVICE_MEMORY,
+                "the buffers need %llu bytes, more than the %llu bytes of device '%s'", total,
+                (unsigned long long)d->global_mem_size, d->name);
+    for (int i = 0; i < BUFFERS; i++)
+        CLP_TRY(clp_worker_buffer_create(sys->worker, clp__rep_buffers[i], bytes[i], &sys->buf[i],
+                                         err));
+fail:
+    return st;
 }
 
 static clp_status check(const clp__rep_params *p, clp_error *err) {
@@ -143,19 +202,13 @@ clp_status clp__rep_system_open(clp_worker *w, const clp_options *opts, clp_cach
         CLP_TRY(tile_of(dev, d->dim, &sys->tile, err));
     CLP_TRY(clp__rep_source(opts, dev, d->n, d->dim, p, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
-    clp_buffer_counts counts = {.particles = d->n};
-    counts.custom[clp__buffer_index(CLP_BUF_REP_POS)] = sys->components;
-    counts.custom[clp__buffer_index(CLP_BUF_REP_VEL)] = sys->components;
-    counts.custom[clp__buffer_index(CLP_BUF_REP_ACC)] = sys->components;
-    counts.custom[clp__buffer_index(CLP_BUF_REP_PARTIAL)] = groups_of(sys->components);
-    CLP_TRY(clp_worker_alloc(
-        w, CLP_BUF_REP_POS | CLP_BUF_REP_VEL | SUMS | CLP_BUF_REP_PARTIAL | CLP_BUF_REP_MEASURE,
-        opts, &counts, err));
+    CLP_TRY(allocate(sys, err));
+    CLP_TRY(bind_arguments(sys, err));
     x = malloc(sys->components * sizeof *x);
     CLP_REQUIRE(x, err, CLP_NOMEM, "out of host memory for %zu coordinates", sys->components);
     for (size_t k = 0; k < sys->components; k++)
         x[k] = (float)d->x[k];
-    CLP_TRY(clp_worker_write(w, CLP_BUF_REP_POS, x, err));
+    CLP_TRY(clp_worker_buffer_write(w, sys->buf[POS], x, err));
     CLP_TRY(forces(sys, err));
     *out = sys;
     sys = NULL;
@@ -167,6 +220,10 @@ fail:
 }
 
 void clp__rep_system_close(clp__rep_system *sys) {
+    if (!sys)
+        return;
+    for (int i = 0; i < BUFFERS; i++)
+        clp_worker_buffer_free(sys->worker, sys->buf[i]);
     free(sys);
 }
 
@@ -178,9 +235,8 @@ clp_status clp__rep_system_kinetic(clp__rep_system *sys, double *kinetic, clp_er
     clp_status st = CLP_OK;
     const size_t groups = groups_of(sys->components);
     float partial[MOST_GROUPS];
-    CLP_TRY(run(sys, "rep_kinetic", CLP_BUF_REP_VEL | CLP_BUF_REP_PARTIAL, groups * REDUCE_GROUP,
-                REDUCE_GROUP, err));
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_REP_PARTIAL, partial, err));
+    CLP_TRY(run(sys, "rep_kinetic", groups * REDUCE_GROUP, REDUCE_GROUP, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->buf[PARTIAL], partial, err));
     *kinetic = 0;
     for (size_t g = 0; g < groups; g++)
         *kinetic += partial[g];
@@ -191,10 +247,9 @@ fail:
 clp_status clp__rep_system_run(clp__rep_system *sys, uint64_t steps, uint64_t check_every,
                                double tolerance, uint64_t *done, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp_buffer_set step = CLP_BUF_REP_POS | CLP_BUF_REP_VEL | CLP_BUF_REP_ACC;
     *done = 0;
     while (*done < steps) {
-        CLP_TRY(run(sys, "rep_step", step, sys->components, 0, err));
+        CLP_TRY(run(sys, "rep_step", sys->components, 0, err));
         CLP_TRY(forces(sys, err));
         ++*done;
         double kinetic;
@@ -212,12 +267,12 @@ fail:
 }
 
 /* Reads a float buffer of `count` values into doubles. */
-static clp_status read_doubles(clp__rep_system *sys, clp_buffer_set bit, size_t count, double *out,
+static clp_status read_doubles(clp__rep_system *sys, int buffer, size_t count, double *out,
                                clp_error *err) {
     clp_status st = CLP_OK;
     float *values = malloc(count * sizeof *values);
     CLP_REQUIRE(values, err, CLP_NOMEM, "out of host memory for %zu values", count);
-    CLP_TRY(clp_worker_read(sys->worker, bit, values, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->buf[buffer], values, err));
     for (size_t k = 0; k < count; k++)
         out[k] = values[k];
 fail:
@@ -229,13 +284,13 @@ clp_status clp__rep_system_read(clp__rep_system *sys, double *x, double *acc, do
                                 double *stress, clp_error *err) {
     clp_status st = CLP_OK;
     if (x)
-        CLP_TRY(read_doubles(sys, CLP_BUF_REP_POS, sys->components, x, err));
+        CLP_TRY(read_doubles(sys, POS, sys->components, x, err));
     if (acc)
-        CLP_TRY(read_doubles(sys, CLP_BUF_REP_ACC, sys->components, acc, err));
+        CLP_TRY(read_doubles(sys, ACC, sys->components, acc, err));
     if (energy)
-        CLP_TRY(read_doubles(sys, CLP_BUF_REP_ENERGY, sys->n, energy, err));
+        CLP_TRY(read_doubles(sys, ENERGY, sys->n, energy, err));
     if (stress)
-        CLP_TRY(read_doubles(sys, CLP_BUF_REP_STRESS, sys->n, stress, err));
+        CLP_TRY(read_doubles(sys, STRESS, sys->n, stress, err));
 fail:
     return st;
 }
@@ -245,8 +300,8 @@ clp_status clp__rep_system_criteria(clp__rep_system *sys, double *ae, double *ma
     clp_status st = CLP_OK;
     double *measure = malloc(2 * sys->n * sizeof *measure);
     CLP_REQUIRE(measure, err, CLP_NOMEM, "out of host memory for %zu points", sys->n);
-    CLP_TRY(run(sys, "rep_measure", CLP_BUF_REP_POS | CLP_BUF_REP_MEASURE, sys->n, 0, err));
-    CLP_TRY(read_doubles(sys, CLP_BUF_REP_MEASURE, 2 * sys->n, measure, err));
+    CLP_TRY(run(sys, "rep_measure", sys->n, 0, err));
+    CLP_TRY(read_doubles(sys, MEASURE, 2 * sys->n, measure, err));
     *ae = 0;
     *maximin = INFINITY;
     for (size_t i = 0; i < sys->n; i++) {

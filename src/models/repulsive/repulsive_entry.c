@@ -18,16 +18,11 @@ static const clp_model_stage repulsive_stages[] = {
     CLP__STAGE("rep_forces", "all-pairs forces, energy and stress", CLP_PHASE_FORCES),
     CLP__STAGES_END};
 
-/* The buffers of its runs. */
-#define REPULSIVE_BUFFERS                                                                          \
-    (CLP_BUF_REP_POS | CLP_BUF_REP_VEL | CLP_BUF_REP_ACC | CLP_BUF_REP_ENERGY |                    \
-     CLP_BUF_REP_STRESS | CLP_BUF_REP_PARTIAL | CLP_BUF_REP_MEASURE)
-
 const clp_model clp__repulsive_entry = {.name = "repulsive",
                                         .throughput_unit = "interactions/s",
                                         .steps_name = "steps",
                                         .modules = repulsive_modules,
-                                        .buffers = REPULSIVE_BUFFERS,
+                                        .owned_buffers = clp__rep_buffers,
                                         .stages = repulsive_stages,
                                         .diagnostics = clp__rep_columns + 1,
                                         .outputs = repulsive_outputs,
