@@ -541,6 +541,11 @@ static clp_status probe(bench *b, size_t d, const cli_session *s, json_t *device
     const bool measured = !(version && !strcmp(version, clp_version()) &&
                             json_is_object(json_object_get(entry, "probe")));
     if (measured) {
+        /* they take tens of seconds on a CPU: say what runs meanwhile */
+        fprintf(stderr,
+                "device %zu: measuring the probes (memory bandwidth, FP32, transfers, "
+                "launch latency)\n",
+                b->dev.devices[d]->index);
         CLP_TRY(clp_options_create(b->schema, &opts, err));
         clp_probe_result r;
         clp_worker_set_stop(s->worker, &cli_stop_signal); /* a stop ends the probes at a launch */
