@@ -584,7 +584,8 @@ CLP_API clp_status clp_launch_local_size(clp_worker *worker, const char *kernel_
 
 /* ---- Buffers a model declares by name and owns (src/worker/model_buffers.c): no CLP_BUF_* bit
  * and no row of the traits table, so a new model adds none. The model sets them as its kernels'
- * arguments itself (clp_worker_set_arg_buffer) and launches with clp_launch. */
+ * arguments itself (clp_worker_set_arg_buffer, or a table of them: clp_worker_bind_buffers) and
+ * launches with clp_launch. */
 
 typedef struct clp_buffer clp_buffer;
 
@@ -620,6 +621,22 @@ CLP_API clp_status clp_worker_set_arg(clp_worker *worker, const char *kernel, cl
                                       size_t size, const void *value, clp_error *err);
 CLP_API clp_status clp_worker_set_arg_buffer(clp_worker *worker, const char *kernel, cl_uint index,
                                              const clp_buffer *buffer, clp_error *err);
+
+/* One kernel's buffer arguments, as a row of a model's table: the kernel's name, the variants
+ * of the model's program that hold it (a bit mask the model defines; 0 is read as every
+ * variant) and, from argument 0 on, the index of each argument's buffer in the model's array,
+ * CLP_ARGS_END closing the list. */
+enum { CLP_MOST_BUFFER_ARGS = 12, CLP_ARGS_END = -1 };
+typedef struct clp_kernel_buffers {
+    const char *kernel;
+    unsigned variants;
+    signed char args[CLP_MOST_BUFFER_ARGS];
+} clp_kernel_buffers;
+/* Sets the buffer arguments of each of the `rows` kernels whose variants include `variant`
+ * (clp_worker_set_arg_buffer), once: a kernel keeps them from launch to launch. */
+CLP_API clp_status clp_worker_bind_buffers(clp_worker *worker, const clp_kernel_buffers *table,
+                                           size_t rows, unsigned variant,
+                                           clp_buffer *const *buffers, clp_error *err);
 
 /* ==== Grid and neighbour search ========================================================== */
 

@@ -315,3 +315,17 @@ clp_status clp_worker_set_arg_buffer(clp_worker *w, const char *kernel, cl_uint 
 fail:
     return st;
 }
+
+clp_status clp_worker_bind_buffers(clp_worker *w, const clp_kernel_buffers *table, size_t rows,
+                                   unsigned variant, clp_buffer *const *buffers, clp_error *err) {
+    clp_status st = CLP_OK;
+    for (size_t k = 0; k < rows; k++) {
+        if (table[k].variants != 0 && !(table[k].variants & variant))
+            continue;
+        for (cl_uint a = 0; a < CLP_MOST_BUFFER_ARGS && table[k].args[a] != CLP_ARGS_END; a++)
+            CLP_TRY(
+                clp_worker_set_arg_buffer(w, table[k].kernel, a, buffers[table[k].args[a]], err));
+    }
+fail:
+    return st;
+}

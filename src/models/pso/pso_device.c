@@ -151,34 +151,20 @@ struct clp__pso_system {
 /* Each kernel's arguments, all buffers, in the order cl/pso/pso.cl declares them (PSO_FIELDS
  * first): pso_ring and the ring's pso_move only in the ring's program, the other pso_move only
  * in the global one's. */
-enum { ANY, RING, GLOBAL_ONLY };  /* the topologies whose program has the kernel so */
-enum { MOST_ARGS = 8, END = -1 }; /* END closes a kernel's list */
-static const struct {
-    const char *kernel;
-    int topology;
-    signed char args[MOST_ARGS];
-} bindings[] = {
-    {"pso_init", ANY, {POS, VEL, BEST_POS, BEST_VAL, END}},
-    {"pso_evaluate", ANY, {POS, VEL, BEST_POS, BEST_VAL, END}},
-    {"pso_reduce_groups", ANY, {BEST_VAL, PARTIAL, END}},
-    {"pso_reduce_final", ANY, {POS, VEL, BEST_POS, GLOBAL, PARTIAL, HISTORY, STATE, END}},
-    {"pso_ring", RING, {BEST_VAL, LOCAL_BEST, END}},
-    {"pso_move", RING, {POS, VEL, BEST_POS, LOCAL_BEST, GLOBAL, STATE, END}},
-    {"pso_move", GLOBAL_ONLY, {POS, VEL, BEST_POS, GLOBAL, STATE, END}},
+enum { RING = 1, GLOBAL_BEST = 2 }; /* the topologies, as the variants of the program */
+static const clp_kernel_buffers bindings[] = {
+    {"pso_init", 0, {POS, VEL, BEST_POS, BEST_VAL, CLP_ARGS_END}},
+    {"pso_evaluate", 0, {POS, VEL, BEST_POS, BEST_VAL, CLP_ARGS_END}},
+    {"pso_reduce_groups", 0, {BEST_VAL, PARTIAL, CLP_ARGS_END}},
+    {"pso_reduce_final", 0, {POS, VEL, BEST_POS, GLOBAL, PARTIAL, HISTORY, STATE, CLP_ARGS_END}},
+    {"pso_ring", RING, {BEST_VAL, LOCAL_BEST, CLP_ARGS_END}},
+    {"pso_move", RING, {POS, VEL, BEST_POS, LOCAL_BEST, GLOBAL, STATE, CLP_ARGS_END}},
+    {"pso_move", GLOBAL_BEST, {POS, VEL, BEST_POS, GLOBAL, STATE, CLP_ARGS_END}},
 };
 
-/* Sets every kernel's buffer arguments, once: a kernel keeps them from launch to launch. */
 static clp_status bind_arguments(clp__pso_system *sys, clp_error *err) {
-    clp_status st = CLP_OK;
-    for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++) {
-        if (bindings[k].topology != ANY && (bindings[k].topology == RING) != sys->ring)
-            continue;
-        for (cl_uint a = 0; a < MOST_ARGS && bindings[k].args[a] != END; a++)
-            CLP_TRY(clp_worker_set_arg_buffer(sys->worker, bindings[k].kernel, a,
-                                              sys->buf[bindings[k].args[a]], err));
-    }
-fail:
-    return st;
+    return clp_worker_bind_buffers(sys->worker, bindings, sizeof bindings / sizeof bindings[0],
+                                   sys->ring ? RING : GLOBAL_BEST, sys->buf, err);
 }
 
 static clp_status launch(clp__pso_system *sys, const char *kernel, size_t global, size_t local,

@@ -102,31 +102,18 @@ struct clp__rep_system {
 
 /* Each kernel's arguments, all buffers, in the order cl/repulsive/repulsive.cl declares them:
  * rep_clear only in the global implementation's program. */
-enum { MOST_ARGS = 5, END = -1 }; /* END closes a kernel's list */
-static const struct {
-    const char *kernel;
-    bool global_only;
-    signed char args[MOST_ARGS];
-} bindings[] = {
-    {"rep_clear", true, {ACC, ENERGY, STRESS, END}},
-    {"rep_forces", false, {POS, ACC, ENERGY, STRESS, END}},
-    {"rep_step", false, {POS, VEL, ACC, END}},
-    {"rep_kinetic", false, {VEL, PARTIAL, END}},
-    {"rep_measure", false, {POS, MEASURE, END}},
+enum { TILED = 1, GLOBAL_PAIRS = 2 }; /* the implementations, as the variants of the program */
+static const clp_kernel_buffers bindings[] = {
+    {"rep_clear", GLOBAL_PAIRS, {ACC, ENERGY, STRESS, CLP_ARGS_END}},
+    {"rep_forces", 0, {POS, ACC, ENERGY, STRESS, CLP_ARGS_END}},
+    {"rep_step", 0, {POS, VEL, ACC, CLP_ARGS_END}},
+    {"rep_kinetic", 0, {VEL, PARTIAL, CLP_ARGS_END}},
+    {"rep_measure", 0, {POS, MEASURE, CLP_ARGS_END}},
 };
 
-/* Sets every kernel's buffer arguments, once: a kernel keeps them from launch to launch. */
 static clp_status bind_arguments(clp__rep_system *sys, clp_error *err) {
-    clp_status st = CLP_OK;
-    for (size_t k = 0; k < sizeof bindings / sizeof bindings[0]; k++) {
-        if (bindings[k].global_only && sys->tiled)
-            continue;
-        for (cl_uint a = 0; a < MOST_ARGS && bindings[k].args[a] != END; a++)
-            CLP_TRY(clp_worker_set_arg_buffer(sys->worker, bindings[k].kernel, a,
-                                              sys->buf[bindings[k].args[a]], err));
-    }
-fail:
-    return st;
+    return clp_worker_bind_buffers(sys->worker, bindings, sizeof bindings / sizeof bindings[0],
+                                   sys->tiled ? TILED : GLOBAL_PAIRS, sys->buf, err);
 }
 
 static clp_status run(clp__rep_system *sys, const char *kernel, size_t global, size_t local,
