@@ -1,5 +1,5 @@
 /* Measured speeds and rebalancing of a split SPH run: busy time per rank, the ranks' check at
- * a rebuild, and their owned particles collected in memory for a re-cut. */
+ * a rebuild, their owned particles collected in memory, and the re-cut. */
 #include "models/sph/sph_balance.h"
 
 #include <inttypes.h>
@@ -225,5 +225,44 @@ clp_status clp__sph_balance_done(sph_run *r, uint64_t step, clp_error *err) {
     b->steps = 0;
     b->work = 0;
 fail:
+    return st;
+}
+
+/* A split rank back to the case before its cut: no grid, slab, slots or rank options. */
+static void tear_down(sph_run *r, const clp_options *opts) {
+    clp__sph_split *s = r->split;
+    clp__dist_rank_destroy(&s->dist);
+    s->dist = (clp__dist_rank){0};
+    clp_grid_destroy(r->grid);
+    r->grid = NULL;
+    clp_options_destroy(s->rank_opts);
+    s->rank_opts = NULL;
+    r->opts = opts;
+    r->geo = r->global;
+    r->n = r->particles;
+}
+
+/* At a rebuild, when the ranks agree the re-cut is due: their particles collected as a
+ * restart's and cut again by the measured speeds, through the set-up a restart on other
+ * weights takes (the program for the new slab is a cache hit after the first time). The
+ * set-up's rebuild stands for the step's. */
+clp_status clp__sph_rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
+                              const clp_run_config *config, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp__sph_restart rs = {.how = CLP__SPH_RESTART_NONE};
+    bool recut;
+    if ((!clp_grid_rebuilds_at(r->grid, clock->step) && !clock->rebuild_due) || r->listed)
+        return CLP_OK;
+    CLP_TRY(clp__sph_balance_check(r, &recut, err));
+    if (!recut)
+        return CLP_OK;
+    CLP_TRY(clp__sph_balance_collect(r, &rs, err));
+    tear_down(r, opts);
+    r->split->cut_weights = r->split->balance.weights;
+    CLP_TRY(clp__sph_setup(r, &rs, config, err));
+    if (!r->left_out && r->split->comm)
+        CLP_TRY(clp__sph_balance_done(r, clock->step, err));
+fail:
+    clp__sph_restart_close(&rs);
     return st;
 }

@@ -28,8 +28,8 @@ clp_status clp__sph_balance_collect(sph_run *r, clp__sph_restart *rs, clp_error 
 clp_status clp__sph_balance_done(sph_run *r, uint64_t step, clp_error *err);
 
 /* At a rebuild of a split run, when the ranks agree that their busy times differ by more than
- * dist.rebalance: their particles cut again by the measured speeds (sph_split_run.c); `opts`
- * are the run's. A rank the re-cut leaves out gets r->left_out. */
+ * dist.rebalance: their particles cut again by the measured speeds; `opts` are the run's. A
+ * rank the re-cut leaves out gets r->left_out. */
 clp_status clp__sph_rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
                               const clp_run_config *config, clp_error *err);
 

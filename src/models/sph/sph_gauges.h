@@ -20,7 +20,7 @@ clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *
  * or continued after `step` on a restart. *out is new. */
 clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
                                 uint64_t step, clp__sph_gauges **out, clp_error *err);
-/* A split run's rank in the gauges (sph_split_run.c gives it): every rank samples on its slab
+/* A split run's rank in the gauges (sph_split_gauges.c gives it): every rank samples on its slab
  * and keeps what it owns, the points in its layers of the case's grid and the force on its
  * own particles; their sums meet on rank 0, which writes them. Its functions take `rank`, and
  * are asked at each sample, so a re-cut changes what the rank owns. */

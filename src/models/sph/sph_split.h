@@ -56,8 +56,10 @@ typedef struct clp__sph_split {
      CLP_BUF_GHOST)
 #define CLP__SPH_HALO_ZEROED (CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_XSPH | CLP_BUF_SHIFT)
 
-/* A rank's hooks (sph_split_run.c). */
+/* A rank's hooks (sph_split_hooks.c). */
 extern const clp__sph_hooks clp__sph_rank_hooks;
+/* The rank's part in the gauges, of `r` (sph_split_gauges.c). */
+clp__sph_gauge_share clp__sph_rank_gauge_share(const sph_run *r);
 
 /* sph_dist.c. A rank's slab of the case (r->c, r->geo global, r->particles loaded): its
  * options with the slab axis slowest, the cut by work per layer (a fluid particle 1, a
