@@ -40,12 +40,8 @@ typedef struct sph_run {
     struct clp__sph_split *split;
 } sph_run;
 
-/* The buffers a particle takes to another rank, and those zeroed over a rank's halo. */
-#define CLP__SPH_TRAVELS                                                                           \
-    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
-     CLP_BUF_GHOST)
-#define CLP__SPH_HALO_ZEROED (CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_XSPH | CLP_BUF_SHIFT)
-/* What a rank's kernels read of the halo after the integrator moves the particles. */
+/* What a split run's rank's kernels read of the halo after the integrator moves the particles
+ * (the step's halo refreshes). */
 #define CLP__SPH_HALO_STATE (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
 
 struct clp__sph_restart; /* sph_restart.h, which includes this header */
@@ -53,8 +49,8 @@ struct clp__sph_restart; /* sph_restart.h, which includes this header */
 /* The points of a run where a split run's rank attaches to the one-device model, as
  * HOOMD-blue's communicator is attached to its integrator rather than branched on: the
  * one-device model's own (clp__sph_alone, sph_alone.c) do the work of one device, a rank's
- * (sph_split.h) add the cut, migration and halos, the ranks' agreements and the gathering on
- * rank 0. A rank that a cut leaves alone takes the one-device hooks. */
+ * (clp__sph_rank_hooks, sph_split_hooks.c) add the cut, migration and halos, the ranks' agreements
+ * and the gathering on rank 0. A rank that a cut leaves alone takes the one-device hooks. */
 typedef struct clp__sph_hooks {
     /* The whole case on this device: x-pencils and a list in pieces are open to it (a rank's
      * forces run over ranges of its slots, and its list is one buffer). */
