@@ -24,7 +24,7 @@ static void report_rebuilds(const sph_run *r) {
 }
 
 static clp_status sample_gauges(void *model, clp__run *run, clp_error *err) {
-    sph_model *m = model;
+    clp__sph_model *m = model;
     return clp__sph_gauges_sample(m->gauges, clp_grid_iteration_buffers(m->r.opts), run->time,
                                   run->step, err);
 }
@@ -32,7 +32,7 @@ static clp_status sample_gauges(void *model, clp__run *run, clp_error *err) {
 /* A snapshot in the output folder, unless the run continued wrote that step's. */
 static clp_status write_snapshot(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     if (m->out.last_step == (int64_t)run->step)
         return CLP_OK;
     CLP_TRY(clp__sph_take_snapshot(&m->r, run->step, &m->snap, err));
@@ -45,13 +45,13 @@ fail:
 
 static clp_status write_checkpoint(void *model, clp__run *run, clp_error *err) {
     (void)run;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     return m->r.hooks->checkpoint(&m->r, m->checkpoint, m->identity, &m->clock, err);
 }
 
 /* The outputs in their order: gauges (every rank samples, rank 0 writes), snapshots, and
  * checkpoints at their interval, on request, on a stop and at the end. */
-static void add_outputs(sph_model *m, clp__run *run, double checkpoint_interval) {
+static void add_outputs(clp__sph_model *m, clp__run *run, double checkpoint_interval) {
     const clp_sph_case *c = &m->r.c;
     if (c->gauges.interval > 0 && m->r.hooks->samples_gauges(&m->r, run->out_dir))
         clp__run_add_output(run, (clp__run_output){.interval = c->gauges.interval,
@@ -72,7 +72,7 @@ static void add_outputs(sph_model *m, clp__run *run, double checkpoint_interval)
 }
 
 /* The case (or the checkpoint continued) on this device, or this rank's slab of it. */
-clp_status clp__sph_model_open(sph_model *m, clp__run *run, const clp__sph_hooks *hooks,
+clp_status clp__sph_model_open(clp__sph_model *m, clp__run *run, const clp__sph_hooks *hooks,
                                struct clp__sph_split *split, clp_error *err) {
     clp_status st = CLP_OK;
     sph_run *r = &m->r;
@@ -120,7 +120,7 @@ fail:
 /* The output files, new or those of the run continued, and the gauges. */
 clp_status clp__sph_model_start(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     sph_run *r = &m->r;
     const bool restarted = run->config->restart != NULL;
     if (run->out_dir && restarted)
@@ -137,7 +137,7 @@ fail:
 /* Whether the turn after the coming step will only step, whatever that step's size (at most
  * the largest step, with a margin for its rounding to float on the device): no end, output,
  * gauge, checkpoint, step limit or request due then. `slack` as the driver's. */
-static bool next_turn_only_steps(const sph_model *m, const clp__run *run) {
+static bool next_turn_only_steps(const clp__sph_model *m, const clp__run *run) {
     const clp__sph_clock *clock = &m->clock;
     const clp_run_config *config = run->config;
     const double slack = 1e-9 * clock->dt, next = clock->time + 1.001 * m->r.phys.dt;
@@ -149,7 +149,7 @@ static bool next_turn_only_steps(const sph_model *m, const clp__run *run) {
            !(config->checkpoint_requested && *config->checkpoint_requested);
 }
 
-clp_status clp__sph_model_step(sph_model *m, clp__run *run, bool next_plain, uint64_t *ran,
+clp_status clp__sph_model_step(clp__sph_model *m, clp__run *run, bool next_plain, uint64_t *ran,
                                clp_error *err) {
     clp_status st = CLP_OK;
     *ran = 0;
@@ -167,7 +167,7 @@ fail:
 clp_status clp__sph_model_advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
                                   clp_error *err) {
     (void)steps;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     return clp__sph_model_step(m, run, next_turn_only_steps(m, run), ran, err);
 }
 
@@ -176,7 +176,7 @@ clp_status clp__sph_model_advance(void *model, clp__run *run, uint64_t steps, ui
  * row was the continued run's (every rank, when split). */
 clp_status clp__sph_model_finish(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     sph_run *r = &m->r;
     const clp_run_config *config = run->config;
     r->timing.wall = run->seconds + run->outputs;
@@ -211,7 +211,7 @@ fail:
 }
 
 void clp__sph_model_close(void *model) {
-    sph_model *m = model;
+    clp__sph_model *m = model;
     free(m->identity);
     clp__sph_restart_close(&m->restart);
     clp__sph_snapshot_free(&m->snap);
@@ -226,7 +226,7 @@ static clp_status open_alone(void *model, clp__run *run, clp_error *err) {
 }
 
 static const clp__run_model sph_model_ops = {.name = "sph",
-                                             .size = sizeof(sph_model),
+                                             .size = sizeof(clp__sph_model),
                                              .open = open_alone,
                                              .start = clp__sph_model_start,
                                              .advance = clp__sph_model_advance,

@@ -7,7 +7,7 @@
 
 /* A rank's model: the one-device model's state first, as its functions take it. */
 typedef struct rank_model {
-    sph_model m;
+    clp__sph_model m;
     clp__sph_split split;
 } rank_model;
 
