@@ -4,14 +4,14 @@
 #ifndef CLPART_SPH_BALANCE_H
 #define CLPART_SPH_BALANCE_H
 
-#include "models/sph/sph_restart.h"
+#include "models/sph/sph_split.h"
 
-/* Sets up r->balance from the options (dist.rebalance, dist.probe_steps) and the cut's
+/* Sets up s->balance from the options (dist.rebalance, dist.probe_steps) and the cut's
  * `weights` (NULL: equal). */
-void clp__sph_balance_init(sph_run *r, const double *weights);
+void clp__sph_balance_init(clp__sph_split *s, const clp_options *opts, const double *weights);
 
 /* Around each step of a split run: its wall time, less the time the comm waited, is this
- * rank's busy time; its owned particles are its work. Nothing on one device. */
+ * rank's busy time; its owned particles are its work. Nothing once a cut left it alone. */
 void clp__sph_balance_step_begin(sph_run *r);
 void clp__sph_balance_step_end(sph_run *r);
 
@@ -26,5 +26,11 @@ clp_status clp__sph_balance_collect(sph_run *r, clp__sph_restart *rs, clp_error 
 
 /* After the re-cut at `step`: rank 0 logs it, and the timing starts again. */
 clp_status clp__sph_balance_done(sph_run *r, uint64_t step, clp_error *err);
+
+/* At a rebuild of a split run, when the ranks agree that their busy times differ by more than
+ * dist.rebalance: their particles cut again by the measured speeds; `opts` are the run's. A
+ * rank the re-cut leaves out gets r->left_out. */
+clp_status clp__sph_rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
+                              const clp_run_config *config, clp_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* An SPH rank's part in a multi-device run: its slab of the case, the snapshot gathered on
- * rank 0, and the step, step record and requests every rank must agree on. */
+ * rank 0, the step, step record and requests every rank must agree on, and the timing. */
 #include "dist/cut.h"
-#include "models/sph/sph_run.h"
+#include "models/sph/sph_split.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,23 +86,25 @@ fail:
  * left any out; their weights follow them. */
 static clp_status keep_ranks(sph_run *r, const bool *kept, clp_error *err) {
     clp_status st = CLP_OK;
-    const int ranks = clp__comm_size(r->comm);
+    const int ranks = clp__comm_size(r->split->comm);
     int n = 0;
     for (int k = 0; k < ranks; k++)
         if (kept[k])
-            r->balance.weights[n++] = r->balance.weights[k];
+            r->split->balance.weights[n++] = r->split->balance.weights[k];
     if (n == ranks)
         return CLP_OK;
-    CLP_REQUIRE(r->n_views < CLP_DIST_MAX_RANKS, err, CLP_USAGE, "too many devices left out");
-    CLP_TRY(clp__comm_view_create(r->comm, kept, &r->views[r->n_views], err));
-    r->comm = r->views[r->n_views++];
+    CLP_REQUIRE(r->split->n_views < CLP_DIST_MAX_RANKS, err, CLP_USAGE,
+                "too many devices left out");
+    CLP_TRY(clp__comm_view_create(r->split->comm, kept, &r->split->views[r->split->n_views], err));
+    r->split->comm = r->split->views[r->split->n_views++];
 fail:
     return st;
 }
 
-clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, uint32_t **types,
-                             uint32_t **ids, size_t *n_owned, clp_slabs *slabs, clp_error *err) {
+clp_status clp__sph_dist_cut(sph_run *r, double **xyz, uint32_t **types, uint32_t **ids,
+                             clp_error *err) {
     clp_status st = CLP_OK;
+    clp__sph_split *s = r->split;
     clp__dist_cut cut = {0};
     uint32_t *local_types = NULL, *kept_ids = NULL;
     double *kept_xyz = NULL, *tied = NULL, *cost = NULL;
@@ -113,43 +115,44 @@ clp_status clp__sph_dist_cut(sph_run *r, const double *weights, double **xyz, ui
     CLP_TRY(particle_costs(r, *types, kept_ids, kept, &cost, err));
     CLP_TRY(ghost_ties(r, *xyz, *types, &tied, &ties.count, err));
     ties.points = tied;
-    CLP_TRY(clp__dist_cut_make(r->comm, r->opts, &r->geo, level_axes(r), kept_xyz ? kept_xyz : *xyz,
-                               cost, kept, &ties, weights, clp__dist_leave_out_of(r->opts), &cut,
-                               err));
+    CLP_TRY(clp__dist_cut_make(r->split->comm, r->opts, &r->geo, level_axes(r),
+                               kept_xyz ? kept_xyz : *xyz, cost, kept, &ties, s->cut_weights,
+                               clp__dist_leave_out_of(r->opts), &cut, err));
     if (cut.left_out) {
         r->left_out = true;
         goto fail;
     }
     CLP_TRY(keep_ranks(r, cut.kept, err));
-    if (clp__comm_size(r->comm) == 1) { /* alone: the case runs as on one device, unsplit */
+    if (clp__comm_size(r->split->comm) == 1) { /* alone: the case runs as on one device, unsplit */
         CLP_INFO(CLP_LOG_RUN, "device rank 0 runs the case alone");
-        r->comm = NULL;
+        s->comm = NULL;
+        r->hooks = &clp__sph_alone;
         goto fail;
     }
     for (size_t i = 0; kept_ids && i < cut.owned; i++) /* indices among the kept: case IDs */
         cut.ids[i] = kept_ids[cut.ids[i]];
     CLP_TRY(clp__dist_rank_options(r->opts, cut.slabs.axis, cut.local.periodic[cut.slabs.axis],
-                                   &r->rank_opts, err));
-    r->opts = r->rank_opts;
+                                   &r->split->rank_opts, err));
+    r->opts = r->split->rank_opts;
     local_types = malloc(cut.slots * sizeof *local_types);
     CLP_REQUIRE(local_types, err, CLP_NOMEM, "out of host memory");
     for (size_t i = 0; i < cut.slots; i++)
         local_types[i] = i < cut.owned ? (*types)[cut.ids[i]] : CLP_GRID_EXCLUDED;
     r->geo = cut.local;
     r->n = cut.slots;
-    r->balance.unit_cost = cut.owned ? cut.work / (double)cut.owned : 1.0;
+    r->split->balance.unit_cost = cut.owned ? cut.work / (double)cut.owned : 1.0;
     size_t fluid = 0;
     for (size_t i = 0; i < cut.owned; i++)
         fluid += local_types[i] == 0;
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d: %zu fluid and %zu boundary particles",
-              clp__comm_rank(r->comm), fluid, cut.owned - fluid);
-    *slabs = cut.slabs;
+              clp__comm_rank(r->split->comm), fluid, cut.owned - fluid);
+    s->slabs = cut.slabs;
     free(*xyz);
     free(*types);
     *xyz = cut.xyz;
     *types = local_types;
     *ids = cut.ids;
-    *n_owned = cut.owned;
+    s->owned = cut.owned;
     cut.xyz = NULL;
     cut.ids = NULL;
     local_types = NULL;
@@ -173,7 +176,8 @@ typedef struct snapshot_record {
 /* This rank's own particles as snapshot records; *out is new. */
 static clp_status own_records(sph_run *r, snapshot_record **out, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t n = r->n, first = r->dist.owned_first, owned = clp__dist_rank_owned(&r->dist);
+    const size_t n = r->n, first = r->split->dist.owned_first,
+                 owned = clp__dist_rank_owned(&r->split->dist);
     double *xyz = malloc(3 * n * sizeof *xyz);
     uint32_t *id = malloc(n * sizeof *id), *type = malloc(n * sizeof *type);
     cl_float4 *vel = malloc(n * sizeof *vel);
@@ -213,10 +217,11 @@ clp_status clp__sph_dist_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *
     size_t offsets[CLP_DIST_MAX_RANKS + 1];
     double diagnostics[4] = {0};
     CLP_TRY(own_records(r, &mine, err));
-    CLP_TRY(clp__comm_gather(r->comm, mine, clp__dist_rank_owned(&r->dist) * sizeof *mine,
-                             (void **)&all, offsets, err));
-    if (clp__comm_rank(r->comm) == 0) {
-        const size_t n = offsets[clp__comm_size(r->comm)] / sizeof *all;
+    CLP_TRY(clp__comm_gather(r->split->comm, mine,
+                             clp__dist_rank_owned(&r->split->dist) * sizeof *mine, (void **)&all,
+                             offsets, err));
+    if (clp__comm_rank(r->split->comm) == 0) {
+        const size_t n = offsets[clp__comm_size(r->split->comm)] / sizeof *all;
         CLP_TRY(clp__sph_snapshot_alloc(s, n, err));
         for (size_t i = 0; i < n; i++) {
             memcpy(s->xyz + 3 * i, all[i].xyz, sizeof all[i].xyz);
@@ -229,13 +234,13 @@ clp_status clp__sph_dist_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *
         const double summary[4] = {s->kinetic, s->mass, s->vmax, s->front};
         memcpy(diagnostics, summary, sizeof summary);
     }
-    CLP_TRY(clp__comm_broadcast(r->comm, diagnostics, sizeof diagnostics, err));
+    CLP_TRY(clp__comm_broadcast(r->split->comm, diagnostics, sizeof diagnostics, err));
     s->kinetic = diagnostics[0];
     s->mass = diagnostics[1];
     s->vmax = diagnostics[2];
     s->front = diagnostics[3];
     /* an excluded particle leaves its rank's slots at the next rebuild: the ranks count them */
-    s->excluded = r->excluded;
+    s->excluded = r->split->excluded;
 fail:
     free(mine);
     free(all);
@@ -250,12 +255,12 @@ clp_status clp__sph_dist_agree_step(sph_run *r, clp_error *err) {
     CLP_CL_CHECK(clEnqueueReadBuffer(q, record, CL_TRUE, 0, sizeof dt, &dt, 0, NULL, NULL), err,
                  "reading the time step: clEnqueueReadBuffer");
     double smallest = dt;
-    CLP_TRY(clp__comm_allreduce(r->comm, &smallest, 1, CLP_COMM_MIN, err));
-    r->agreed_dt = (cl_float)smallest; /* one of the ranks' floats: exact */
+    CLP_TRY(clp__comm_allreduce(r->split->comm, &smallest, 1, CLP_COMM_MIN, err));
+    r->split->agreed_dt = (cl_float)smallest; /* one of the ranks' floats: exact */
     /* not waited for: the integration queued after it reads it, and the next step's record
        read waits for both */
-    CLP_CL_CHECK(clEnqueueWriteBuffer(q, record, CL_FALSE, 0, sizeof r->agreed_dt, &r->agreed_dt, 0,
-                                      NULL, NULL),
+    CLP_CL_CHECK(clEnqueueWriteBuffer(q, record, CL_FALSE, 0, sizeof r->split->agreed_dt,
+                                      &r->split->agreed_dt, 0, NULL, NULL),
                  err, "writing the time step: clEnqueueWriteBuffer");
 fail:
     return st;
@@ -269,21 +274,22 @@ clp_status clp__sph_dist_reduce_record(sph_run *r, clp__sph_step_record *rec, cl
                       (rec->reasons & CLP_SPH_OUT_SPEED) != 0,
                       (rec->reasons & CLP_SPH_OUT_DENSITY) != 0,
                       rec->excluded ? -(double)rec->first_id : -INFINITY,
-                      r->stop_flag && *r->stop_flag,
-                      r->checkpoint_flag && *r->checkpoint_flag};
-    CLP_TRY(clp__comm_allreduce(r->comm, most, 8, CLP_COMM_MAX, err));
-    r->agreed_stop = most[6] > 0;
-    r->agreed_checkpoint = most[7] > 0;
-    r->flags_agreed = true;
+                      r->split->stop_flag && *r->split->stop_flag,
+                      r->split->checkpoint_flag && *r->split->checkpoint_flag};
+    CLP_TRY(clp__comm_allreduce(r->split->comm, most, 8, CLP_COMM_MAX, err));
+    r->split->agreed_stop = most[6] > 0;
+    r->split->agreed_checkpoint = most[7] > 0;
+    r->split->flags_agreed = true;
     rec->moved = (cl_float)most[0];
     rec->reasons = (most[2] > 0 ? CLP_SPH_OUT_DOMAIN : 0) | (most[3] > 0 ? CLP_SPH_OUT_SPEED : 0) |
                    (most[4] > 0 ? CLP_SPH_OUT_DENSITY : 0);
     rec->first_id = most[1] > 0 ? (cl_uint)-most[5] : rec->first_id;
     if (most[1] > 0) { /* some rank excluded particles: how many in all */
         double excluded = rec->excluded;
-        CLP_TRY(clp__comm_allreduce(r->comm, &excluded, 1, CLP_COMM_SUM, err));
+        CLP_TRY(clp__comm_allreduce(r->split->comm, &excluded, 1, CLP_COMM_SUM, err));
         rec->excluded = (cl_uint)excluded;
     }
+    r->split->excluded += rec->excluded;
 fail:
     return st;
 }
@@ -291,7 +297,7 @@ fail:
 clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, clp_error *err) {
     clp_status st = CLP_OK;
     double asked[2] = {*stop, *checkpoint};
-    CLP_TRY(clp__comm_allreduce(r->comm, asked, 2, CLP_COMM_MAX, err));
+    CLP_TRY(clp__comm_allreduce(r->split->comm, asked, 2, CLP_COMM_MAX, err));
     *stop = asked[0] > 0;
     *checkpoint = asked[1] > 0;
 fail:
@@ -301,18 +307,19 @@ fail:
 clp_status clp__sph_dist_timing(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     enum { FIELDS = 7 };
-    const int ranks = clp__comm_size(r->comm);
+    const int ranks = clp__comm_size(r->split->comm);
     clp_run_timing *t = &r->timing;
-    double all[FIELDS * CLP_DIST_MAX_RANKS] = {0}, *mine = all + FIELDS * clp__comm_rank(r->comm);
-    mine[0] = (double)clp__dist_rank_owned(&r->dist);
+    double all[FIELDS * CLP_DIST_MAX_RANKS] = {0},
+                        *mine = all + FIELDS * clp__comm_rank(r->split->comm);
+    mine[0] = (double)clp__dist_rank_owned(&r->split->dist);
     mine[1] = t->keys + t->sort + t->reorder + t->list + t->boundary + t->density + t->forces +
               t->time_step + t->integration;
     mine[2] = t->forces;
     mine[3] = t->list;
     mine[4] = t->exchange;
-    mine[5] = r->balance.waited;
-    mine[6] = r->rebuild_seconds;
-    CLP_TRY(clp__comm_allreduce(r->comm, all, FIELDS * (size_t)ranks, CLP_COMM_SUM, err));
+    mine[5] = r->split->balance.waited;
+    mine[6] = r->split->rebuild_seconds;
+    CLP_TRY(clp__comm_allreduce(r->split->comm, all, FIELDS * (size_t)ranks, CLP_COMM_SUM, err));
     t->ranks = ranks;
     for (int k = 0; k < ranks; k++) {
         const double *v = all + FIELDS * k;

@@ -3,6 +3,7 @@
  * sph_pieces.c's). */
 #include "models/sph/sph_dist_checkpoint.h"
 #include "models/sph/sph_pieces.h"
+#include "models/sph/sph_split.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,16 +36,16 @@ static clp_status write_piece(sph_run *r, const char *path, const char *identity
     clp__sph_state held = {{NULL}};
     char name[PATH_SIZE];
     CLP_TRY(clp__checkpoint_create(identity, clock->step, clock->time, clock->dt, &cp, err));
-    CLP_TRY(clp__checkpoint_add_scalar(cp, "rank", r->dist.rank, err));
-    CLP_TRY(clp__checkpoint_add_scalar(cp, "ranks", clp__comm_size(r->comm), err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "rank", r->split->dist.rank, err));
+    CLP_TRY(clp__checkpoint_add_scalar(cp, "ranks", clp__comm_size(r->split->comm), err));
     for (int i = 0; i < LAYOUT_COUNT; i++)
-        CLP_TRY(clp__checkpoint_add_scalar(cp, layout_names[i], (double)*layout_field(&r->dist, i),
-                                           err));
+        CLP_TRY(clp__checkpoint_add_scalar(cp, layout_names[i],
+                                           (double)*layout_field(&r->split->dist, i), err));
     CLP_TRY(clp__sph_state_add(cp, r->w, &held, err));
     *note = (piece_note){.capacity = r->n};
     CLP_TRY(clp__checkpoint_digest(cp, &note->digest, err));
-    clp__sph_piece_path(path, clock->step, r->dist.rank, clp__comm_size(r->comm), note->digest,
-                        name, sizeof name);
+    clp__sph_piece_path(path, clock->step, r->split->dist.rank, clp__comm_size(r->split->comm),
+                        note->digest, name, sizeof name);
     CLP_TRY(clp__checkpoint_write(cp, name, err));
 fail:
     clp__checkpoint_destroy(cp);
@@ -97,12 +98,12 @@ clp_status clp__sph_dist_checkpoint_write(sph_run *r, const char *path, const ch
     size_t offsets[CLP_DIST_MAX_RANKS + 1];
     /* the halo refresh the last step began, ended: the piece holds a whole halo, and a
        restart has none pending (the next forces then run in one range, to the same sums) */
-    CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
+    CLP_TRY(clp__dist_rank_refresh_end(&r->split->dist, err));
     CLP_TRY(write_piece(r, path, identity, clock, &mine, err));
-    CLP_TRY(clp__comm_gather(r->comm, &mine, sizeof mine, (void **)&all, offsets, err));
-    if (r->dist.rank == 0) {
-        const clp_slabs *s = &r->dist.slabs;
-        clp__sph_manifest m = {.ranks = s->ranks, .axis = s->axis, .excluded = r->excluded};
+    CLP_TRY(clp__comm_gather(r->split->comm, &mine, sizeof mine, (void **)&all, offsets, err));
+    if (r->split->dist.rank == 0) {
+        const clp_slabs *s = &r->split->dist.slabs;
+        clp__sph_manifest m = {.ranks = s->ranks, .axis = s->axis, .excluded = r->split->excluded};
         for (int k = 0; k <= s->ranks; k++)
             m.first[k] = s->first[k];
         for (int k = 0; k < s->ranks; k++) {
@@ -119,7 +120,7 @@ clp_status clp__sph_dist_checkpoint_write(sph_run *r, const char *path, const ch
         free(keep);
     }
     /* no rank goes on, or reports a checkpoint written, before the manifest is */
-    CLP_TRY(clp__comm_barrier(r->comm, err));
+    CLP_TRY(clp__comm_barrier(r->split->comm, err));
 fail:
     free(all);
     return st;
@@ -189,14 +190,16 @@ fail:
 clp_status clp__sph_piece_restore(sph_run *r, const clp__checkpoint *piece,
                                   const clp__sph_manifest *m, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp_slabs *s = &r->dist.slabs;
-    bool same = s->ranks == m->ranks && s->axis == m->axis && r->n == m->capacity[r->dist.rank];
+    const clp_slabs *s = &r->split->dist.slabs;
+    bool same =
+        s->ranks == m->ranks && s->axis == m->axis && r->n == m->capacity[r->split->dist.rank];
     for (int k = 0; same && k <= s->ranks; k++)
         same = s->first[k] == m->first[k];
     CLP_REQUIRE(same, err, CLP_CHECKPOINT,
                 "checkpoint %s: device rank %d's slab or slots (%zu) differ from the ones it "
                 "was written with (%" PRIu64 "), though the devices and weights are the same",
-                clp__checkpoint_path(piece), r->dist.rank, r->n, m->capacity[r->dist.rank]);
+                clp__checkpoint_path(piece), r->split->dist.rank, r->n,
+                m->capacity[r->split->dist.rank]);
     CLP_TRY(clp__sph_state_restore(piece, r->w, err));
     size_t layout[LAYOUT_COUNT];
     for (int i = 0; i < LAYOUT_COUNT; i++) {
@@ -208,8 +211,8 @@ clp_status clp__sph_piece_restore(sph_run *r, const clp__checkpoint *piece,
         layout[i] = (size_t)v;
     }
     for (int i = 0; i < LAYOUT_COUNT; i++)
-        *layout_field(&r->dist, i) = layout[i];
-    clp__dist_rank_restored(&r->dist);
+        *layout_field(&r->split->dist, i) = layout[i];
+    clp__dist_rank_restored(&r->split->dist);
 fail:
     return st;
 }

@@ -5,6 +5,7 @@
 #ifndef CLPART_SPH_DIST_CHECKPOINT_H
 #define CLPART_SPH_DIST_CHECKPOINT_H
 
+#include "dist/slabs.h"
 #include "models/sph/sph_checkpoint.h"
 #include "models/sph/sph_run.h"
 

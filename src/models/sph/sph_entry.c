@@ -1,7 +1,7 @@
 /* The SPH model's registry entry (src/models/registry.c lists it). */
 #include "models/models.h"
 #include "models/sph/sph_output.h"
-#include "models/sph/sph_run.h"
+#include "models/sph/sph_split.h"
 
 /* SPH's x-pencil force kernel is sized from the device's local memory, and under
  * sph.fit_device a list that the device's memory cannot hold makes the run take it. */

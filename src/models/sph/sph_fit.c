@@ -1,11 +1,7 @@
 /* What an SPH case takes of the device's memory, the fallback modes sph.fit_device takes where
  * the stored list does not fit, and the refusal, with the figures, of a case that does not. */
 #include "models/models.h"
-#include "models/sph/sph_balance.h"
-#include "models/sph/sph_checkpoint.h"
-#include "models/sph/sph_dist_checkpoint.h"
 #include "models/sph/sph_gauges.h"
-#include "models/sph/sph_restart.h"
 #include "models/sph/sph_run.h"
 
 #include <math.h>
@@ -75,8 +71,9 @@ static bool fits(const memory_use *m, const clp_device_info *d) {
 typedef enum fallback { FALLBACK_BITS, FALLBACK_PIECES, FALLBACK_NO_LIST, FALLBACKS } fallback;
 
 /* Sets `opts` to a fallback's mode, a list in `pieces` buffers: without a list, x-pencils on
- * one device and a work-item per particle split (x-pencils run on one device only). */
-static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool split,
+ * the whole grid and a work-item per particle on a split run's slab (x-pencils run on one
+ * device only). */
+static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool whole_grid,
                             clp_error *err) {
     clp_status st = CLP_OK;
     if (f == FALLBACK_BITS)
@@ -86,7 +83,7 @@ static clp_status fall_back(clp_options *opts, fallback f, unsigned pieces, bool
         return clp__neighbors_pieces_set(opts, pieces, err);
     }
     CLP_TRY(clp__neighbors_mode_set(opts, CLP_NEIGHBORS_MODE_JIT, err));
-    if (!split)
+    if (whole_grid)
         CLP_TRY(clp__sph_strategy_set(opts, CLP_SPH_STRATEGY_X_PENCIL, err));
 fail:
     return st;
@@ -100,7 +97,7 @@ static sph_run with_fallback(const sph_run *r, clp_options *opts, fallback f, un
     fitted.geo.list_pieces = f == FALLBACK_PIECES ? pieces
                              : f == FALLBACK_BITS ? r->geo.list_pieces
                                                   : 0;
-    fitted.pencils = f == FALLBACK_NO_LIST && !r->comm;
+    fitted.pencils = clp__sph_strategy_of(opts) == CLP_SPH_STRATEGY_X_PENCIL; /* fall_back's */
     fitted.geo.max_neighbors = 0;
     return fitted;
 }
@@ -133,11 +130,10 @@ clp_status clp__sph_fit_device(sph_run *r, const clp_device_info *dev, clp_error
         return CLP_OK;
     const memory_use with_list = memory_of(r);
     double refused = !fits(&with_list, dev);
-    if (r->comm)
-        CLP_TRY(clp__comm_allreduce(r->comm, &refused, 1, CLP_COMM_MAX, err));
+    CLP_TRY(r->hooks->most(r, &refused, 1, err)); /* a split run's ranks agree */
     if (!refused)
         return CLP_OK;
-    const bool split = r->comm != NULL;
+    const bool whole_grid = r->hooks->whole_grid;
     static const char *const modes[FALLBACKS] = {
         "with a list of bits (neighbors.format=bits)",
         "with a list of bits in %u buffers (neighbors.format=bits, neighbors.pieces=%u)",
@@ -151,27 +147,26 @@ clp_status clp__sph_fit_device(sph_run *r, const clp_device_info *dev, clp_error
     const unsigned pieces = pieces_for(r, dev);
     fallback f = indices_asked ? FALLBACK_NO_LIST : !r->geo.bits ? FALLBACK_BITS : FALLBACK_PIECES;
     for (; f < FALLBACKS; f++) {
-        if (f == FALLBACK_PIECES && (split || pieces_asked || pieces <= 1))
+        if (f == FALLBACK_PIECES && (!whole_grid || pieces_asked || pieces <= 1))
             continue;
         clp_options_destroy(fitted);
         fitted = NULL;
         CLP_TRY(clp_options_dup(r->opts, &fitted, err));
-        CLP_TRY(fall_back(fitted, f, pieces, split, err));
+        CLP_TRY(fall_back(fitted, f, pieces, whole_grid, err));
         const sph_run candidate = with_fallback(r, fitted, f, pieces);
         const memory_use need = memory_of(&candidate);
         double refused_too = !fits(&need, dev);
-        if (r->comm)
-            CLP_TRY(clp__comm_allreduce(r->comm, &refused_too, 1, CLP_COMM_MAX, err));
+        CLP_TRY(r->hooks->most(r, &refused_too, 1, err));
         if (refused_too)
             continue;
         const double gib = 1024.0 * 1024.0 * 1024.0;
         char rank[32], mode[96];
-        clp__comm_rank_label(r->comm, rank, sizeof rank);
+        r->hooks->label(r, rank, sizeof rank);
         if (f == FALLBACK_PIECES)
             snprintf(mode, sizeof mode, modes[f], pieces, pieces);
         else
             snprintf(mode, sizeof mode, modes[f],
-                     split ? " on every rank" : ", sph.strategy=x_pencil");
+                     candidate.pencils ? ", sph.strategy=x_pencil" : " on every rank");
         if (!fits(&with_list, dev))
             CLP_WARN(CLP_LOG_BUFFER,
                      "%s%zu particles with a stored neighbour list would take %.2f GiB (the "
@@ -182,14 +177,10 @@ clp_status clp__sph_fit_device(sph_run *r, const clp_device_info *dev, clp_error
                      list_bytes(&with_list, r->n) / gib, dev->name, dev->global_mem_size / gib,
                      dev->max_mem_alloc_size / gib, mode,
                      (need.grid.total + need.model.total) / gib, rates[f]);
-        if (split) { /* the rank's own options, made at its cut */
-            CLP_TRY(fall_back(r->rank_opts, f, pieces, true, err));
-        } else {
-            clp_options_destroy(r->fitted_opts);
-            r->fitted_opts = fitted;
-            fitted = NULL;
-        }
-        const sph_run done = with_fallback(r, r->comm ? r->rank_opts : r->fitted_opts, f, pieces);
+        clp_options_destroy(r->fitted_opts);
+        r->fitted_opts = fitted;
+        fitted = NULL;
+        const sph_run done = with_fallback(r, r->fitted_opts, f, pieces);
         r->opts = done.opts;
         r->pencils = done.pencils;
         r->geo.bits = r->global.bits = done.geo.bits;

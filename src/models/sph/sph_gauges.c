@@ -15,9 +15,7 @@
 struct clp__sph_gauges {
     const clp_sph_case *c;
     clp_worker *w;
-    clp__comm *comm;            /* split: the ranks, else NULL */
-    const clp__dist_rank *dist; /* split: this rank's layout */
-    const clp_grid_geometry *global;
+    const clp__sph_gauge_share *share; /* what this device owns: all of it, or a rank's part */
     cl_float4 *points;       /* written before each sample: a re-cut makes the buffers anew */
     size_t n_points, column; /* points sampled; of which per height column */
     double floor, step;      /* the columns' first point and spacing on the vertical */
@@ -114,6 +112,37 @@ static clp_status name_columns(clp__sph_gauges *g, clp_error *err) {
     return ok ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
 }
 
+/* The whole case's gauges on one device: every point and slot, sums of one device. */
+static clp_status settle_alone(const void *rank, clp_error *err) {
+    (void)rank, (void)err;
+    return CLP_OK;
+}
+
+static bool owns_alone(const void *rank, const cl_float4 *x) {
+    (void)rank, (void)x;
+    return true;
+}
+
+static void slots_alone(const void *rank, size_t slots, size_t *first, size_t *end) {
+    (void)rank;
+    *first = 0;
+    *end = slots;
+}
+
+static clp_status run_alone(const void *rank, clp_worker *w, const clp_step *s, size_t first,
+                            size_t end, clp_error *err) {
+    (void)rank, (void)first, (void)end;
+    return clp_worker_run_step(w, s, NULL, err);
+}
+
+static clp_status sum_alone(const void *rank, double *v, size_t n, clp_error *err) {
+    (void)rank, (void)v, (void)n, (void)err;
+    return CLP_OK;
+}
+
+static const clp__sph_gauge_share alone = {NULL,        settle_alone, owns_alone,
+                                           slots_alone, run_alone,    sum_alone};
+
 clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
                                 uint64_t step, clp__sph_gauges **out, clp_error *err) {
     clp_status st = CLP_OK;
@@ -121,7 +150,8 @@ clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char
     size_t n_kept = 0;
     clp__sph_gauges *g = calloc(1, sizeof *g);
     CLP_REQUIRE_ALLOC(g, err);
-    *g = (clp__sph_gauges){.c = c, .w = w, .n_points = clp__sph_gauge_points(c, NULL)};
+    *g = (clp__sph_gauges){
+        .c = c, .w = w, .share = &alone, .n_points = clp__sph_gauge_points(c, NULL)};
     column_extent(c, &g->floor, &g->step, &g->column);
     clp__sph_wall_ids(c, g->wall_first, g->wall_end);
     g->samples = malloc((2 * g->n_points + 1) * sizeof *g->samples);
@@ -148,23 +178,8 @@ fail:
     return st;
 }
 
-void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp__dist_rank *dist,
-                           const clp_grid_geometry *global) {
-    g->comm = comm;
-    g->dist = dist;
-    g->global = global;
-}
-
-/* Whether this rank keeps point k's sums: alone, always; split, when the point lies in one of
- * its layers, where its particles and halo hold every neighbour of the point. */
-static bool owns_point(const clp__sph_gauges *g, size_t k) {
-    if (!g->comm)
-        return true;
-    const clp_slabs *s = &g->dist->slabs;
-    const int a = s->axis;
-    int layer = (int)floor((g->points[k].s[a] - g->global->origin[a]) / g->global->cell_size[a]);
-    layer = layer < 0 ? 0 : layer >= s->layers ? s->layers - 1 : layer;
-    return layer >= s->first[g->dist->rank] && layer < s->first[g->dist->rank + 1];
+void clp__sph_gauges_share(clp__sph_gauges *g, const clp__sph_gauge_share *share) {
+    g->share = share ? share : &alone;
 }
 
 /* The samples of every point and the force on each wall box of this device, into g->sums
@@ -174,11 +189,9 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
     const clp_sph_gauges *s = &g->c->gauges;
     const int dim = g->c->dim;
     const size_t slots = clp_worker_buffer_bytes(g->w, CLP_BUF_POS) / sizeof(cl_float4);
-    size_t first = 0, end = slots, at = 0;
-    if (g->comm) {
-        first = g->dist->owned_first;
-        end = g->dist->owned_end;
-    }
+    const clp__sph_gauge_share *own = g->share;
+    size_t first, end, at = 0;
+    own->slots(own->rank, slots, &first, &end);
     if (g->n_points) {
         const clp_step sample = {"sph_gauge_sample",
                                  CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
@@ -192,7 +205,8 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
     }
     for (size_t k = 0; k < g->n_points; k++)
         for (int m = 0; m < 8; m++)
-            g->sums[at++] = owns_point(g, k) ? g->samples[2 * k + m / 4].s[m % 4] : 0.0;
+            g->sums[at++] =
+                own->owns(own->rank, &g->points[k]) ? g->samples[2 * k + m / 4].s[m % 4] : 0.0;
     if (s->n_walls) {
         const clp_step force = {"sph_wall_force",
                                 grid | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS, slots,
@@ -206,10 +220,7 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
             CLP_REQUIRE(g->slots, err, CLP_NOMEM, "out of host memory");
         }
         /* a rank's own particles only: it has no neighbour lists for its halo's */
-        if (g->comm)
-            CLP_TRY(clp_worker_run_step_range(g->w, &force, first, end - first, NULL, err));
-        else
-            CLP_TRY(clp_worker_run_step(g->w, &force, NULL, err));
+        CLP_TRY(own->run(own->rank, g->w, &force, first, end, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
         for (size_t k = 0; k < s->n_walls; k++) {
@@ -223,8 +234,8 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
                 g->sums[at++] = total[a];
         }
     }
-    if (g->comm && at)
-        CLP_TRY(clp__comm_allreduce(g->comm, g->sums, at, CLP_COMM_SUM, err));
+    if (at)
+        CLP_TRY(own->sum(own->rank, g->sums, at, err));
 fail:
     return st;
 }
@@ -252,6 +263,7 @@ clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, doubl
     const clp_sph_gauges *s = &g->c->gauges;
     const int dim = g->c->dim;
     size_t at = 0;
+    CLP_TRY(g->share->settle(g->share->rank, err));
     CLP_TRY(sample_sums(g, grid, err));
     if (!g->csv)
         return CLP_OK;

@@ -3,7 +3,6 @@
 #ifndef CLPART_SPH_GAUGES_H
 #define CLPART_SPH_GAUGES_H
 
-#include "dist/rank.h"
 #include "io/io.h"
 #include "models/sph/sph.h"
 
@@ -21,12 +20,25 @@ clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *
  * or continued after `step` on a restart. *out is new. */
 clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
                                 uint64_t step, clp__sph_gauges **out, clp_error *err);
-/* Makes `g` one rank's part of a split run's gauges: every rank samples on its slab and keeps
- * what it owns, the points in its layers of `global` (the case's grid) and the force on its
- * own particles; their sums meet on rank 0, which writes them. `dist` is read at each sample,
- * so a re-cut changes what the rank owns. */
-void clp__sph_gauges_split(clp__sph_gauges *g, clp__comm *comm, const clp__dist_rank *dist,
-                           const clp_grid_geometry *global);
+/* A split run's rank in the gauges (sph_split_gauges.c gives it): every rank samples on its slab
+ * and keeps what it owns, the points in its layers of the case's grid and the force on its
+ * own particles; their sums meet on rank 0, which writes them. Its functions take `rank`, and
+ * are asked at each sample, so a re-cut changes what the rank owns. */
+typedef struct clp__sph_gauge_share {
+    const void *rank;
+    /* the halo refreshed: a sample reads this step's state of it */
+    clp_status (*settle)(const void *rank, clp_error *err);
+    /* whether the rank keeps the sums of the point at `x` */
+    bool (*owns)(const void *rank, const cl_float4 *x);
+    /* the slots of its own particles among the worker's `slots`; a kernel over them */
+    void (*slots)(const void *rank, size_t slots, size_t *first, size_t *end);
+    clp_status (*run)(const void *rank, clp_worker *w, const clp_step *s, size_t first, size_t end,
+                      clp_error *err);
+    /* v[0 .. n-1] summed over the ranks, on every rank */
+    clp_status (*sum)(const void *rank, double *v, size_t n, clp_error *err);
+} clp__sph_gauge_share;
+/* Makes `g` a rank's part of a split run's gauges (NULL: the whole case's, on one device). */
+void clp__sph_gauges_share(clp__sph_gauges *g, const clp__sph_gauge_share *share);
 /* Samples every gauge now and appends the row of `time` and `step`. `grid` are the buffers
  * the neighbour iteration takes. */
 clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, double time,

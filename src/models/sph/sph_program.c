@@ -1,17 +1,10 @@
 /* What an SPH run's program is made of (summation modes, the grid, the model, with their
  * constants), the x-pencil layout it may take, and its build with the options of the device. */
 #include "models/models.h"
-#include "models/sph/sph_balance.h"
-#include "models/sph/sph_checkpoint.h"
-#include "models/sph/sph_dist_checkpoint.h"
 #include "models/sph/sph_gauges.h"
-#include "models/sph/sph_restart.h"
 #include "models/sph/sph_run.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 void clp__sph_program_spec(const sph_run *r, clp__sph_program_parts *p) {
     size_t nc = clp_grid_constants(&r->geo, r->n, p->constants, 64 - CLP_SPH_MAX_CONSTANTS);
@@ -29,8 +22,8 @@ void clp__sph_program_spec(const sph_run *r, clp__sph_program_parts *p) {
         nc += clp__sph_pencil_constants(&r->pencil, p->constants + nc);
         p->files[nf++] = "sph/sph_pencil.cl";
     }
-    if (r->comm)
-        p->files[nf++] = "dist/dist.cl";
+    for (const char *const *f = r->hooks->cl_files; *f; f++) /* a rank's: cl/dist */
+        p->files[nf++] = *f;
     size_t n_modules;
     const char *const *modules = clp__model_modules("sph", &n_modules);
     p->spec = (clp_program_spec){"sph", modules, n_modules, p->files, nf, p->constants, nc};

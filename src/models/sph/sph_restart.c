@@ -1,5 +1,6 @@
-/* A restart of an SPH run: the checkpoint read and checked on every rank, then either its
- * buffers restored as they were or its particles cut again among this run's ranks. */
+/* A restart of an SPH run on one device: the checkpoint read and checked, then either its
+ * buffers restored as they were or its particles (a split run's pieces' too) cut again; a
+ * split run's rank decides and restores through its hooks (sph_split_restart.c). */
 #include "models/sph/sph_restart.h"
 
 #include <inttypes.h>
@@ -22,32 +23,6 @@ fail:
     free(stored);
     free(wanted);
     return st;
-}
-
-/* The lines of `identity` that say how the particles are cut (new): the dist options but
- * those of rebalancing, which do not change the cut a checkpoint holds. */
-static char *split_lines(const char *identity) {
-    static const char *const dist[] = {"option dist.", NULL};
-    static const char *const later[] = {"option dist.rebalance", "option dist.probe_steps", NULL};
-    char *all = clp__sph_identity_filter(identity, dist, true);
-    char *lines = all ? clp__sph_identity_filter(all, later, false) : NULL;
-    free(all);
-    return lines;
-}
-
-/* Whether the run splits as the checkpoint's did: the dist options (the cut's axis, the
- * slots' room) and the weights (measured ones, after a rebalance); the number of ranks is
- * compared by the caller. */
-static bool same_split(const clp__checkpoint *cp, const clp__sph_manifest *m, const char *identity,
-                       const double *weights) {
-    char *stored = split_lines(clp__checkpoint_identity(cp));
-    char *wanted = split_lines(identity);
-    bool same = stored && wanted && strcmp(stored, wanted) == 0;
-    for (int k = 0; same && k < m->ranks; k++)
-        same = m->weights[k] == (weights ? weights[k] : 1.0);
-    free(stored);
-    free(wanted);
-    return same;
 }
 
 void clp__sph_moved_free(clp__sph_moved *m) {
@@ -172,35 +147,22 @@ fail:
     return st;
 }
 
-/* Reads the checkpoint on this rank and decides how it restarts. */
-static clp_status open_here(sph_run *r, const char *path, const char *identity,
-                            const double *weights, clp__sph_restart *rs, clp_error *err) {
+clp_status clp__sph_restart_check(clp__sph_restart *rs, const char *identity, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(clp__checkpoint_read(path, NULL, &rs->cp, err));
-    const bool split = clp__sph_is_manifest(rs->cp);
-    /* a split run that went on alone wrote its checkpoint naming no device: cut again */
-    const char *stored = clp__checkpoint_identity(rs->cp);
-    const bool one_device = strncmp(stored, "device ", 7) == 0 || strstr(stored, "\ndevice ");
-    if (!split && !r->comm && one_device) { /* bit for bit on the same device only, as before */
-        rs->how = CLP__SPH_RESTART_SAME;
-        char *own = clp__sph_identity_own(stored);
-        CLP_REQUIRE_ALLOC(own, err);
-        st = clp__checkpoint_compare_identity(path, own, identity, err);
-        free(own);
-        return st;
-    }
     CLP_TRY(same_run(rs->cp, identity, err));
-    if (split)
+    if (clp__sph_is_manifest(rs->cp))
         CLP_TRY(clp__sph_manifest_get(rs->cp, &rs->m, err));
-    const int ranks = r->comm ? clp__comm_size(r->comm) : 1;
-    if (split && r->comm && rs->m.ranks == ranks && same_split(rs->cp, &rs->m, identity, weights)) {
-        rs->how = CLP__SPH_RESTART_PIECES;
-        CLP_TRY(clp__sph_piece_read(rs->cp, &rs->m, clp__comm_rank(r->comm), &rs->piece, err));
-        return CLP_OK;
-    }
+fail:
+    return st;
+}
+
+clp_status clp__sph_restart_recut(sph_run *r, clp__sph_restart *rs, const char *path, int ranks,
+                                  clp_error *err) {
+    clp_status st = CLP_OK;
+    const bool split = clp__sph_is_manifest(rs->cp);
     rs->how = CLP__SPH_RESTART_RECUT;
     CLP_TRY(gather(r, rs, split, err));
-    if (!r->comm || clp__comm_rank(r->comm) == 0)
+    if (r->writer)
         CLP_INFO(CLP_LOG_RUN,
                  "checkpoint %s of %d device%s continues on %d: its %zu particles are cut again "
                  "(the sums' order changes: not bit for bit)",
@@ -210,14 +172,33 @@ fail:
     return st;
 }
 
-clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *identity,
-                                 const double *weights, clp__sph_restart *rs, clp_error *err) {
-    *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_NONE};
-    clp_status st = open_here(r, path, identity, weights, rs, err);
-    /* every rank or none goes on: a rank that failed aborts the others' wait */
-    if (st == CLP_OK && r->comm)
-        st = clp__comm_barrier(r->comm, err);
+/* Reads the checkpoint and decides how it restarts on this device. */
+static clp_status open_here(sph_run *r, const char *path, const char *identity,
+                            clp__sph_restart *rs, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__checkpoint_read(path, NULL, &rs->cp, err));
+    const bool split = clp__sph_is_manifest(rs->cp);
+    /* a split run that went on alone wrote its checkpoint naming no device: cut again */
+    const char *stored = clp__checkpoint_identity(rs->cp);
+    const bool one_device = strncmp(stored, "device ", 7) == 0 || strstr(stored, "\ndevice ");
+    if (!split && one_device) { /* bit for bit on the same device only, as before */
+        rs->how = CLP__SPH_RESTART_SAME;
+        char *own = clp__sph_identity_own(stored);
+        CLP_REQUIRE_ALLOC(own, err);
+        st = clp__checkpoint_compare_identity(path, own, identity, err);
+        free(own);
+        return st;
+    }
+    CLP_TRY(clp__sph_restart_check(rs, identity, err));
+    CLP_TRY(clp__sph_restart_recut(r, rs, path, 1, err));
+fail:
     return st;
+}
+
+clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *identity,
+                                 clp__sph_restart *rs, clp_error *err) {
+    *rs = (clp__sph_restart){.how = CLP__SPH_RESTART_NONE};
+    return open_here(r, path, identity, rs, err);
 }
 
 void clp__sph_restart_close(clp__sph_restart *rs) {
@@ -278,15 +259,14 @@ clp_status clp__sph_restart_apply(sph_run *r, const clp__sph_restart *rs, const 
     case CLP__SPH_RESTART_SAME:
         CLP_TRY(clp__sph_checkpoint_restore(r->w, rs->cp, identity, clock, err));
         break;
-    case CLP__SPH_RESTART_PIECES:
-        CLP_TRY(clp__sph_piece_restore(r, rs->piece, &rs->m, err));
-        CLP_TRY(clp__sph_clock_get(rs->cp, clock, err));
-        r->excluded = rs->m.excluded;
-        break;
+    case CLP__SPH_RESTART_PIECES: /* a split run's rank restores its piece itself */
+        return CLP_FAIL(err, CLP_CHECKPOINT,
+                        "checkpoint %s: its pieces are restored by the "
+                        "devices that wrote them",
+                        clp__checkpoint_path(rs->cp));
     case CLP__SPH_RESTART_RECUT: /* the setup placed the particles and rebuilt the grid */
         CLP_TRY(clp__sph_clock_get(rs->cp, clock, err));
         clock->moved = 0;
-        r->excluded = r->comm ? rs->moved.excluded : 0;
         return CLP_OK;
     }
     CLP_TRY(clp_grid_relist(r->grid, err));

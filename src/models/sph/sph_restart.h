@@ -52,11 +52,17 @@ typedef struct clp__sph_restart {
     clp__sph_moved moved;   /* RECUT */
 } clp__sph_restart;
 
-/* Reads checkpoint `path` for the run `r` (its case loaded; every rank of a split run calls
- * it at once) and decides how it restarts: `identity` is the run's, `weights` its --weights. A
- * checkpoint of another run, or a missing or damaged file, fails on every rank. */
+/* Reads checkpoint `path` for the run `r` on one device (its case loaded) and decides how it
+ * restarts: `identity` is the run's. A checkpoint of another run, or a missing or damaged
+ * file, fails. */
 clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *identity,
-                                 const double *weights, clp__sph_restart *rs, clp_error *err);
+                                 clp__sph_restart *rs, clp_error *err);
+/* The parts of an open that a split run's rank shares: that the checkpoint rs->cp is of this
+ * run, its decomposition aside (and its manifest into rs->m); its particles gathered for a cut
+ * among `ranks` devices (RECUT), said by the writer. */
+clp_status clp__sph_restart_check(clp__sph_restart *rs, const char *identity, clp_error *err);
+clp_status clp__sph_restart_recut(sph_run *r, clp__sph_restart *rs, const char *path, int ranks,
+                                  clp_error *err);
 void clp__sph_restart_close(clp__sph_restart *rs);
 
 /* RECUT: copies of the particles' positions and types by ID (new), for the cut. */
@@ -66,7 +72,7 @@ clp_status clp__sph_restart_particles(const clp__sph_restart *rs, size_t n, doub
  * (NULL: k), into the device. */
 clp_status clp__sph_restart_state(sph_run *r, const clp__sph_restart *rs, const uint32_t *ids,
                                   clp_error *err);
-/* After the setup: the buffers restored (SAME, PIECES) and the clock. */
+/* After the setup: the buffers restored (SAME) and the clock. */
 clp_status clp__sph_restart_apply(sph_run *r, const clp__sph_restart *rs, const char *identity,
                                   clp__sph_clock *clock, clp_error *err);
 

@@ -1,14 +1,9 @@
-/* The SPH model's part of the run driver (src/run/driver.c): the case set up on the device
- * (sph_setup.c), a step at a time (sph_step.c), with gauges, diagnostics and VTK snapshots at
- * their output times, checkpoints and, on several devices, the re-cuts that rebalance them. */
+/* The SPH model's part of the run driver (src/run/driver.c) on one device: the case set up on
+ * the device (sph_setup.c), a step at a time (sph_step.c), with gauges, diagnostics and VTK
+ * snapshots at their output times, and checkpoints. A split run's rank runs these through its
+ * hooks (sph_split_run.c). */
 #include "models/models.h"
-#include "models/sph/sph_balance.h"
-#include "models/sph/sph_checkpoint.h"
-#include "models/sph/sph_dist_checkpoint.h"
-#include "models/sph/sph_gauges.h"
-#include "models/sph/sph_restart.h"
-#include "models/sph/sph_run.h"
-#include "run/driver.h"
+#include "models/sph/sph_model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,35 +23,16 @@ static void report_rebuilds(const sph_run *r) {
             (unsigned long long)t->forced_rebuilds, (unsigned long long)t->rebuilds, r->half_skin);
 }
 
-/* A run of the case on this device, alone or as one rank of a split run, with its clock,
- * outputs and the state of its last snapshot. */
-typedef struct sph_model {
-    sph_run r;
-    clp__sph_clock clock;
-    clp__sph_restart restart;
-    clp__sph_outputs out;
-    clp__sph_snapshot snap;
-    uint64_t snapped; /* the step of the state in `snap` */
-    clp__sph_gauges *gauges;
-    char *identity;
-    char checkpoint[1024]; /* the checkpoint file of the run's output folder */
-} sph_model;
-
 static clp_status sample_gauges(void *model, clp__run *run, clp_error *err) {
-    clp_status st = CLP_OK;
-    sph_model *m = model;
-    if (m->r.comm) /* the halos must hold this step's state: no overlap for the next forces */
-        CLP_TRY(clp__dist_rank_refresh_end(&m->r.dist, err));
-    CLP_TRY(clp__sph_gauges_sample(m->gauges, clp_grid_iteration_buffers(m->r.opts), run->time,
-                                   run->step, err));
-fail:
-    return st;
+    clp__sph_model *m = model;
+    return clp__sph_gauges_sample(m->gauges, clp_grid_iteration_buffers(m->r.opts), run->time,
+                                  run->step, err);
 }
 
 /* A snapshot in the output folder, unless the run continued wrote that step's. */
 static clp_status write_snapshot(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     if (m->out.last_step == (int64_t)run->step)
         return CLP_OK;
     CLP_TRY(clp__sph_take_snapshot(&m->r, run->step, &m->snap, err));
@@ -69,18 +45,15 @@ fail:
 
 static clp_status write_checkpoint(void *model, clp__run *run, clp_error *err) {
     (void)run;
-    sph_model *m = model;
-    if (m->r.comm)
-        return clp__sph_dist_checkpoint_write(&m->r, m->checkpoint, m->identity,
-                                              m->r.balance.weights, &m->clock, err);
-    return clp__sph_checkpoint_write(m->r.w, m->checkpoint, m->identity, &m->clock, err);
+    clp__sph_model *m = model;
+    return m->r.hooks->checkpoint(&m->r, m->checkpoint, m->identity, &m->clock, err);
 }
 
 /* The outputs in their order: gauges (every rank samples, rank 0 writes), snapshots, and
  * checkpoints at their interval, on request, on a stop and at the end. */
-static void add_outputs(sph_model *m, clp__run *run, double checkpoint_interval) {
+static void add_outputs(clp__sph_model *m, clp__run *run, double checkpoint_interval) {
     const clp_sph_case *c = &m->r.c;
-    if (c->gauges.interval > 0 && (run->out_dir || m->r.comm))
+    if (c->gauges.interval > 0 && m->r.hooks->samples_gauges(&m->r, run->out_dir))
         clp__run_add_output(run, (clp__run_output){.interval = c->gauges.interval,
                                                    .next = &m->clock.next_gauge,
                                                    .also = CLP__RUN_AT_LAST,
@@ -99,30 +72,28 @@ static void add_outputs(sph_model *m, clp__run *run, double checkpoint_interval)
 }
 
 /* The case (or the checkpoint continued) on this device, or this rank's slab of it. */
-static clp_status open_run(void *model, clp__run *run, clp_error *err) {
+clp_status clp__sph_model_open(clp__sph_model *m, clp__run *run, const clp__sph_hooks *hooks,
+                               struct clp__sph_split *split, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
     sph_run *r = &m->r;
     const clp_run_config *config = run->config;
     *r = (sph_run){.w = run->worker,
                    .opts = run->opts,
                    .timed = config->timing != NULL,
-                   .comm = run->comm,
-                   .stop_flag = config->stop_requested,
-                   .checkpoint_flag = config->checkpoint_requested};
+                   .writer = run->writer,
+                   .hooks = hooks,
+                   .split = split};
     m->restart.how = CLP__SPH_RESTART_NONE;
     m->out.last_step = -1;
     m->snapped = UINT64_MAX;
     CLP_TRY(clp__sph_load(r, run->case_path, err));
-    CLP_TRY(clp__sph_fit_device(r, r->comm ? NULL : clp_worker_device(r->w), err));
+    CLP_TRY(clp__sph_fit_device(r, hooks->bound_device(r), err));
     /* a split run's identity names no device: its checkpoint may continue on others */
-    CLP_TRY(clp__sph_identity(&r->c, &r->phys, r->opts, r->comm ? NULL : clp_worker_device(r->w),
-                              r->particles, &m->identity, err));
+    CLP_TRY(clp__sph_identity(&r->c, &r->phys, r->opts, hooks->bound_device(r), r->particles,
+                              &m->identity, err));
     if (config->restart)
-        CLP_TRY(
-            clp__sph_restart_open(r, config->restart, m->identity, run->weights, &m->restart, err));
-    clp__sph_balance_init(r, run->weights);
-    CLP_TRY(clp__sph_setup(r, run->weights, &m->restart, config, err));
+        CLP_TRY(hooks->restart_open(r, config->restart, m->identity, &m->restart, err));
+    CLP_TRY(clp__sph_setup(r, &m->restart, config, err));
     if (r->left_out) {
         run->quit = true;
         goto fail;
@@ -130,7 +101,7 @@ static clp_status open_run(void *model, clp__run *run, clp_error *err) {
     clp_worker_set_profiling(r->w, r->timed);
     const double interval = r->c.checkpoint_interval > 0 ? r->c.checkpoint_interval : INFINITY;
     m->clock = (clp__sph_clock){.dt = r->phys.dt, .next_checkpoint = interval};
-    CLP_TRY(clp__sph_restart_apply(r, &m->restart, m->identity, &m->clock, err));
+    CLP_TRY(r->hooks->restart_apply(r, &m->restart, m->identity, &m->clock, err));
     clp__sph_restart_close(&m->restart);
     run->first = run->step = m->clock.step;
     run->time = m->clock.time;
@@ -147,23 +118,18 @@ fail:
 }
 
 /* The output files, new or those of the run continued, and the gauges. */
-static clp_status start(void *model, clp__run *run, clp_error *err) {
+clp_status clp__sph_model_start(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     sph_run *r = &m->r;
     const bool restarted = run->config->restart != NULL;
     if (run->out_dir && restarted)
         CLP_TRY(clp__sph_outputs_continue(&m->out, run->out_dir, run->step, err));
     else if (run->out_dir)
         CLP_TRY(clp__sph_outputs_open(&m->out, run->out_dir, err));
-    if (r->c.gauges.interval > 0 && (run->out_dir || r->comm)) {
+    if (r->c.gauges.interval > 0 && r->hooks->samples_gauges(r, run->out_dir))
         CLP_TRY(
             clp__sph_gauges_open(&r->c, r->w, run->out_dir, restarted, run->step, &m->gauges, err));
-        if (r->comm)
-            clp__sph_gauges_split(m->gauges, r->comm, &r->dist, &r->global);
-    }
-    if (r->comm) /* rank 0's files say which snapshots the run continued has taken */
-        CLP_TRY(clp__comm_broadcast(r->comm, &m->out.last_step, sizeof m->out.last_step, err));
 fail:
     return st;
 }
@@ -171,7 +137,7 @@ fail:
 /* Whether the turn after the coming step will only step, whatever that step's size (at most
  * the largest step, with a margin for its rounding to float on the device): no end, output,
  * gauge, checkpoint, step limit or request due then. `slack` as the driver's. */
-static bool next_turn_only_steps(const sph_model *m, const clp__run *run) {
+static bool next_turn_only_steps(const clp__sph_model *m, const clp__run *run) {
     const clp__sph_clock *clock = &m->clock;
     const clp_run_config *config = run->config;
     const double slack = 1e-9 * clock->dt, next = clock->time + 1.001 * m->r.phys.dt;
@@ -183,27 +149,11 @@ static bool next_turn_only_steps(const sph_model *m, const clp__run *run) {
            !(config->checkpoint_requested && *config->checkpoint_requested);
 }
 
-/* One step; on a split run first the re-cut that rebalances the ranks, when due. */
-static clp_status advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
-                          clp_error *err) {
-    (void)steps; /* one: the steps vary */
+clp_status clp__sph_model_step(clp__sph_model *m, clp__run *run, bool next_plain, uint64_t *ran,
+                               clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
-    sph_run *r = &m->r;
     *ran = 0;
-    if (r->comm) {
-        CLP_TRY(clp__sph_rebalance(r, run->opts, &m->clock, run->config, err));
-        if (r->left_out) {
-            run->quit = true;
-            goto fail;
-        }
-        if (m->gauges) /* on the ranks a re-cut kept (alone: comm NULL) */
-            clp__sph_gauges_split(m->gauges, r->comm, &r->dist, &r->global);
-    }
-    const bool next_plain = next_turn_only_steps(m, run);
-    clp__sph_balance_step_begin(r);
-    CLP_TRY(clp__sph_step(r, &m->clock, next_plain, err));
-    clp__sph_balance_step_end(r);
+    CLP_TRY(clp__sph_step(&m->r, &m->clock, next_plain, err));
     m->clock.time += m->clock.dt;
     m->clock.step++;
     run->time = m->clock.time;
@@ -213,28 +163,20 @@ fail:
     return st;
 }
 
-/* A split run's requests, agreed with the last step's record or else here; a rank left alone
- * by a re-cut takes its own. */
-static clp_status requests(void *model, clp__run *run, bool *stop, bool *checkpoint,
-                           clp_error *err) {
-    (void)run;
-    sph_run *r = &((sph_model *)model)->r;
-    if (!r->comm)
-        return CLP_OK;
-    if (!r->flags_agreed)
-        return clp__sph_dist_agree_flags(r, stop, checkpoint, err);
-    *stop = r->agreed_stop;
-    *checkpoint = r->agreed_checkpoint;
-    r->flags_agreed = false;
-    return CLP_OK;
+/* One step: the steps vary. */
+clp_status clp__sph_model_advance(void *model, clp__run *run, uint64_t steps, uint64_t *ran,
+                                  clp_error *err) {
+    (void)steps;
+    clp__sph_model *m = model;
+    return clp__sph_model_step(m, run, next_turn_only_steps(m, run), ran, err);
 }
 
 /* The timing, the report on rebuilds, summary.json and the result, of the state where the
  * run ended: read again when the last snapshot was not of it, after a stop or when the last
  * row was the continued run's (every rank, when split). */
-static clp_status finish(void *model, clp__run *run, clp_error *err) {
+clp_status clp__sph_model_finish(void *model, clp__run *run, clp_error *err) {
     clp_status st = CLP_OK;
-    sph_model *m = model;
+    clp__sph_model *m = model;
     sph_run *r = &m->r;
     const clp_run_config *config = run->config;
     r->timing.wall = run->seconds + run->outputs;
@@ -242,18 +184,14 @@ static clp_status finish(void *model, clp__run *run, clp_error *err) {
     r->timing.particles = r->particles;
     if (run->writer)
         report_rebuilds(r);
-    if (r->comm && r->timed)
-        CLP_TRY(clp__sph_dist_timing(r, err));
-    if (config->timing && run->writer) {
-        if (!r->comm) /* a split run's phases are rank 0's, its particles a share */
-            clp__sph_phase_bytes(r->opts, &r->geo, r->particles, clp__sph_listed_neighbours(r),
-                                 r->timing.steps, r->timing.rebuilds, r->timing.bytes);
+    if (r->timed) /* the phases' bytes, or every rank's times */
+        CLP_TRY(r->hooks->timing(r, err));
+    if (config->timing && run->writer)
         *config->timing = r->timing;
-    }
     /* the same on every rank: only rank 0 has config->result, and a run that ended at its
        last step has its snapshot */
     const bool summed = config->out_dir || (run->last && config->result);
-    if (m->snapped != run->step && summed && (r->comm || run->writer))
+    if (m->snapped != run->step && summed)
         CLP_TRY(clp__sph_take_snapshot(r, run->step, &m->snap, err));
     const clp__sph_snapshot *snap = &m->snap;
     const double values[] = {run->time,  snap->kinetic, snap->mass,
@@ -272,44 +210,35 @@ fail:
     return st;
 }
 
-static void close_run(void *model) {
-    sph_model *m = model;
-    sph_run *r = &m->r;
+void clp__sph_model_close(void *model) {
+    clp__sph_model *m = model;
     free(m->identity);
     clp__sph_restart_close(&m->restart);
     clp__sph_snapshot_free(&m->snap);
     clp__sph_gauges_close(m->gauges);
     clp__sph_outputs_close(&m->out);
-    if (r->comm)
-        clp__dist_rank_destroy(&r->dist);
-    clp_grid_destroy(r->grid);
-    clp_options_destroy(r->rank_opts);
-    clp_options_destroy(r->fitted_opts);
-    while (r->n_views > 0)
-        clp__comm_destroy(r->views[--r->n_views]);
+    clp_grid_destroy(m->r.grid);
+    clp_options_destroy(m->r.fitted_opts);
+}
+
+static clp_status open_alone(void *model, clp__run *run, clp_error *err) {
+    return clp__sph_model_open(model, run, &clp__sph_alone, NULL, err);
 }
 
 static const clp__run_model sph_model_ops = {.name = "sph",
-                                             .size = sizeof(sph_model),
-                                             .open = open_run,
-                                             .start = start,
-                                             .advance = advance,
-                                             .requests = requests,
-                                             .finish = finish,
-                                             .close = close_run};
+                                             .size = sizeof(clp__sph_model),
+                                             .open = open_alone,
+                                             .start = clp__sph_model_start,
+                                             .advance = clp__sph_model_advance,
+                                             .finish = clp__sph_model_finish,
+                                             .close = clp__sph_model_close};
 
 clp_status clp_sph_run(clp_worker *w, const clp_options *opts, const char *case_path,
                        const clp_run_config *config, clp_error *err) {
-    return clp__sph_run_rank(w, NULL, NULL, opts, case_path, config, err);
-}
-
-clp_status clp__sph_run_rank(clp_worker *w, clp__comm *comm, const double *weights,
-                             const clp_options *opts, const char *case_path,
-                             const clp_run_config *config, clp_error *err) {
     clp_options *resolved = NULL;
     clp_status st = clp__sph_resolve_format(opts, &resolved, err);
     if (st == CLP_OK)
-        st = clp__model_drive(&sph_model_ops, w, comm, weights, resolved, case_path, config, err);
+        st = clp__model_drive(&sph_model_ops, w, NULL, NULL, resolved, case_path, config, err);
     clp_options_destroy(resolved);
     return st;
 }

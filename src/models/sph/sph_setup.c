@@ -1,11 +1,7 @@
 /* An SPH case on a device: read and checked, its particles made (or a checkpoint's, cut
- * again) at rest at hydrostatic density, the grid, buffers and program, its snapshots, and a
- * split run's re-cut. */
+ * again) at rest at hydrostatic density, the grid, buffers and program, and its snapshots; a
+ * split run's rank places its slab through its hooks. */
 #include "models/models.h"
-#include "models/sph/sph_balance.h"
-#include "models/sph/sph_checkpoint.h"
-#include "models/sph/sph_dist_checkpoint.h"
-#include "models/sph/sph_gauges.h"
 #include "models/sph/sph_restart.h"
 #include "models/sph/sph_run.h"
 
@@ -40,7 +36,7 @@ clp_status clp__sph_load(sph_run *r, const char *case_path, clp_error *err) {
                 CLP_CASE,
                 "sph.strategy=x_pencil searches the neighbouring cells itself: set "
                 "neighbors.mode=" CLP_NEIGHBORS_MODE_JIT_NAME);
-    CLP_REQUIRE(!r->pencils || !r->comm, err, CLP_CASE,
+    CLP_REQUIRE(!r->pencils || r->hooks->whole_grid, err, CLP_CASE,
                 "sph.strategy=x_pencil runs on one device: a split run takes "
                 "sph.strategy=" CLP_SPH_STRATEGY_PAR_PART_NAME);
 fail:
@@ -129,7 +125,7 @@ fail:
 clp_status clp_sph_source(const clp_options *opts, const clp_device_info *dev,
                           const char *case_path, char **out, clp_error *err) {
     clp_options *resolved = NULL;
-    sph_run r = {0};
+    sph_run r = {.hooks = &clp__sph_alone};
     clp_status st = CLP_OK;
     CLP_TRY(clp__sph_resolve_format(opts, &resolved, err));
     r.opts = resolved;
@@ -143,35 +139,27 @@ fail:
     return st;
 }
 
+clp_status clp__sph_make_particles(const sph_run *r, const struct clp__sph_restart *rs,
+                                   double **xyz, uint32_t **types, clp_error *err) {
+    if (rs->how == CLP__SPH_RESTART_RECUT)
+        return clp__sph_restart_particles(rs, r->n, xyz, types, err);
+    return clp__sph_particles(&r->c, r->n, xyz, types, err);
+}
+
 /* The case's particles on this device (or a checkpoint's, cut again): all of them, or a rank's
  * slab of them in its first slots with padding after. */
-clp_status clp__sph_setup(sph_run *r, const double *weights, const struct clp__sph_restart *rs,
+clp_status clp__sph_setup(sph_run *r, const struct clp__sph_restart *rs,
                           const clp_run_config *config, clp_error *err) {
     clp_status st = CLP_OK;
     double *xyz = NULL;
     uint32_t *types = NULL, *ids = NULL;
-    size_t owned = r->n;
-    clp_slabs slabs;
     const bool recut = rs->how == CLP__SPH_RESTART_RECUT;
     char what[64];
     snprintf(what, sizeof what, "%zu particles", r->n);
     CLP_TRY(clp__host_memory_check((double)r->n * CLP__SPH_HOST_BYTES_PER_PARTICLE, what, err));
-    if (!r->comm) /* alone, the device is known to hold them before any is made */
-        CLP_TRY(clp__sph_check_device_memory(r, err));
-    if (recut)
-        CLP_TRY(clp__sph_restart_particles(rs, r->n, &xyz, &types, err));
-    else
-        CLP_TRY(clp__sph_particles(&r->c, r->n, &xyz, &types, err));
-    if (r->comm) {
-        CLP_TRY(clp__sph_dist_cut(r, weights, &xyz, &types, &ids, &owned, &slabs, err));
-        if (r->left_out)
-            goto fail; /* the other ranks go on without this one */
-        CLP_REQUIRE(r->geo.list_pieces <= 1, err, CLP_CASE,
-                    "neighbors.pieces splits the list of a run on one device: a split run "
-                    "keeps each rank's list in one buffer");
-        CLP_TRY(clp__sph_fit_device(r, clp_worker_device(r->w), err)); /* the rank's slab */
-        CLP_TRY(clp__sph_check_device_memory(r, err));
-    }
+    CLP_TRY(r->hooks->place(r, rs, &xyz, &types, &ids, err));
+    if (r->left_out)
+        goto fail; /* the other ranks go on without this one */
     CLP_TRY(clp__sph_lay_out(r, clp_worker_device(r->w), err));
     CLP_TRY(clp__sph_build(r, config->cache, err));
     CLP_TRY(clp_grid_create(r->w, r->opts, &r->geo, r->n, &r->grid, err));
@@ -196,14 +184,7 @@ clp_status clp__sph_setup(sph_run *r, const double *weights, const struct clp__s
     }
     /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused
      * before any output is written */
-    if (r->comm) {
-        CLP_TRY(clp__dist_rank_init(&r->dist, r->comm, r->w, r->grid, &slabs, &r->geo,
-                                    CLP__SPH_TRAVELS, CLP__SPH_HALO_ZEROED, err));
-        clp__dist_rank_uploaded(&r->dist, owned);
-        CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
-    } else {
-        CLP_TRY(clp_grid_update(r->grid, err));
-    }
+    CLP_TRY(r->hooks->placed(r, err));
     r->listed = true;
 fail:
     free(xyz);
@@ -214,11 +195,14 @@ fail:
 
 /* A snapshot of the particles on this device, or on rank 0 of all ranks' particles. */
 clp_status clp__sph_take_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *s, clp_error *err) {
+    clp__sph_snapshot_free(s);
+    return r->hooks->snapshot(r, step, s, err);
+}
+
+clp_status clp__sph_device_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *s,
+                                    clp_error *err) {
     clp_status st = CLP_OK;
     cl_float4 *vel = NULL;
-    clp__sph_snapshot_free(s);
-    if (r->comm)
-        return clp__sph_dist_snapshot(r, step, s, err);
     CLP_TRY(clp__sph_snapshot_alloc(s, r->n, err));
     vel = malloc(r->n * sizeof *vel);
     CLP_REQUIRE_ALLOC(vel, err);
@@ -232,42 +216,5 @@ clp_status clp__sph_take_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot *
     CLP_TRY(clp__sph_snapshot_summarise(s, &r->c, r->centred, &r->phys, step, err));
 fail:
     free(vel);
-    return st;
-}
-
-/* A split rank back to the case before its cut: no grid, slab, slots or rank options. */
-static void tear_down(sph_run *r, const clp_options *opts) {
-    clp__dist_rank_destroy(&r->dist);
-    r->dist = (clp__dist_rank){0};
-    clp_grid_destroy(r->grid);
-    r->grid = NULL;
-    clp_options_destroy(r->rank_opts);
-    r->rank_opts = NULL;
-    r->opts = opts;
-    r->geo = r->global;
-    r->n = r->particles;
-}
-
-/* At a rebuild of a split run, when the ranks agree that their busy times differ by more than
- * dist.clp__sph_rebalance: their particles collected as a restart's and cut again by the measured
- * speeds, through the clp__sph_setup a restart on other weights takes (the program for the new slab
- * is a cache hit after the first time). The clp__sph_setup's rebuild stands for the step's. */
-clp_status clp__sph_rebalance(sph_run *r, const clp_options *opts, const clp__sph_clock *clock,
-                              const clp_run_config *config, clp_error *err) {
-    clp_status st = CLP_OK;
-    clp__sph_restart rs = {.how = CLP__SPH_RESTART_NONE};
-    bool recut;
-    if ((!clp_grid_rebuilds_at(r->grid, clock->step) && !clock->rebuild_due) || r->listed)
-        return CLP_OK;
-    CLP_TRY(clp__sph_balance_check(r, &recut, err));
-    if (!recut)
-        return CLP_OK;
-    CLP_TRY(clp__sph_balance_collect(r, &rs, err));
-    tear_down(r, opts);
-    CLP_TRY(clp__sph_setup(r, r->balance.weights, &rs, config, err));
-    if (!r->left_out && r->comm)
-        CLP_TRY(clp__sph_balance_done(r, clock->step, err));
-fail:
-    clp__sph_restart_close(&rs);
     return st;
 }

@@ -1,13 +1,12 @@
-/* One step of the SPH time loop on a device, alone or as a rank: the rebuild when due, the
- * rates, the device's choice of time step, the integrator, and on a rank the halo exchanges
- * between them, the last overlapping the next step's forces. */
+/* One step of the SPH time loop on a device: the rebuild when due, the rates, the device's
+ * choice of time step, the integrator; a split run's rank adds its halo exchanges between
+ * them through its hooks (sph_split_step.c), the last overlapping the next step's forces. */
 #include "models/sph/sph_run.h"
 
 #include <string.h>
 
-/* Runs one kernel over `global` work-items, its device time added to *phase when timed. */
-static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t global,
-                             size_t local, double *phase, clp_error *err) {
+clp_status clp__sph_run_kernel(sph_run *r, const char *kernel, clp_buffer_set buffers,
+                               size_t global, size_t local, double *phase, clp_error *err) {
     const clp_step s = {kernel, buffers, global, local};
     double seconds = 0;
     clp_status st = clp_worker_run_step(r->w, &s, r->timed ? &seconds : NULL, err);
@@ -15,10 +14,8 @@ static clp_status run_kernel(sph_run *r, const char *kernel, clp_buffer_set buff
     return st;
 }
 
-/* Runs a kernel of one work-item per particle over slots first .. first + count - 1, in
- * work-groups of `local` (0: the runtime's choice). */
-static clp_status run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
-                            size_t count, size_t local, double *phase, clp_error *err) {
+clp_status clp__sph_run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
+                              size_t count, size_t local, double *phase, clp_error *err) {
     const clp_step s = {kernel, buffers, 0, local};
     double seconds = 0;
     clp_status st =
@@ -27,50 +24,29 @@ static clp_status run_range(sph_run *r, const char *kernel, clp_buffer_set buffe
     return st;
 }
 
+clp_status clp__sph_pack(sph_run *r, size_t first, size_t count, clp_error *err) {
+    return clp__sph_run_range(r, "sph_pack", CLP__SPH_PACK_BUFFERS, first, count, 0,
+                              &r->timing.forces, err);
+}
+
 /* Runs a kernel of one work-item per particle over the particles this device owns. */
 static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set buffers,
                                 double *phase, clp_error *err) {
-    if (!r->comm)
-        return run_kernel(r, kernel, buffers, r->n, 0, phase, err);
-    return run_range(r, kernel, buffers, r->dist.owned_first, clp__dist_rank_owned(&r->dist), 0,
-                     phase, err);
-}
-
-/* Begins a halo refresh that the next kernel over the particles ends (run_forces). */
-static clp_status begin_refresh(sph_run *r, clp_buffer_set fields, clp_error *err) {
-    if (!r->comm)
-        return CLP_OK;
-    const double start = clp__now();
-    clp_status st = clp__dist_rank_refresh_begin(&r->dist, fields, err);
-    r->timing.exchange += clp__now() - start;
+    const clp_step s = {kernel, buffers, r->n, 0};
+    double seconds = 0;
+    clp_status st = r->hooks->run_owned(r, &s, r->timed ? &seconds : NULL, err);
+    *phase += seconds;
     return st;
 }
 
-/* Ends the halo refresh the last step began, if any. */
-static clp_status end_refresh(sph_run *r, clp_error *err) {
-    if (!r->comm)
-        return CLP_OK;
-    const double start = clp__now();
-    clp_status st = clp__dist_rank_refresh_end(&r->dist, err);
-    r->timing.exchange += clp__now() - start;
-    return st;
-}
-
-/* A multi-device run's neighbours get the `fields` of this rank's edges into their halos,
- * with nothing to overlap. */
+/* A split run's neighbours get the `fields` of this rank's edges into their halos, with
+ * nothing to overlap (nothing to do on one device). */
 static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(begin_refresh(r, fields, err));
-    CLP_TRY(end_refresh(r, err));
+    CLP_TRY(r->hooks->exchange_begin(r, fields, err));
+    CLP_TRY(r->hooks->exchange_end(r, err));
 fail:
     return st;
-}
-
-/* sph_pack over slots first .. first + count - 1: the copies of type and density that the
- * forces read beside positions and velocities. */
-#define PACK_BUFFERS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
-static clp_status pack(sph_run *r, size_t first, size_t count, clp_error *err) {
-    return run_range(r, "sph_pack", PACK_BUFFERS, first, count, 0, &r->timing.forces, err);
 }
 
 /* The force kernel's work-group size: sph.group, within what the kernel and device allow. */
@@ -80,40 +56,6 @@ static clp_status forces_group(sph_run *r, size_t *local, clp_error *err) {
     const size_t asked = (size_t)clp__sph_group_of(r->opts);
     if (asked && asked < *local)
         *local = asked;
-fail:
-    return st;
-}
-
-/* The forces a work-item per particle, over the particles this device owns, while the halo
- * refresh the last step began ends: first over the inner layers, which read no halo, then
- * over the edges. Each part reads the packed copies of the slots it reads; on one device the
- * integration left them packed unless a kernel since wrote a density (r->packed). */
-static clp_status run_forces(sph_run *r, clp_buffer_set buffers, clp_error *err) {
-    clp_status st = CLP_OK;
-    double *phase = &r->timing.forces;
-    size_t local, first, count;
-    CLP_TRY(forces_group(r, &local, err));
-    if (!r->comm) {
-        if (!r->packed)
-            CLP_TRY(run_kernel(r, "sph_pack", PACK_BUFFERS, r->n, 0, phase, err));
-        r->packed = true;
-        return run_kernel(r, "sph_forces", buffers, r->n, local, phase, err);
-    }
-    if (!r->dist.pending) {
-        CLP_TRY(pack(r, 0, r->dist.halo_end, err));
-        return run_range(r, "sph_forces", buffers, r->dist.owned_first,
-                         clp__dist_rank_owned(&r->dist), local, phase, err);
-    }
-    CLP_TRY(pack(r, r->dist.owned_first, clp__dist_rank_owned(&r->dist), err));
-    clp__dist_rank_inner(&r->dist, &first, &count);
-    CLP_TRY(run_range(r, "sph_forces", buffers, first, count, local, phase, err));
-    CLP_TRY(end_refresh(r, err));
-    CLP_TRY(pack(r, 0, r->dist.owned_first, err));
-    CLP_TRY(pack(r, r->dist.owned_end, r->dist.halo_end - r->dist.owned_end, err));
-    for (int side = 0; side < 2; side++) {
-        clp__dist_rank_edge(&r->dist, side, &first, &count);
-        CLP_TRY(run_range(r, "sph_forces", buffers, first, count, local, phase, err));
-    }
 fail:
     return st;
 }
@@ -130,8 +72,8 @@ static clp_status rates(sph_run *r, clp_error *err) {
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
     const bool summed = summed_density(r);
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed) {
-        CLP_TRY(end_refresh(r, err)); /* their densities need the halo's state */
-        r->packed = false;            /* and they change densities */
+        CLP_TRY(r->hooks->exchange_end(r, err)); /* their densities need the halo's state */
+        r->packed = false;                       /* and they change densities */
     }
     if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
         CLP_TRY(run_particles(r, "sph_mdbc",
@@ -147,11 +89,14 @@ static clp_status rates(sph_run *r, clp_error *err) {
     const clp_buffer_set forces = grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
                                   CLP_BUF_SPH_LARGEST | CLP_BUF_XSPH | CLP_BUF_SHIFT |
                                   CLP_BUF_CONSTANTS;
-    if (r->pencils)
-        CLP_TRY(run_kernel(r, "sph_forces", forces, r->pencil.groups * r->pencil.group,
-                           r->pencil.group, &r->timing.forces, err));
-    else
-        CLP_TRY(run_forces(r, forces, err));
+    size_t local;
+    if (r->pencils) {
+        CLP_TRY(clp__sph_run_kernel(r, "sph_forces", forces, r->pencil.groups * r->pencil.group,
+                                    r->pencil.group, &r->timing.forces, err));
+    } else {
+        CLP_TRY(forces_group(r, &local, err));
+        CLP_TRY(r->hooks->forces(r, forces, local, err));
+    }
 fail:
     return st;
 }
@@ -160,10 +105,10 @@ fail:
  * new step record. */
 static clp_status choose_step(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(run_kernel(r, "sph_dt", CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS, 1,
-                       1, &r->timing.time_step, err));
-    if (r->comm)
-        CLP_TRY(clp__sph_dist_agree_step(r, err));
+    CLP_TRY(clp__sph_run_kernel(r, "sph_dt",
+                                CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS, 1, 1,
+                                &r->timing.time_step, err));
+    CLP_TRY(r->hooks->agree_step(r, err)); /* a split run's ranks take the smallest */
 fail:
     return st;
 }
@@ -186,9 +131,7 @@ static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error 
     clp__sph_step_record rec;
     _Static_assert(sizeof rec == 5 * sizeof(cl_uint), "the step record is five words");
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_SPH_STEP, &rec, err)); /* the host keeps the clock */
-    if (r->comm)
-        CLP_TRY(clp__sph_dist_reduce_record(r, &rec, err));
-    r->excluded += rec.excluded;
+    CLP_TRY(r->hooks->agree_record(r, &rec, err));               /* a split run's, of every rank */
     clock->dt = rec.dt;
     clock->moved += rec.moved;
     clock->rebuild_due = clock->moved > r->half_skin;
@@ -201,7 +144,7 @@ static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error 
                 "sph.outliers=exclude takes such particles out and goes on",
                 (unsigned long long)clock->step, clock->time, rec.excluded,
                 rec.excluded == 1 ? "" : "s", rec.first_id, why);
-    if (!r->comm || r->dist.rank == 0)
+    if (r->writer)
         CLP_WARN(CLP_LOG_RUN,
                  "step %llu, t = %.6g s: excluded %u fluid particle%s (first: particle %u) "
                  "that %s",
@@ -213,12 +156,13 @@ fail:
 
 /* Whether the next step's rates may be queued before this step's record is read, so that the
  * device computes them while the host waits for the record and queues the rest of the step
- * (the wait left an H200 idle 3 % of a step of the 967k dam break): on one device,
- * unprofiled, where the time loop reads nothing of them before the next step (next_plain)
- * and they write no density that it reads (mDBC and summed densities do), and where the
- * next step does not rebuild on schedule. When the record calls for a rebuild, they go. */
+ * (the wait left an H200 idle 3 % of a step of the 967k dam break): unprofiled, where the
+ * time loop reads nothing of them before the next step (next_plain, never on a split run's
+ * rank, whose record waits on the other ranks') and they write no density that it reads (mDBC
+ * and summed densities do), and where the next step does not rebuild on schedule. When the
+ * record calls for a rebuild, they go. */
 static bool rates_may_go_ahead(const sph_run *r, const clp__sph_clock *clock, bool next_plain) {
-    return next_plain && !r->comm && !r->timed && !(clp_worker_buffers(r->w) & CLP_BUF_GHOST) &&
+    return next_plain && !r->timed && !(clp_worker_buffers(r->w) & CLP_BUF_GHOST) &&
            !summed_density(r) && !clp_grid_rebuilds_at(r->grid, clock->step + 1);
 }
 
@@ -238,13 +182,8 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp
         CLP_TRY(drop_rates_ahead(r, err));
     if (scheduled || clock->rebuild_due) {
         if (!r->listed) {
-            if (r->comm) {
-                const double start = clp__now();
-                CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
-                r->rebuild_seconds += clp__now() - start;
-            } else
-                CLP_TRY(clp_grid_update(r->grid, err));
-            const clp_grid_timing g = r->comm ? r->dist.timing : clp_grid_last_timing(r->grid);
+            clp_grid_timing g;
+            CLP_TRY(r->hooks->rebuild(r, &g, err));
             clp__run_timing_add_rebuild(&r->timing, &g);
             r->timing.forced_rebuilds += !scheduled;
         }
@@ -263,13 +202,13 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp
     } else {
         CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS | CLP_BUF_SHIFT,
                               &r->timing.integration, err));
-        CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
+        CLP_TRY(r->hooks->exchange_begin(r, CLP__SPH_HALO_STATE, err));
         CLP_TRY(rates(r, err));
         CLP_TRY(run_particles(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS,
                               &r->timing.integration, err));
     }
     /* ended by the next step's forces, or dropped by its rebuild */
-    CLP_TRY(begin_refresh(r, CLP__SPH_HALO_STATE, err));
+    CLP_TRY(r->hooks->exchange_begin(r, CLP__SPH_HALO_STATE, err));
     if (rates_may_go_ahead(r, clock, next_plain)) {
         CLP_TRY(rates(r, err));
         r->rates_ahead = true;
