@@ -64,7 +64,7 @@ static bool fits(const memory_use *m, const clp_device_info *d) {
     return clp__memory_need_fits(&all, d);
 }
 
-/* The modes sph.clp__sph_fit_device falls back to from a list of indices, in order: a list of bits,
+/* The modes sph.fit_device falls back to from a list of indices, in order: a list of bits,
  * a quarter of its size and faster in the 3D dam break on an H200; on one device, a list of bits in
  * as many buffers as the device's largest allocation calls for; then no list at all, at half the
  * rate (docs/benchmarks/sph.md). */
@@ -116,7 +116,7 @@ static unsigned pieces_for(const sph_run *r, const clp_device_info *dev) {
                                           : (unsigned)ceil(need);
 }
 
-/* sph.clp__sph_fit_device: where the stored list of indices would not fit the device and a list of
+/* sph.fit_device: where the stored list of indices would not fit the device and a list of
  * bits (unless neighbors.max fixes the list's size), or else no list, would, the run takes
  * that mode and says so; where none fits, the
  * refusal comes with the list's figures (clp__sph_check_device_memory). A split run decides after
@@ -172,7 +172,7 @@ clp_status clp__sph_fit_device(sph_run *r, const clp_device_info *dev, clp_error
                      "%s%zu particles with a stored neighbour list would take %.2f GiB (the "
                      "list %.2f GiB in one buffer) where device '%s' has %.2f GiB and allows "
                      "%.2f GiB in one buffer: running %s in %.2f GiB, at %s "
-                     "rate; -s sph.clp__sph_fit_device=false refuses the case instead",
+                     "rate; -s sph.fit_device=false refuses the case instead",
                      rank, r->n, (with_list.grid.total + with_list.model.total) / gib,
                      list_bytes(&with_list, r->n) / gib, dev->name, dev->global_mem_size / gib,
                      dev->max_mem_alloc_size / gib, mode,
