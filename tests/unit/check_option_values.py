@@ -8,7 +8,9 @@ clp__neighbors_every_set(opts, 8, err), CLP_NEIGHBORS_MODE_LIST_NAME). This fail
   spelling;
 - a read or write of an option by its name as a string (clp_options_int(opts, "..."),
   clp_options_apply_assignment) outside src/options and the public API's declarations, but
-  for the tables below, whose rows name options as data.
+  for the tables below, whose rows name options as data;
+- a message that tells the user to set an option (`-s NAME=...`) that no options/*.json
+  defines, as a rename of code once made of sph.fit_device.
 
 usage: check_option_values.py REPOSITORY
 """
@@ -30,13 +32,16 @@ LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
-def enum_values(root):
-    values = {}
+SET_IN_MESSAGE = re.compile(r"-s ([a-z_]+\.[a-z_0-9]+)=")
+
+
+def schema_options(root):
     for path in sorted((root / "options").glob("*.json")):
-        for option in json.loads(path.read_text(encoding="utf-8"))["options"]:
-            if option["type"] == "enum":
-                values[option["name"]] = set(option["values"])
-    return values
+        yield from json.loads(path.read_text(encoding="utf-8"))["options"]
+
+
+def enum_values(root):
+    return {o["name"]: set(o["values"]) for o in schema_options(root) if o["type"] == "enum"}
 
 
 def spelled(text, values):
@@ -50,6 +55,7 @@ def spelled(text, values):
 def main():
     root = pathlib.Path(sys.argv[1])
     values = enum_values(root)
+    names = {option["name"] for option in schema_options(root)}
     found = []
     for path in sorted((root / "src").rglob("*.[ch]")):
         relative = path.relative_to(root).as_posix()
@@ -63,13 +69,17 @@ def main():
                 option = spelled(literal, values)
                 if option and (relative, literal) not in NOT_VALUES:
                     found.append(f'{relative}:{number}: "{literal}" spells a value of {option}')
+                for named in SET_IN_MESSAGE.findall(literal):
+                    if named not in names:
+                        found.append(f'{relative}:{number}: "-s {named}=" names no option')
     if found:
         print("options named or values written again outside options/ (use the generated "
               "accessors):")
         print("\n".join(found))
         return 1
     print(f"{sum(len(v) for v in values.values())} values of {len(values)} enum options, "
-          "each written once; no option read or written by its name outside src/options")
+          "each written once; no option read or written by its name outside src/options; "
+          "every option a message names exists")
     return 0
 
 
