@@ -597,6 +597,13 @@ typedef struct clp_buffer clp_buffer;
  * naming the buffer and its bytes. *out is borrowed from the worker. */
 CLP_API clp_status clp_worker_buffer_create(clp_worker *worker, const char *name, size_t bytes,
                                             clp_buffer **out, clp_error *err);
+/* clp_worker_buffer_create of `count` buffers, names[i] of bytes[i] bytes, into out[i]; their
+ * total over the device's memory is refused first, as CLP_DEVICE_MEMORY with its bytes. */
+CLP_API clp_status clp_worker_buffers_create(clp_worker *worker, const char *const *names,
+                                             const size_t *bytes, size_t count, clp_buffer **out,
+                                             clp_error *err);
+/* The worker's buffer named `name`, or NULL. Borrowed. */
+CLP_API clp_buffer *clp_worker_buffer_find(const clp_worker *worker, const char *name);
 /* Releases a buffer of the worker's now (NULL: nothing). */
 CLP_API void clp_worker_buffer_free(clp_worker *worker, clp_buffer *buffer);
 /* The buffer's device memory, bytes and name. Borrowed. */
@@ -613,6 +620,13 @@ CLP_API clp_status clp_worker_buffer_write(clp_worker *worker, clp_buffer *buffe
                                            clp_error *err);
 CLP_API clp_status clp_worker_buffer_read(clp_worker *worker, const clp_buffer *buffer, void *data,
                                           clp_error *err);
+/* A blocking read of bytes offset .. offset + bytes - 1 of the buffer, and the zeroing of such a
+ * range (whole 4-byte words), queued; a range outside the buffer is CLP_USAGE. */
+CLP_API clp_status clp_worker_buffer_read_range(clp_worker *worker, const clp_buffer *buffer,
+                                                size_t offset, size_t bytes, void *data,
+                                                clp_error *err);
+CLP_API clp_status clp_worker_buffer_zero_range(clp_worker *worker, clp_buffer *buffer,
+                                                size_t offset, size_t bytes, clp_error *err);
 /* Sets argument `index` of kernel `kernel` of the current program: `size` bytes at `value` (a
  * scalar, or NULL with a size for local memory), or the buffer. A kernel keeps its arguments
  * from launch to launch, until a new program is built. Errors name the kernel, the argument and
@@ -621,6 +635,14 @@ CLP_API clp_status clp_worker_set_arg(clp_worker *worker, const char *kernel, cl
                                       size_t size, const void *value, clp_error *err);
 CLP_API clp_status clp_worker_set_arg_buffer(clp_worker *worker, const char *kernel, cl_uint index,
                                              const clp_buffer *buffer, clp_error *err);
+
+/* A kernel that takes CLP_BUF_* buffers of the grid's and a model's own: clp_worker_run_step sets
+ * the step's buffers the worker holds as its first arguments, and this sets the `count` buffers
+ * after them, in order. Set before each run of the step: how many bits come first depends on
+ * what the options allocated, and a program built again drops the arguments. */
+CLP_API clp_status clp_worker_set_step_buffers(clp_worker *worker, const clp_step *step,
+                                               clp_buffer *const *buffers, size_t count,
+                                               clp_error *err);
 
 /* One kernel's buffer arguments, as a row of a model's table: the kernel's name, the variants
  * of the model's program that hold it (a bit mask the model defines; 0 is read as every
