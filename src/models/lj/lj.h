@@ -84,10 +84,10 @@ extern const char *const clp__lj_buffers[];
 clp_status clp__lj_own_create(clp_worker *worker, size_t slots, clp_buffer **own, clp_error *err);
 /* Their need on the device for `n` atoms. */
 clp_memory_need clp__lj_own_need(size_t n);
-/* Sets them as the arguments of an LJ step's kernel after its CLP_BUF_* ones: lj_forces takes
- * both, the kicks the forces. Before every run of the step (clp_worker_set_step_buffers). */
-clp_status clp__lj_set_own_args(clp_worker *worker, const clp_step *step, clp_buffer *const *own,
-                                clp_error *err);
+/* How many of them, from the first, a kernel takes after its CLP_BUF_* arguments (cl/lj): the
+ * force kernel both, the kicks the forces. A step sets them before every run
+ * (clp_worker_set_step_buffers). */
+enum { CLP__LJ_FORCES_ARGS = CLP__LJ_OWN, CLP__LJ_KICK_ARGS = 1 };
 
 /* Atoms per unit volume of the state. */
 double clp__lj_density(const clp__lj_state *s);

@@ -143,12 +143,6 @@ clp_memory_need clp__lj_own_need(size_t n) {
                              clp__lj_buffers[CLP__LJ_FORCE]};
 }
 
-clp_status clp__lj_set_own_args(clp_worker *w, const clp_step *step, clp_buffer *const *own,
-                                clp_error *err) {
-    const bool forces = strcmp(step->kernel, "lj_forces") == 0;
-    return clp_worker_set_step_buffers(w, step, own, forces ? CLP__LJ_OWN : 1, err);
-}
-
 struct clp__lj_system {
     clp_worker *worker;
     clp_options *opts; /* the caller's, with auto resolved */
@@ -161,12 +155,13 @@ struct clp__lj_system {
     clp_buffer *own[CLP__LJ_OWN];
 };
 
-/* Runs a step; in a timed run (phase set) its device time is added to *phase. */
-static clp_status run_timed(clp__lj_system *sys, const clp_step *step, double *phase,
-                            clp_error *err) {
+/* Runs a step whose kernel takes `own_args` of the model's buffers after its bits; in a timed
+ * run (phase set) its device time is added to *phase. */
+static clp_status run_timed(clp__lj_system *sys, const clp_step *step, size_t own_args,
+                            double *phase, clp_error *err) {
     clp_status st = CLP_OK;
     double seconds = 0;
-    CLP_TRY(clp__lj_set_own_args(sys->worker, step, sys->own, err));
+    CLP_TRY(clp_worker_set_step_buffers(sys->worker, step, sys->own, own_args, err));
     CLP_TRY(clp_worker_run_step(sys->worker, step, phase ? &seconds : NULL, err));
     if (phase)
         *phase += seconds;
@@ -177,7 +172,8 @@ fail:
 static clp_status compute_forces(clp__lj_system *sys, clp_error *err) {
     const clp_step forces = {"lj_forces", clp_grid_iteration_buffers(sys->opts), sys->layout.global,
                              sys->layout.local};
-    return run_timed(sys, &forces, sys->timing ? &sys->timing->forces : NULL, err);
+    return run_timed(sys, &forces, CLP__LJ_FORCES_ARGS, sys->timing ? &sys->timing->forces : NULL,
+                     err);
 }
 
 /* Velocities as float4 with w = 0, so that a drift leaves the position's w alone. */
@@ -285,7 +281,8 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
     for (uint64_t k = 0; k < steps; k++) {
         /* between two steps, one launch does the last one's second half kick and this one's
            first: two launches a step, not three */
-        CLP_TRY(run_timed(sys, k ? &kicks_drift : &kick_drift, integration, err));
+        CLP_TRY(
+            run_timed(sys, k ? &kicks_drift : &kick_drift, CLP__LJ_KICK_ARGS, integration, err));
         sys->step++;
         double moved = 0;
         if (clp_grid_checks_moves(sys->grid))
@@ -303,7 +300,7 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
             sys->timing->steps++;
     }
     if (steps)
-        CLP_TRY(run_timed(sys, &kick, integration, err));
+        CLP_TRY(run_timed(sys, &kick, CLP__LJ_KICK_ARGS, integration, err));
 fail:
     return st;
 }

@@ -50,7 +50,7 @@ static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
     const clp_step forces = {"lj_forces", clp_grid_iteration_buffers(r->opts), r->layout.global,
                              r->layout.local};
     size_t first, count;
-    CLP_TRY(clp__lj_set_own_args(r->worker, &forces, r->own, err));
+    CLP_TRY(clp_worker_set_step_buffers(r->worker, &forces, r->own, CLP__LJ_FORCES_ARGS, err));
     if (r->layout.strategy != CLP_LJ_STRATEGY_PAR_PART) {
         CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
         CLP_TRY(clp_worker_run_step(r->worker, &forces, NULL, err));
@@ -195,7 +195,7 @@ void clp__lj_rank_close(clp__lj_rank *r) {
 
 /* Runs a kick of one work-item per atom over the owned atoms. */
 static clp_status run_owned(clp__lj_rank *r, const clp_step *s, clp_error *err) {
-    const clp_status st = clp__lj_set_own_args(r->worker, s, r->own, err);
+    const clp_status st = clp_worker_set_step_buffers(r->worker, s, r->own, CLP__LJ_KICK_ARGS, err);
     return st != CLP_OK ? st
                         : clp_worker_run_step_range(r->worker, s, r->dist.owned_first,
                                                     clp__dist_rank_owned(&r->dist), NULL, err);
