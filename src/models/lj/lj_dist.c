@@ -116,8 +116,8 @@ fail:
     return st;
 }
 
-/* A rebuild, then the halo's forces and virials zeroed, as the rebuild leaves the slots of
- * the CLP_BUF_* buffers it is given: no rank computes them, so zero rather than stale. */
+/* A rebuild, then the forces and virials zeroed over the halo's slots (those below the owned
+ * atoms, and from their end to the halo's): no rank computes them, so zero rather than stale. */
 static clp_status rebuild(clp__lj_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
