@@ -233,8 +233,9 @@ CLP_API clp_status clp_probe_source(const clp_options *opts, const clp_device_in
  * floats (a multiple of 4) on the worker's device and times each probe over `iterations`
  * launches (1 to 1000; 0: 100 for 64 MiB arrays, fewer for larger ones, at least 20) after an
  * untimed one: the transfers, then rounds of copy, mul, add, triad and dot, then the FMA
- * chains and the empty kernel. The worker's buffers CLP_BUF_PROBE_* then hold a and b after
- * the last round, and in c the last FMA chains' sums. */
+ * chains and the empty kernel. The worker's buffers "probe.a", "probe.b" and "probe.c"
+ * (clp_worker_buffer_find) then hold a and b after the last round, and in c the last FMA
+ * chains' sums, each kernel's arguments bound to them. */
 CLP_API clp_status clp_probe_run(clp_worker *worker, const clp_options *opts, clp_cache *cache,
                                  size_t floats, int iterations, clp_probe_result *out,
                                  clp_error *err);

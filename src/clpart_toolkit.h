@@ -404,7 +404,9 @@ CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
  * that ends at the next one. A run's time loop stops at a step instead (clp_run_config). */
 CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop);
 
-/* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c). */
+/* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
+ * grid's, SPH's and the velocities LJ shares with SPH, which the sort and a split run carry.
+ * Every other model owns its buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 
@@ -438,67 +440,47 @@ typedef enum clp_buffer_kind {
 /* uint per key: particles per cell (counting sort) */
 #define CLP_BUF_CELL_COUNT CLP_BUF_BIT(8)
 /* uint[8]: outside count, first outside id, max count */
-#define CLP_BUF_GRID_STATUS                 CLP_BUF_BIT(9)
-#define CLP_BUF_SELFTEST_X                  CLP_BUF_BIT(10)
-#define CLP_BUF_SELFTEST_Y                  CLP_BUF_BIT(11)
-#define CLP_BUF_SELFTEST_TERMS              CLP_BUF_BIT(12)
-#define CLP_BUF_SELFTEST_SUMS               CLP_BUF_BIT(13)
-#define CLP_BUF_SELFTEST_PARTIAL            CLP_BUF_BIT(14)
-#define CLP_BUF_SELFTEST_PARTIAL_CORRECTION CLP_BUF_BIT(15)
-/* uint: test output, neighbour IDs per particle */
-#define CLP_BUF_COLLECT_IDS CLP_BUF_BIT(16)
-/* float: test output, squared distances */
-#define CLP_BUF_COLLECT_R2 CLP_BUF_BIT(17)
-/* uint: test output, neighbours per particle */
-#define CLP_BUF_COLLECT_COUNT CLP_BUF_BIT(18)
+#define CLP_BUF_GRID_STATUS CLP_BUF_BIT(9)
 /* float4: velocity, m/s */
-#define CLP_BUF_VEL CLP_BUF_BIT(19)
+#define CLP_BUF_VEL CLP_BUF_BIT(10)
 /* float: density (kg/m^3), or rho/rho0 - 1 */
-#define CLP_BUF_RHO CLP_BUF_BIT(20)
+#define CLP_BUF_RHO CLP_BUF_BIT(11)
 /* float4: acceleration, m/s^2 */
-#define CLP_BUF_ACC CLP_BUF_BIT(21)
+#define CLP_BUF_ACC CLP_BUF_BIT(12)
 /* float: rate of change of density */
-#define CLP_BUF_DRHO CLP_BUF_BIT(22)
+#define CLP_BUF_DRHO CLP_BUF_BIT(13)
 /* uint[2]: the bits of the largest |a| and |v| of the fluid at the last force evaluation */
-#define CLP_BUF_SPH_LARGEST CLP_BUF_BIT(23)
+#define CLP_BUF_SPH_LARGEST CLP_BUF_BIT(14)
 /* uint[5]: the step the device chose, and what its integration saw (cl/sph/sph.cl) */
-#define CLP_BUF_SPH_STEP CLP_BUF_BIT(24)
+#define CLP_BUF_SPH_STEP CLP_BUF_BIT(15)
 /* float4: XSPH velocity correction, m/s */
-#define CLP_BUF_XSPH CLP_BUF_BIT(25)
+#define CLP_BUF_XSPH CLP_BUF_BIT(16)
 /* float4: positions at the start of a step */
-#define CLP_BUF_POS_OLD CLP_BUF_BIT(26)
+#define CLP_BUF_POS_OLD CLP_BUF_BIT(17)
 /* float4: velocities at the start of a step */
-#define CLP_BUF_VEL_OLD CLP_BUF_BIT(27)
+#define CLP_BUF_VEL_OLD CLP_BUF_BIT(18)
 /* float: densities at the start of a step */
-#define CLP_BUF_RHO_OLD CLP_BUF_BIT(28)
+#define CLP_BUF_RHO_OLD CLP_BUF_BIT(19)
 /* float: the model's constants, when not inlined */
-#define CLP_BUF_CONSTANTS CLP_BUF_BIT(29)
+#define CLP_BUF_CONSTANTS CLP_BUF_BIT(20)
 /* float4: positions at the last rebuild */
-#define CLP_BUF_POS_REBUILT CLP_BUF_BIT(30)
-/* float4: LJ force xyz, and the atom's potential energy in w */
-#define CLP_BUF_LJ_FORCE CLP_BUF_BIT(31)
-/* float: half the sum of r . f over the atom's pairs */
-#define CLP_BUF_LJ_VIRIAL CLP_BUF_BIT(32)
+#define CLP_BUF_POS_REBUILT CLP_BUF_BIT(21)
 /* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
  * position w */
-#define CLP_BUF_SHIFT CLP_BUF_BIT(33)
+#define CLP_BUF_SHIFT CLP_BUF_BIT(22)
 /* float4: SPH mDBC, from a boundary particle to its ghost node in xyz, w 1 where it has one
  * (0 for fluid); follows the sort */
-#define CLP_BUF_GHOST CLP_BUF_BIT(34)
+#define CLP_BUF_GHOST CLP_BUF_BIT(23)
 /* float4 per point an SPH case's gauges sample: its position */
-#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(35)
+#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(24)
 /* float4 pairs per gauge point: the fluid's kernel sums there (cl/sph/gauges.cl) */
-#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(36)
+#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(25)
 /* float4: the pressure force of the fluid on each boundary particle */
-#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(37)
-/* The device probes of clpart bench (cl/bench/probe.cl): three arrays of floats. */
-#define CLP_BUF_PROBE_A CLP_BUF_BIT(38)
-#define CLP_BUF_PROBE_B CLP_BUF_BIT(39)
-#define CLP_BUF_PROBE_C CLP_BUF_BIT(40)
+#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(26)
 /* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
  * buffer before copying it back (one scratch for all of them, not a second copy of each) */
-#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(41)
-enum { CLP_BUF_COUNT = 42 };
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(27)
+enum { CLP_BUF_COUNT = 28 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -597,6 +579,13 @@ typedef struct clp_buffer clp_buffer;
  * naming the buffer and its bytes. *out is borrowed from the worker. */
 CLP_API clp_status clp_worker_buffer_create(clp_worker *worker, const char *name, size_t bytes,
                                             clp_buffer **out, clp_error *err);
+/* clp_worker_buffer_create of `count` buffers, names[i] of bytes[i] bytes, into out[i]; their
+ * total over the device's memory is refused first, as CLP_DEVICE_MEMORY with its bytes. */
+CLP_API clp_status clp_worker_buffers_create(clp_worker *worker, const char *const *names,
+                                             const size_t *bytes, size_t count, clp_buffer **out,
+                                             clp_error *err);
+/* The worker's buffer named `name`, or NULL. Borrowed. */
+CLP_API clp_buffer *clp_worker_buffer_find(const clp_worker *worker, const char *name);
 /* Releases a buffer of the worker's now (NULL: nothing). */
 CLP_API void clp_worker_buffer_free(clp_worker *worker, clp_buffer *buffer);
 /* The buffer's device memory, bytes and name. Borrowed. */
@@ -613,6 +602,13 @@ CLP_API clp_status clp_worker_buffer_write(clp_worker *worker, clp_buffer *buffe
                                            clp_error *err);
 CLP_API clp_status clp_worker_buffer_read(clp_worker *worker, const clp_buffer *buffer, void *data,
                                           clp_error *err);
+/* A blocking read of bytes offset .. offset + bytes - 1 of the buffer, and the zeroing of such a
+ * range (whole 4-byte words), queued; a range outside the buffer is CLP_USAGE. */
+CLP_API clp_status clp_worker_buffer_read_range(clp_worker *worker, const clp_buffer *buffer,
+                                                size_t offset, size_t bytes, void *data,
+                                                clp_error *err);
+CLP_API clp_status clp_worker_buffer_zero_range(clp_worker *worker, clp_buffer *buffer,
+                                                size_t offset, size_t bytes, clp_error *err);
 /* Sets argument `index` of kernel `kernel` of the current program: `size` bytes at `value` (a
  * scalar, or NULL with a size for local memory), or the buffer. A kernel keeps its arguments
  * from launch to launch, until a new program is built. Errors name the kernel, the argument and
@@ -621,6 +617,14 @@ CLP_API clp_status clp_worker_set_arg(clp_worker *worker, const char *kernel, cl
                                       size_t size, const void *value, clp_error *err);
 CLP_API clp_status clp_worker_set_arg_buffer(clp_worker *worker, const char *kernel, cl_uint index,
                                              const clp_buffer *buffer, clp_error *err);
+
+/* A kernel that takes CLP_BUF_* buffers of the grid's and a model's own: clp_worker_run_step sets
+ * the step's buffers the worker holds as its first arguments, and this sets the `count` buffers
+ * after them, in order. Set before each run of the step: how many bits come first depends on
+ * what the options allocated, and a program built again drops the arguments. */
+CLP_API clp_status clp_worker_set_step_buffers(clp_worker *worker, const clp_step *step,
+                                               clp_buffer *const *buffers, size_t count,
+                                               clp_error *err);
 
 /* One kernel's buffer arguments, as a row of a model's table: the kernel's name, the variants
  * of the model's program that hold it (a bit mask the model defines; 0 is read as every

@@ -17,8 +17,21 @@ enum {
  * which they take 100 iterations by default (BabelStream's count), fewer for larger ones. */
 static const unsigned long long LEAST_AUTO_BYTES = 64ull << 20, ITERATIONS_100_BYTES = 64ull << 20;
 
-static const clp_buffer_set ARRAYS[3] = {CLP_BUF_PROBE_A, CLP_BUF_PROBE_B, CLP_BUF_PROBE_C};
-static const clp_buffer_set ALL_ARRAYS = CLP_BUF_PROBE_A | CLP_BUF_PROBE_B | CLP_BUF_PROBE_C;
+/* The three arrays, the probes' own buffers (model_buffers.c), and each kernel's of them, as
+ * cl/bench/probe.cl declares them (probe_fma64 only where the device has doubles). */
+enum { A, B, C, ARRAYS };
+static const char *const array_names[ARRAYS] = {[A] = "probe.a", [B] = "probe.b", [C] = "probe.c"};
+enum { ALWAYS = 1, FP64 = 2 };
+static const clp_kernel_buffers bindings[] = {
+    {"probe_init", ALWAYS, {A, B, C, CLP_ARGS_END}},
+    {"probe_copy", ALWAYS, {A, C, CLP_ARGS_END}},
+    {"probe_mul", ALWAYS, {B, C, CLP_ARGS_END}},
+    {"probe_add", ALWAYS, {A, B, C, CLP_ARGS_END}},
+    {"probe_triad", ALWAYS, {A, B, C, CLP_ARGS_END}},
+    {"probe_dot", ALWAYS, {A, B, C, CLP_ARGS_END}},
+    {"probe_fma32", ALWAYS, {A, C, CLP_ARGS_END}},
+    {"probe_fma64", FP64, {A, C, CLP_ARGS_END}},
+};
 
 static const char *const modules[] = {"core"};
 static const char *const cl_files[] = {"bench/probe.cl"};
@@ -82,20 +95,20 @@ static clp_probe_stat stat_of(const double *times, size_t n, double work) {
     return (clp_probe_stat){work / most, work / mean, work / least, work / least};
 }
 
-/* Builds the probes for arrays of `floats` floats and gives the worker the three arrays, set
- * to their start (probe_init). */
+/* Builds the probes for arrays of `floats` floats, gives the worker the three arrays (in
+ * `arrays`), set to their start (probe_init), and binds them to every kernel. */
 static clp_status prepare(clp_worker *w, const clp_options *opts, clp_cache *cache, size_t floats,
-                          clp_error *err) {
+                          clp_buffer **arrays, clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
     CLP_TRY(clp_probe_source(opts, &w->device, floats, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
-    clp_buffer_counts counts = {.particles = 0};
-    for (size_t k = 0; k < 3; k++)
-        counts.custom[clp__buffer_index(ARRAYS[k])] = floats;
-    CLP_TRY(clp_worker_alloc(w, ALL_ARRAYS, opts, &counts, err));
-    const clp_step init = {"probe_init", ALL_ARRAYS, floats, 0};
-    CLP_TRY(clp_worker_run_step(w, &init, NULL, err));
+    const size_t bytes[ARRAYS] = {floats * sizeof(float), floats * sizeof(float),
+                                  floats * sizeof(float)};
+    CLP_TRY(clp_worker_buffers_create(w, array_names, bytes, ARRAYS, arrays, err));
+    CLP_TRY(clp_worker_bind_buffers(w, bindings, sizeof bindings / sizeof bindings[0],
+                                    w->device.fp64 ? ALWAYS | FP64 : ALWAYS, arrays, err));
+    CLP_TRY(clp_launch(w, "probe_init", floats, 0, NULL, err));
 fail:
     free(source);
     return st;
@@ -105,17 +118,17 @@ fail:
  * it back (a keeps its contents), each timed on the wall clock. A stop request ends them
  * between rounds, as it ends the kernels' rounds at a launch: 64 rounds of 512 MiB arrays
  * outlasted a scheduler's grace on a busy CPU device. */
-static clp_status time_transfers(clp_worker *w, void *host, int iterations, double *reads,
-                                 double *writes, clp_error *err) {
+static clp_status time_transfers(clp_worker *w, clp_buffer *a, void *host, int iterations,
+                                 double *reads, double *writes, clp_error *err) {
     clp_status st = CLP_OK;
     for (int k = -1; k < iterations; k++) { /* round -1: first touch of the host memory */
         CLP_REQUIRE(!clp__worker_stop_requested(w), err, CLP_INTERRUPTED,
                     "stopped by a request during the probes' transfers");
         double start = clp__now();
-        CLP_TRY(clp_worker_read(w, CLP_BUF_PROBE_A, host, err));
+        CLP_TRY(clp_worker_buffer_read(w, a, host, err));
         const double read = clp__now() - start;
         start = clp__now();
-        CLP_TRY(clp_worker_write(w, CLP_BUF_PROBE_A, host, err));
+        CLP_TRY(clp_worker_buffer_write(w, a, host, err));
         if (k >= 0) {
             reads[k] = read;
             writes[k] = clp__now() - start;
@@ -126,13 +139,12 @@ fail:
 }
 
 /* The sum of the dot's groups, which it left in c[0 .. groups - 1]. */
-static clp_status dot_sum(clp_worker *w, size_t groups, double *sum, clp_error *err) {
+static clp_status dot_sum(clp_worker *w, const clp_buffer *c, size_t groups, double *sum,
+                          clp_error *err) {
     clp_status st = CLP_OK;
     float *sums = malloc(groups * sizeof *sums);
     CLP_REQUIRE_ALLOC(sums, err);
-    CLP_CL_CHECK(clEnqueueReadBuffer(w->queue, clp_worker_buffer(w, CLP_BUF_PROBE_C), CL_TRUE, 0,
-                                     groups * sizeof *sums, sums, 0, NULL, NULL),
-                 err, "probe_dot: clEnqueueReadBuffer of its %zu group sums", groups);
+    CLP_TRY(clp_worker_buffer_read_range(w, c, 0, groups * sizeof *sums, sums, err));
     *sum = 0;
     for (size_t g = 0; g < groups; g++)
         *sum += sums[g];
@@ -145,29 +157,30 @@ enum { COPY, MUL, ADD, TRIAD, DOT, STREAM_KERNELS };
 
 /* BabelStream's rounds: copy, mul, add, triad and dot in turn, one untimed round first;
  * times[kernel * iterations + k] gets the device time of round k. */
-static clp_status time_stream(clp_worker *w, size_t floats, int iterations, double *times,
-                              double *sum, clp_error *err) {
+static clp_status time_stream(clp_worker *w, const clp_buffer *c, size_t floats, int iterations,
+                              double *times, double *sum, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp_buffer_set a = CLP_BUF_PROBE_A, b = CLP_BUF_PROBE_B, c = CLP_BUF_PROBE_C;
     /* BabelStream's dot groups: four per compute unit, of the largest power-of-two size */
     const size_t local = dot_local(&w->device);
     size_t groups = 4 * (size_t)(w->device.compute_units ? w->device.compute_units : 1);
     groups = groups < floats ? groups : floats; /* their sums go to c */
-    const clp_step steps[STREAM_KERNELS] = {
-        {"probe_copy", a | c, floats / 4, 0},
-        {"probe_mul", b | c, floats / 4, 0},
-        {"probe_add", a | b | c, floats / 4, 0},
-        {"probe_triad", a | b | c, floats / 4, 0},
-        {"probe_dot", a | b | c, groups * local, local},
+    const struct {
+        const char *kernel;
+        size_t global, local;
+    } launches[STREAM_KERNELS] = {
+        {"probe_copy", floats / 4, 0},        {"probe_mul", floats / 4, 0},
+        {"probe_add", floats / 4, 0},         {"probe_triad", floats / 4, 0},
+        {"probe_dot", groups * local, local},
     };
     for (int k = -1; k < iterations; k++)
         for (int s = 0; s < STREAM_KERNELS; s++) {
             double t = 0;
-            CLP_TRY(clp_worker_run_step(w, &steps[s], &t, err));
+            CLP_TRY(
+                clp_launch(w, launches[s].kernel, launches[s].global, launches[s].local, &t, err));
             if (k >= 0)
                 times[s * iterations + k] = t;
         }
-    CLP_TRY(dot_sum(w, groups, sum, err));
+    CLP_TRY(dot_sum(w, c, groups, sum, err));
 fail:
     return st;
 }
@@ -185,10 +198,9 @@ static clp_status time_fma(clp_worker *w, const char *kernel, size_t floats, int
         FMA_ITEMS_PER_CU * (size_t)(w->device.compute_units ? w->device.compute_units : 1);
     items = items / local * local;
     items = items && items < floats / width ? items : floats / width;
-    const clp_step step = {kernel, CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, items, local};
     for (int k = -1; k < iterations; k++) {
         double t = 0;
-        CLP_TRY(clp_worker_run_step(w, &step, &t, err));
+        CLP_TRY(clp_launch(w, kernel, items, local, &t, err));
         if (k >= 0)
             times[k] = t;
     }
@@ -250,12 +262,13 @@ clp_status clp_probe_run(clp_worker *w, const clp_options *opts, clp_cache *cach
     host = malloc((size_t)bytes);
     CLP_REQUIRE(times && host, err, CLP_NOMEM, "out of host memory for the probe's %llu-byte array",
                 bytes);
-    CLP_TRY(prepare(w, opts, cache, floats, err));
-    CLP_TRY(time_transfers(w, host, iterations, times, times + n, err));
+    clp_buffer *arrays[ARRAYS] = {0};
+    CLP_TRY(prepare(w, opts, cache, floats, arrays, err));
+    CLP_TRY(time_transfers(w, arrays[A], host, iterations, times, times + n, err));
     out->d2h = stat_of(times, n, (double)bytes);
     out->h2d = stat_of(times + n, n, (double)bytes);
     clp_worker_set_profiling(w, true);
-    CLP_TRY(time_stream(w, floats, iterations, times, &out->dot_sum, err));
+    CLP_TRY(time_stream(w, arrays[C], floats, iterations, times, &out->dot_sum, err));
     const double moved[STREAM_KERNELS] = {2, 2, 3, 3, 2}; /* arrays read or written */
     clp_probe_stat *stream[STREAM_KERNELS] = {&out->copy, &out->mul, &out->add, &out->triad,
                                               &out->dot};
@@ -288,17 +301,18 @@ clp_status clp_probe_speed(clp_worker *w, const clp_options *opts, clp_cache *ca
     clp_status st = CLP_OK;
     enum { FLOATS = 1 << 24, LAUNCHES = 5 }; /* 64 MiB arrays: past the caches of CPUs and GPUs */
     double times[LAUNCHES];
-    CLP_TRY(prepare(w, opts, cache, FLOATS, err));
+    clp_buffer *arrays[ARRAYS] = {0};
+    CLP_TRY(prepare(w, opts, cache, FLOATS, arrays, err));
     clp_worker_set_profiling(w, true);
-    const clp_step step = {"probe_copy", CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, FLOATS / 4, 0};
-    CLP_TRY(clp_worker_run_step(w, &step, NULL, err)); /* first touch, clocks */
+    CLP_TRY(clp_launch(w, "probe_copy", FLOATS / 4, 0, NULL, err)); /* first touch, clocks */
     for (int k = 0; k < LAUNCHES; k++)
-        CLP_TRY(clp_worker_run_step(w, &step, &times[k], err));
+        CLP_TRY(clp_launch(w, "probe_copy", FLOATS / 4, 0, &times[k], err));
     const double median = clp__median(times, LAUNCHES);
     CLP_REQUIRE(median > 0, err, CLP_CHECK, "probe_copy: the device timed its launches at 0 s");
     *bytes_per_s = 2.0 * FLOATS * sizeof(float) / median;
 fail:
     clp_worker_set_profiling(w, false);
-    clp__worker_release(w, ALL_ARRAYS);
+    for (int k = 0; k < ARRAYS; k++)
+        clp_worker_buffer_free(w, arrays[k]);
     return st;
 }

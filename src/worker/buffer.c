@@ -196,7 +196,7 @@ unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
         total += w->aliases & (1ull << i) ? 0 : w->buffer_bytes[i];
     for (size_t p = 1; p < w->n_list_pieces; p++)
         total += w->buffer_bytes[clp__buffer_index(CLP_BUF_NEIB_LIST)];
-    return total;
+    return total + clp__worker_owned_bytes(w);
 }
 
 clp_buffer_set clp_worker_buffers(const clp_worker *w) {

@@ -1,6 +1,6 @@
-/* The traits of every named buffer (Bilotta et al. 2018, 6.2.1): one row
- * per CLP_BUF_* bit, in bit order: the older models'. A new model owns its buffers by name
- * instead (model_buffers.c, docs/adding-a-model.md). */
+/* The traits of every named buffer (Bilotta et al. 2018, 6.2.1): one row per CLP_BUF_* bit, in
+ * bit order: the grid's and SPH's, and the velocities LJ shares with SPH. Every other model
+ * owns its buffers by name instead (model_buffers.c, docs/adding-a-model.md). */
 #include "internal.h"
 
 #define ROW(bit_, name_, type_, size_, components_, kind_)                                         \
@@ -41,24 +41,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW_IF(CLP_BUF_CELL_COUNT, "cell_count", "uint", sizeof(cl_uint), 1, CLP_PER_CELL, "grid.sort",
            CLP_GRID_SORT_COUNTING_NAME),
     ROW(CLP_BUF_GRID_STATUS, "grid_status", "uint", sizeof(cl_uint), 8, CLP_SINGLE),
-    ROW(CLP_BUF_SELFTEST_X, "selftest.x", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_SELFTEST_Y, "selftest.y", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_SELFTEST_TERMS, "selftest.terms", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_SELFTEST_SUMS, "selftest.sums", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_SELFTEST_PARTIAL, "selftest.partial", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    /* The compensation of each partial sum: only compensated summation has one. */
-    {.bit = CLP_BUF_SELFTEST_PARTIAL_CORRECTION,
-     .name = "selftest.partial_correction",
-     .element_type = "float",
-     .element_size = sizeof(cl_float),
-     .components = 1,
-     .kind = CLP_PER_CUSTOM,
-     .needs_option = "core.summation",
-     .needs_value = CLP_CORE_SUMMATION_NAIVE_NAME,
-     .needs_not = true},
-    ROW(CLP_BUF_COLLECT_IDS, "collect.ids", "uint", sizeof(cl_uint), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_COLLECT_R2, "collect.r2", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_COLLECT_COUNT, "collect.count", "uint", sizeof(cl_uint), 1, CLP_PER_PARTICLE),
     SORTED(CLP_BUF_VEL, "vel", "float", sizeof(cl_float), 4),
     SORTED(CLP_BUF_RHO, "rho", "float", sizeof(cl_float), 1),
     ROW(CLP_BUF_ACC, "acc", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
@@ -85,8 +67,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_option = "neighbors.every",
      .needs_value = "1",
      .needs_not = true},
-    ROW(CLP_BUF_LJ_FORCE, "lj_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_LJ_VIRIAL, "lj_virial", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE),
     ROW_IF(CLP_BUF_SHIFT, "shift", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE, "sph.shifting",
            "true"),
     {.bit = CLP_BUF_GHOST,
@@ -101,9 +81,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW(CLP_BUF_GAUGE_POINTS, "gauge_points", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
     ROW(CLP_BUF_GAUGE_SAMPLES, "gauge_samples", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
     ROW(CLP_BUF_WALL_FORCE, "wall_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
-    ROW(CLP_BUF_PROBE_A, "probe.a", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PROBE_B, "probe.b", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_PROBE_C, "probe.c", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM),
     ROW(CLP_BUF_SORT_SCRATCH, "sort_scratch", "uint", sizeof(cl_uint), 4, CLP_PER_PARTICLE),
 };
 

@@ -316,6 +316,19 @@ fail:
     return st;
 }
 
+clp_status clp_worker_set_step_buffers(clp_worker *w, const clp_step *step,
+                                       clp_buffer *const *buffers, size_t count, clp_error *err) {
+    clp_status st = CLP_OK;
+    /* the arguments bind_step sets: the step's bits that are allocated */
+    cl_uint first = 0;
+    for (int i = 0; i < CLP_BUF_COUNT; i++)
+        first += (step->buffers & (1ull << i)) && w->buffers[i];
+    for (size_t k = 0; k < count; k++)
+        CLP_TRY(clp_worker_set_arg_buffer(w, step->kernel, first + (cl_uint)k, buffers[k], err));
+fail:
+    return st;
+}
+
 clp_status clp_worker_bind_buffers(clp_worker *w, const clp_kernel_buffers *table, size_t rows,
                                    unsigned variant, clp_buffer *const *buffers, clp_error *err) {
     clp_status st = CLP_OK;

@@ -94,6 +94,25 @@ const char *clp_buffer_name(const clp_buffer *buffer) {
     return buffer->name;
 }
 
+clp_status clp_worker_buffers_create(clp_worker *w, const char *const *names, const size_t *bytes,
+                                     size_t count, clp_buffer **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    unsigned long long total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += bytes[i];
+    CLP_REQUIRE(total <= w->device.global_mem_size, err, CLP_DEVICE_MEMORY,
+                "the buffers need %llu bytes, more than the %llu bytes of device '%s'", total,
+                (unsigned long long)w->device.global_mem_size, w->device.name);
+    for (size_t i = 0; i < count; i++)
+        CLP_TRY(clp_worker_buffer_create(w, names[i], bytes[i], &out[i], err));
+fail:
+    return st;
+}
+
+clp_buffer *clp_worker_buffer_find(const clp_worker *w, const char *name) {
+    return name ? find(w, name) : NULL;
+}
+
 size_t clp_worker_owned_buffers(const clp_worker *w, const clp_buffer **out, size_t most) {
     size_t n = 0;
     for (const clp_buffer *b = w->owned; b; b = b->next, n++)
@@ -102,19 +121,35 @@ size_t clp_worker_owned_buffers(const clp_worker *w, const clp_buffer **out, siz
     return n;
 }
 
-static clp_status copy(clp_worker *w, const clp_buffer *b, void *data, bool to_device,
-                       clp_error *err) {
+unsigned long long clp__worker_owned_bytes(const clp_worker *w) {
+    unsigned long long total = 0;
+    for (const clp_buffer *b = w->owned; b; b = b->next)
+        total += b->bytes;
+    return total;
+}
+
+/* CLP_USAGE unless bytes offset .. offset + bytes - 1 lie in `b`. */
+static clp_status check_range(const clp_buffer *b, size_t offset, size_t bytes, clp_error *err) {
+    if (offset > b->bytes || bytes > b->bytes - offset)
+        return CLP_FAIL(err, CLP_USAGE, "bytes %zu to %zu are outside buffer \"%s\" (%zu bytes)",
+                        offset, offset + bytes, b->name, b->bytes);
+    return CLP_OK;
+}
+
+static clp_status copy(clp_worker *w, const clp_buffer *b, size_t offset, size_t bytes, void *data,
+                       bool to_device, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp__buffer_check_owner(w, b, err));
-    if (b->bytes == 0)
+    CLP_TRY(check_range(b, offset, bytes, err));
+    if (bytes == 0)
         return CLP_OK;
     if (to_device)
         CLP_CL_CHECK(
-            clEnqueueWriteBuffer(w->queue, b->mem, CL_TRUE, 0, b->bytes, data, 0, NULL, NULL), err,
-            "buffer \"%s\" (%zu bytes): clEnqueueWriteBuffer", b->name, b->bytes);
+            clEnqueueWriteBuffer(w->queue, b->mem, CL_TRUE, offset, bytes, data, 0, NULL, NULL),
+            err, "buffer \"%s\" (%zu bytes): clEnqueueWriteBuffer", b->name, b->bytes);
     else
         CLP_CL_CHECK(
-            clEnqueueReadBuffer(w->queue, b->mem, CL_TRUE, 0, b->bytes, data, 0, NULL, NULL), err,
+            clEnqueueReadBuffer(w->queue, b->mem, CL_TRUE, offset, bytes, data, 0, NULL, NULL), err,
             "buffer \"%s\" (%zu bytes): clEnqueueReadBuffer", b->name, b->bytes);
 fail:
     return st;
@@ -122,10 +157,34 @@ fail:
 
 clp_status clp_worker_buffer_write(clp_worker *w, clp_buffer *buffer, const void *data,
                                    clp_error *err) {
-    return copy(w, buffer, (void *)data, true, err);
+    return copy(w, buffer, 0, buffer ? buffer->bytes : 0, (void *)data, true, err);
 }
 
 clp_status clp_worker_buffer_read(clp_worker *w, const clp_buffer *buffer, void *data,
                                   clp_error *err) {
-    return copy(w, buffer, data, false, err);
+    return copy(w, buffer, 0, buffer ? buffer->bytes : 0, data, false, err);
+}
+
+clp_status clp_worker_buffer_read_range(clp_worker *w, const clp_buffer *buffer, size_t offset,
+                                        size_t bytes, void *data, clp_error *err) {
+    return copy(w, buffer, offset, bytes, data, false, err);
+}
+
+clp_status clp_worker_buffer_zero_range(clp_worker *w, clp_buffer *buffer, size_t offset,
+                                        size_t bytes, clp_error *err) {
+    clp_status st = CLP_OK;
+    const cl_uint zero = 0;
+    CLP_TRY(clp__buffer_check_owner(w, buffer, err));
+    CLP_TRY(check_range(buffer, offset, bytes, err));
+    CLP_REQUIRE(offset % sizeof zero == 0 && bytes % sizeof zero == 0, err, CLP_USAGE,
+                "buffer \"%s\": bytes %zu to %zu are not whole 4-byte words", buffer->name, offset,
+                offset + bytes);
+    if (bytes == 0)
+        return CLP_OK;
+    CLP_CL_CHECK(clEnqueueFillBuffer(w->queue, buffer->mem, &zero, sizeof zero, offset, bytes, 0,
+                                     NULL, NULL),
+                 err, "buffer \"%s\" (%zu bytes): clEnqueueFillBuffer of bytes %zu to %zu",
+                 buffer->name, buffer->bytes, offset, offset + bytes);
+fail:
+    return st;
 }

@@ -83,7 +83,10 @@ void clp__worker_release_owned(clp_worker *worker);
 /* CLP_USAGE unless `buffer` is one of the worker's own (model_buffers.c). */
 clp_status clp__buffer_check_owner(const clp_worker *worker, const clp_buffer *buffer,
                                    clp_error *err);
-/* The bytes of every named buffer allocated, aliases left out. */
+/* The bytes of every buffer allocated, the CLP_BUF_* set's (aliases left out) and the models'
+ * own. */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
+/* The bytes of the buffers models own (model_buffers.c). */
+unsigned long long clp__worker_owned_bytes(const clp_worker *worker);
 
 #endif

@@ -165,16 +165,16 @@ static void close_run(run *r) {
 static void collect(test_env *t, const run *r, const scene *s, const char *kernel, uint32_t *ids,
                     float *r2, uint32_t *count) {
     clp_error err = CLP_ERROR_INIT;
-    clp_buffer_counts counts = {.particles = s->n};
-    counts.custom[clp__buffer_index(CLP_BUF_COLLECT_IDS)] = s->n * COLLECT_MAX;
-    counts.custom[clp__buffer_index(CLP_BUF_COLLECT_R2)] = s->n * COLLECT_MAX;
-    const clp_buffer_set out = CLP_BUF_COLLECT_IDS | CLP_BUF_COLLECT_R2 | CLP_BUF_COLLECT_COUNT;
-    CLP_ASSERT_OK(clp_worker_alloc(t->worker, out, r->opts, &counts, &err), &err);
-    clp_step step = {kernel, clp_grid_iteration_buffers(r->opts) | CLP_BUF_ID | out, s->n, 0};
+    const char *const names[] = {"collect.ids", "collect.r2", "collect.count"};
+    const size_t bytes[] = {s->n * COLLECT_MAX * 4, s->n * COLLECT_MAX * 4, s->n * 4};
+    clp_buffer *out[3]; /* made zeroed, again at every call */
+    CLP_ASSERT_OK(clp_worker_buffers_create(t->worker, names, bytes, 3, out, &err), &err);
+    clp_step step = {kernel, clp_grid_iteration_buffers(r->opts) | CLP_BUF_ID, s->n, 0};
+    CLP_ASSERT_OK(clp_worker_set_step_buffers(t->worker, &step, out, 3, &err), &err);
     CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_COLLECT_IDS, ids, &err), &err);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_COLLECT_R2, r2, &err), &err);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_COLLECT_COUNT, count, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, out[0], ids, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, out[1], r2, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, out[2], count, &err), &err);
 }
 
 /* Device neighbours of every particle against the brute force: within (1 - band) radius

@@ -1,13 +1,17 @@
 /* Buffers a model owns by name (src/worker/model_buffers.c): made zeroed, copied whole, made
  * again under the same handle, listed and freed; a size over the device's largest allocation
  * and a buffer of another worker refused with the buffer's name and bytes; kernel arguments set
- * by index, a wrong one named with its kernel and buffer; and a launch that uses them. */
+ * by index, a wrong one named with its kernel and buffer; and a launch that uses them. Made
+ * together, found by name, read and zeroed in part; set after a step's CLP_BUF_* arguments. */
 #include "common.h"
 
 static const char source[] = "kernel void scale(global float *a, float k, uint n) {\n"
                              "    const uint i = get_global_id(0);\n"
                              "    if (i < n)\n"
                              "        a[i] *= k;\n"
+                             "}\n"
+                             "kernel void add_to(global const float *bit, global float *own) {\n"
+                             "    own[get_global_id(0)] += bit[get_global_id(0)];\n"
                              "}\n";
 
 static void test_buffers(test_env *t) {
@@ -104,12 +108,72 @@ static void test_arguments(test_env *t) {
     printf("ok arguments by index: a launch scaled %u floats; wrong arguments named\n", n);
 }
 
+/* Made together, found by name, read and zeroed in part; refused as a whole past the device's
+ * memory. */
+static void test_ranges(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_worker *w = t->worker;
+    const char *const names[] = {"test.one", "test.two"};
+    const size_t bytes[] = {16 * sizeof(float), 8};
+    clp_buffer *made[2];
+    CLP_ASSERT_OK(clp_worker_buffers_create(w, names, bytes, 2, made, &err), &err);
+    CLP_ASSERT(clp_worker_buffer_find(w, "test.two") == made[1]);
+    CLP_ASSERT(clp_worker_buffer_find(w, "test.none") == NULL);
+    float in[16], part[4];
+    for (int i = 0; i < 16; i++)
+        in[i] = (float)i + 1;
+    CLP_ASSERT_OK(clp_worker_buffer_write(w, made[0], in, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_zero_range(w, made[0], 8, 8, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read_range(w, made[0], 4, sizeof part, part, &err), &err);
+    CLP_ASSERT(part[0] == 2.0f && part[1] == 0.0f && part[2] == 0.0f && part[3] == 5.0f);
+    CLP_ASSERT_STATUS(clp_worker_buffer_read_range(w, made[1], 4, 8, part, &err), CLP_USAGE, &err);
+    CLP_ASSERT_CONTAINS(err.message, "bytes 4 to 12 are outside buffer \"test.two\" (8 bytes)");
+    err = (clp_error)CLP_ERROR_INIT;
+    const size_t huge[] = {(size_t)t->device->global_mem_size, 1};
+    clp_buffer *none[2];
+    CLP_ASSERT_STATUS(clp_worker_buffers_create(w, names, huge, 2, none, &err), CLP_DEVICE_MEMORY,
+                      &err);
+    CLP_ASSERT_CONTAINS(err.message, "the buffers need");
+    clp_worker_buffer_free(w, made[0]);
+    clp_worker_buffer_free(w, made[1]);
+    printf("ok made together, found by name, read and zeroed in part, refused as a whole\n");
+}
+
+/* A kernel of a CLP_BUF_* buffer and an owned one: the owned one follows the step's bits. */
+static void test_step_buffers(test_env *t) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_worker *w = t->worker;
+    enum { N = 32 };
+    clp_options *opts = test_options(t, NULL);
+    CLP_ASSERT_OK(clp_worker_build_for(w, source, opts, NULL, NULL, &err), &err);
+    const clp_buffer_counts counts = {.particles = N};
+    CLP_ASSERT_OK(clp_worker_alloc(w, CLP_BUF_RHO, opts, &counts, &err), &err);
+    clp_options_destroy(opts);
+    clp_buffer *own;
+    CLP_ASSERT_OK(clp_worker_buffer_create(w, "test.own", N * sizeof(float), &own, &err), &err);
+    float in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (float)i;
+    CLP_ASSERT_OK(clp_worker_write(w, CLP_BUF_RHO, in, &err), &err);
+    const clp_step step = {"add_to", CLP_BUF_RHO | CLP_BUF_VEL, N, 1}; /* no vel: not an arg */
+    CLP_ASSERT_OK(clp_worker_set_step_buffers(w, &step, &own, 1, &err), &err);
+    CLP_ASSERT_OK(clp_worker_run_step(w, &step, NULL, &err), &err);
+    CLP_ASSERT_OK(clp_worker_run_step(w, &step, NULL, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(w, own, out, &err), &err);
+    for (int i = 0; i < N; i++)
+        CLP_ASSERT(out[i] == 2.0f * (float)i);
+    clp_worker_buffer_free(w, own);
+    printf("ok an owned buffer after a step's bits: two launches added %d floats\n", N);
+}
+
 int main(void) {
     test_env t = {0};
     test_env_open(&t);
     test_buffers(&t);
     test_refusals(&t);
     test_arguments(&t);
+    test_ranges(&t);
+    test_step_buffers(&t);
     test_env_close(&t); /* the worker releases the buffers left */
     return 0;
 }

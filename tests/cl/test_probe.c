@@ -21,9 +21,16 @@ static void check_stat(const char *name, clp_probe_stat s, bool rate) {
     printf("ok %s: min %.4g, avg %.4g, max %.4g, best %.4g\n", name, s.min, s.avg, s.max, s.best);
 }
 
-static void read_array(test_env *t, clp_buffer_set bit, float *out) {
+/* The probes' array `name` ("probe.a"), which clp_probe_run leaves on the worker. */
+static const clp_buffer *array(test_env *t, const char *name) {
+    const clp_buffer *b = clp_worker_buffer_find(t->worker, name);
+    CLP_ASSERT(b != NULL);
+    return b;
+}
+
+static void read_array(test_env *t, const char *name, float *out) {
     clp_error err = CLP_ERROR_INIT;
-    CLP_ASSERT_OK(clp_worker_read(t->worker, bit, out, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, array(t, name), out, &err), &err);
 }
 
 static void same_floats(const char *what, const float *got, const float *want, size_t n) {
@@ -63,11 +70,11 @@ static void check_fma(test_env *t, const char *kernel, const float *a, bool in_d
     n = n < 4096 ? n : 4096;
     float *c = malloc(n * sizeof *c), *want = malloc(n * sizeof *want);
     CLP_ASSERT(c && want);
-    const clp_step step = {kernel, CLP_BUF_PROBE_A | CLP_BUF_PROBE_C, n / 4, 0};
-    CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
-    CLP_ASSERT(clEnqueueReadBuffer(clp_worker_queue(t->worker),
-                                   clp_worker_buffer(t->worker, CLP_BUF_PROBE_C), CL_TRUE, 0,
-                                   n * sizeof *c, c, 0, NULL, NULL) == CL_SUCCESS);
+    /* its arguments a and c, bound by clp_probe_run */
+    CLP_ASSERT_OK(clp_launch(t->worker, kernel, n / 4, 0, NULL, &err), &err);
+    CLP_ASSERT_OK(
+        clp_worker_buffer_read_range(t->worker, array(t, "probe.c"), 0, n * sizeof *c, c, &err),
+        &err);
     fma_chains(a, n, in_double, want);
     same_floats(kernel, c, want, n);
     free(c);
@@ -147,9 +154,9 @@ int main(int argc, char **argv) {
             c[i] = a[i] + b[i];
             a[i] = fmaf(S, c[i], b[i]);
         }
-    read_array(&t, CLP_BUF_PROBE_A, got);
+    read_array(&t, "probe.a", got);
     same_floats("a after copy, mul, add, triad", got, a, n);
-    read_array(&t, CLP_BUF_PROBE_B, got);
+    read_array(&t, "probe.b", got);
     same_floats("b after copy, mul, add, triad", got, b, n);
     double dot = 0;
     for (size_t i = 0; i < n; i++)

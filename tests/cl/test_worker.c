@@ -215,68 +215,68 @@ static void test_warning_log_kept(test_env *t) {
     clp_cache_close(cache);
 }
 
+/* The CLP_BUF_* set: rho always, pos_rebuilt unless neighbors.every is 1 (a needs_not row), the
+ * gauge points as many as counted. */
 static void test_buffers(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
-    const clp_buffer_set all = CLP_BUF_SELFTEST_PARTIAL | CLP_BUF_SELFTEST_PARTIAL_CORRECTION;
-    const char *naive[] = {"core.summation=naive", NULL};
-    clp_options *plain = test_options(t, naive);
-    clp_options *kahan = test_options(t, NULL);
-    CLP_ASSERT_EQ(clp_buffers_needed(all, plain), CLP_BUF_SELFTEST_PARTIAL);
-    CLP_ASSERT_EQ(clp_buffers_needed(all, kahan), all);
+    const clp_buffer_set all = CLP_BUF_RHO | CLP_BUF_POS_REBUILT;
+    const char *skin[] = {"neighbors.every=4", NULL};
+    clp_options *plain = test_options(t, NULL);
+    clp_options *skinned = test_options(t, skin);
+    CLP_ASSERT_EQ(clp_buffers_needed(all, plain), CLP_BUF_RHO);
+    CLP_ASSERT_EQ(clp_buffers_needed(all, skinned), all);
 
     clp_buffer_counts counts = {.particles = 1000};
-    counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_PARTIAL)] = 7;
-    counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_PARTIAL_CORRECTION)] = 7;
-    CLP_ASSERT_OK(clp_worker_alloc(t->worker, all | CLP_BUF_SELFTEST_X, plain, &counts, &err),
+    counts.custom[clp__buffer_index(CLP_BUF_GAUGE_POINTS)] = 7;
+    CLP_ASSERT_OK(clp_worker_alloc(t->worker, all | CLP_BUF_GAUGE_POINTS, plain, &counts, &err),
                   &err);
-    CLP_ASSERT_EQ(clp_worker_buffers(t->worker), CLP_BUF_SELFTEST_PARTIAL | CLP_BUF_SELFTEST_X);
-    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_SELFTEST_X), 4000);
-    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_SELFTEST_PARTIAL), 28);
+    CLP_ASSERT_EQ(clp_worker_buffers(t->worker), CLP_BUF_RHO | CLP_BUF_GAUGE_POINTS);
+    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_RHO), 4000);
+    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_GAUGE_POINTS), 112);
 
     /* More than the device can hold in one allocation: refused, naming the buffer and its
      * bytes; where the largest allocation is the whole memory (rusticl's 2 GiB), refused for
      * the total, with its bytes. */
     clp_buffer_counts huge = {.particles = (size_t)(t->device->max_mem_alloc_size / 4 + 1)};
-    CLP_ASSERT_STATUS(clp_worker_alloc(t->worker, CLP_BUF_SELFTEST_X, plain, &huge, &err),
+    CLP_ASSERT_STATUS(clp_worker_alloc(t->worker, CLP_BUF_RHO, plain, &huge, &err),
                       CLP_DEVICE_MEMORY, &err);
     char expected[128];
     if (huge.particles * 4 > t->device->global_mem_size)
         snprintf(expected, sizeof expected, "the buffers need %zu bytes", huge.particles * 4);
     else
-        snprintf(expected, sizeof expected, "buffer \"selftest.x\" (%zu bytes)",
-                 huge.particles * 4);
+        snprintf(expected, sizeof expected, "buffer \"rho\" (%zu bytes)", huge.particles * 4);
     CLP_ASSERT_CONTAINS(err.message, expected);
     clp_options_destroy(plain);
-    clp_options_destroy(kahan);
+    clp_options_destroy(skinned);
 }
 
 /* axpy over 1000 elements, not a multiple of the work-group size: the kernel's guard keeps
- * the rounded-up work-items out of bounds. */
+ * the rounded-up work-items out of bounds. Its x and y are two float bits of the CLP_BUF_* set,
+ * rho and drho (without shifting), bound in bit order by the steps. */
 static void test_launch(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
-    const char *small[] = {"selftest.n=1000", "selftest.alpha=2", NULL};
+    const char *small[] = {"selftest.n=1000", "selftest.alpha=2", "sph.shifting=false", NULL};
     clp_options *opts = test_options(t, small);
     build(t, t->cache_dir, opts);
     size_t local = 0;
     CLP_ASSERT_OK(clp_launch_local_size(t->worker, "selftest_axpy", &local, &err), &err);
     CLP_ASSERT(local >= 1 && local <= t->device->max_work_group_size);
     clp_buffer_counts counts = {.particles = 1000};
-    CLP_ASSERT_OK(
-        clp_worker_alloc(t->worker, CLP_BUF_SELFTEST_X | CLP_BUF_SELFTEST_Y, opts, &counts, &err),
-        &err);
+    CLP_ASSERT_OK(clp_worker_alloc(t->worker, CLP_BUF_RHO | CLP_BUF_DRHO, opts, &counts, &err),
+                  &err);
     float x[1000], y[1000];
     for (int i = 0; i < 1000; i++) {
         x[i] = (float)i;
         y[i] = 1.0f;
     }
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_SELFTEST_X, x, &err), &err);
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_SELFTEST_Y, y, &err), &err);
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_RHO, x, &err), &err);
+    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_DRHO, y, &err), &err);
     clp_worker_set_profiling(t->worker, true);
     double seconds = -1;
-    clp_step step = {"selftest_axpy", CLP_BUF_SELFTEST_X | CLP_BUF_SELFTEST_Y, 1000, 0};
+    clp_step step = {"selftest_axpy", CLP_BUF_RHO | CLP_BUF_DRHO, 1000, 0};
     CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, &seconds, &err), &err);
     CLP_ASSERT(seconds >= 0);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_SELFTEST_Y, y, &err), &err);
+    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_DRHO, y, &err), &err);
     for (int i = 0; i < 1000; i++)
         CLP_ASSERT_EQ(y[i], 2 * i + 1); /* exact in float for these values */
 
@@ -286,10 +286,10 @@ static void test_launch(test_env *t) {
     for (size_t r = 0; r < 2; r++) {
         for (int i = 0; i < 1000; i++)
             y[i] = 1.0f;
-        CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_SELFTEST_Y, y, &err), &err);
+        CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_DRHO, y, &err), &err);
         const size_t first = ranges[r][0], count = ranges[r][1];
         CLP_ASSERT_OK(clp_worker_run_step_range(t->worker, &step, first, count, NULL, &err), &err);
-        CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_SELFTEST_Y, y, &err), &err);
+        CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_DRHO, y, &err), &err);
         for (size_t i = 0; i < 1000; i++) {
             const bool inside = i >= first && i < first + count;
             if (y[i] != (inside ? 2.0f * (float)i + 1 : 1.0f))

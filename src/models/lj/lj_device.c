@@ -124,6 +124,25 @@ fail:
     return st;
 }
 
+const char *const clp__lj_buffers[CLP__LJ_OWN + 1] = {
+    [CLP__LJ_FORCE] = "lj.force", [CLP__LJ_VIRIAL] = "lj.virial"};
+
+static size_t own_bytes(size_t n, int which) {
+    return n * (which == CLP__LJ_FORCE ? sizeof(cl_float4) : sizeof(cl_float));
+}
+
+clp_status clp__lj_own_create(clp_worker *w, size_t slots, clp_buffer **own, clp_error *err) {
+    const size_t bytes[CLP__LJ_OWN] = {own_bytes(slots, CLP__LJ_FORCE),
+                                       own_bytes(slots, CLP__LJ_VIRIAL)};
+    return clp_worker_buffers_create(w, clp__lj_buffers, bytes, CLP__LJ_OWN, own, err);
+}
+
+clp_memory_need clp__lj_own_need(size_t n) {
+    const size_t force = own_bytes(n, CLP__LJ_FORCE);
+    return (clp_memory_need){force + own_bytes(n, CLP__LJ_VIRIAL), force,
+                             clp__lj_buffers[CLP__LJ_FORCE]};
+}
+
 struct clp__lj_system {
     clp_worker *worker;
     clp_options *opts; /* the caller's, with auto resolved */
@@ -133,23 +152,28 @@ struct clp__lj_system {
     uint64_t step, rebuilds;
     clp__lj_layout layout;
     clp_run_timing *timing; /* profiled steps: each phase's device time added here */
+    clp_buffer *own[CLP__LJ_OWN];
 };
 
-/* Runs a step; in a timed run (phase set) its device time is added to *phase. */
-static clp_status run_timed(clp__lj_system *sys, const clp_step *step, double *phase,
-                            clp_error *err) {
+/* Runs a step whose kernel takes `own_args` of the model's buffers after its bits; in a timed
+ * run (phase set) its device time is added to *phase. */
+static clp_status run_timed(clp__lj_system *sys, const clp_step *step, size_t own_args,
+                            double *phase, clp_error *err) {
+    clp_status st = CLP_OK;
     double seconds = 0;
-    const clp_status st = clp_worker_run_step(sys->worker, step, phase ? &seconds : NULL, err);
+    CLP_TRY(clp_worker_set_step_buffers(sys->worker, step, sys->own, own_args, err));
+    CLP_TRY(clp_worker_run_step(sys->worker, step, phase ? &seconds : NULL, err));
     if (phase)
         *phase += seconds;
+fail:
     return st;
 }
 
 static clp_status compute_forces(clp__lj_system *sys, clp_error *err) {
-    const clp_step forces = {
-        "lj_forces", clp_grid_iteration_buffers(sys->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
-        sys->layout.global, sys->layout.local};
-    return run_timed(sys, &forces, sys->timing ? &sys->timing->forces : NULL, err);
+    const clp_step forces = {"lj_forces", clp_grid_iteration_buffers(sys->opts), sys->layout.global,
+                             sys->layout.local};
+    return run_timed(sys, &forces, CLP__LJ_FORCES_ARGS, sys->timing ? &sys->timing->forces : NULL,
+                     err);
 }
 
 /* Velocities as float4 with w = 0, so that a drift leaves the position's w alone. */
@@ -199,6 +223,7 @@ clp_status clp__lj_system_open_resolved(clp_worker *w, clp_options *resolved, cl
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
     const clp_buffer_counts counts = {.particles = s->n};
     CLP_TRY(clp_worker_alloc(w, CLP__LJ_BUFFERS, sys->opts, &counts, err));
+    CLP_TRY(clp__lj_own_create(w, s->n, sys->own, err));
     CLP_TRY(upload_velocities(sys, s, err));
     CLP_TRY(clp_grid_update(sys->grid, err));
     CLP_TRY(compute_forces(sys, err));
@@ -213,6 +238,8 @@ fail:
 void clp__lj_system_close(clp__lj_system *sys) {
     if (!sys)
         return;
+    for (int i = 0; i < CLP__LJ_OWN; i++)
+        clp_worker_buffer_free(sys->worker, sys->own[i]);
     clp_grid_destroy(sys->grid);
     clp_options_destroy(sys->opts);
     free(sys);
@@ -246,16 +273,16 @@ void clp__lj_system_time(clp__lj_system *sys, clp_run_timing *timing) {
 
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE,
-                                 sys->n, 0};
-    const clp_step kicks_drift = {"lj_kicks_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE,
-                                  sys->n, 0};
-    const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, sys->n, 0};
+    /* each with the forces after these */
+    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL, sys->n, 0};
+    const clp_step kicks_drift = {"lj_kicks_drift", CLP_BUF_POS | CLP_BUF_VEL, sys->n, 0};
+    const clp_step kick = {"lj_kick", CLP_BUF_VEL, sys->n, 0};
     double *integration = sys->timing ? &sys->timing->integration : NULL;
     for (uint64_t k = 0; k < steps; k++) {
         /* between two steps, one launch does the last one's second half kick and this one's
            first: two launches a step, not three */
-        CLP_TRY(run_timed(sys, k ? &kicks_drift : &kick_drift, integration, err));
+        CLP_TRY(
+            run_timed(sys, k ? &kicks_drift : &kick_drift, CLP__LJ_KICK_ARGS, integration, err));
         sys->step++;
         double moved = 0;
         if (clp_grid_checks_moves(sys->grid))
@@ -273,7 +300,7 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
             sys->timing->steps++;
     }
     if (steps)
-        CLP_TRY(run_timed(sys, &kick, integration, err));
+        CLP_TRY(run_timed(sys, &kick, CLP__LJ_KICK_ARGS, integration, err));
 fail:
     return st;
 }
@@ -321,9 +348,9 @@ clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energ
     cl_float *w1 = malloc(n * sizeof *w1);
     uint32_t *ids = malloc(n * sizeof *ids);
     CLP_REQUIRE(f4 && v4 && w1 && ids, err, CLP_NOMEM, "out of host memory for %zu atoms", n);
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_LJ_FORCE, f4, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->own[CLP__LJ_FORCE], f4, err));
     CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_VEL, v4, err));
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_LJ_VIRIAL, w1, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->own[CLP__LJ_VIRIAL], w1, err));
     CLP_TRY(clp_grid_read_particles(sys->grid, NULL, ids, err));
     *virial = 0;
     /* sorted order back to the state's order through the IDs */

@@ -12,8 +12,6 @@
 /* What an atom takes to another rank: the position (with its key), velocity, ID and type
  * (padding is a type). The force is computed again after every rebuild. */
 #define LJ_TRAVELS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL)
-/* No rank computes its halo's forces: zero rather than stale. */
-#define LJ_HALO_ZEROED (CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL)
 
 struct clp__lj_rank {
     clp_worker *worker;
@@ -28,6 +26,7 @@ struct clp__lj_rank {
     uint64_t step, rebuilds;
     clp__lj_sample sample; /* slots of read-back */
     uint32_t *ids;
+    clp_buffer *own[CLP__LJ_OWN];
 };
 
 clp_status clp__lj_rank_check(const clp_options *opts, clp_error *err) {
@@ -48,10 +47,10 @@ fail:
  * next rebuild. */
 static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp_step forces = {
-        "lj_forces", clp_grid_iteration_buffers(r->opts) | CLP_BUF_LJ_FORCE | CLP_BUF_LJ_VIRIAL,
-        r->layout.global, r->layout.local};
+    const clp_step forces = {"lj_forces", clp_grid_iteration_buffers(r->opts), r->layout.global,
+                             r->layout.local};
     size_t first, count;
+    CLP_TRY(clp_worker_set_step_buffers(r->worker, &forces, r->own, CLP__LJ_FORCES_ARGS, err));
     if (r->layout.strategy != CLP_LJ_STRATEGY_PAR_PART) {
         CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
         CLP_TRY(clp_worker_run_step(r->worker, &forces, NULL, err));
@@ -109,10 +108,27 @@ static clp_status upload_state(clp__lj_rank *r, const clp__lj_state *s, const cl
     CLP_TRY(clp_worker_write(r->worker, CLP_BUF_ID, cut->ids, err));
     const clp_buffer_counts counts = {.particles = cut->slots};
     CLP_TRY(clp_worker_alloc(r->worker, CLP__LJ_BUFFERS, r->opts, &counts, err));
+    CLP_TRY(clp__lj_own_create(r->worker, cut->slots, r->own, err));
     CLP_TRY(clp_worker_write(r->worker, CLP_BUF_VEL, v, err));
 fail:
     free(types);
     free(v);
+    return st;
+}
+
+/* A rebuild, then the forces and virials zeroed over the halo's slots (those below the owned
+ * atoms, and from their end to the halo's): no rank computes them, so zero rather than stale. */
+static clp_status rebuild(clp__lj_rank *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
+    const size_t halos[2][2] = {{0, r->dist.owned_first}, {r->dist.owned_end, r->dist.halo_end}};
+    for (int i = 0; i < CLP__LJ_OWN; i++) {
+        const size_t each = clp_buffer_size(r->own[i]) / r->slots;
+        for (int side = 0; side < 2; side++)
+            CLP_TRY(clp_worker_buffer_zero_range(r->worker, r->own[i], halos[side][0] * each,
+                                                 (halos[side][1] - halos[side][0]) * each, err));
+    }
+fail:
     return st;
 }
 
@@ -145,13 +161,13 @@ clp_status clp__lj_rank_open(clp_worker *w, clp__comm *comm, const clp_options *
     r->ids = malloc(r->slots * sizeof *r->ids);
     CLP_REQUIRE(r->sample.force && r->sample.energy && r->sample.velocity && r->ids, err, CLP_NOMEM,
                 "out of host memory for the diagnostics of %zu atoms", r->slots);
-    CLP_TRY(clp__dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS,
-                                LJ_HALO_ZEROED, err));
+    CLP_TRY(
+        clp__dist_rank_init(&r->dist, comm, w, r->grid, &cut.slabs, &r->geo, LJ_TRAVELS, 0, err));
     r->dist_open = true;
     r->dist.halo_lists =
         r->layout.strategy != CLP_LJ_STRATEGY_PAR_PART; /* they run over every slot */
     clp__dist_rank_uploaded(&r->dist, cut.owned);
-    CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
+    CLP_TRY(rebuild(r, err));
     CLP_TRY(compute_forces(r, err));
     *out = r;
     r = NULL;
@@ -166,6 +182,8 @@ void clp__lj_rank_close(clp__lj_rank *r) {
         return;
     if (r->dist_open)
         clp__dist_rank_destroy(&r->dist);
+    for (int i = 0; i < CLP__LJ_OWN; i++)
+        clp_worker_buffer_free(r->worker, r->own[i]);
     clp_grid_destroy(r->grid);
     clp_options_destroy(r->opts);
     free(r->sample.force);
@@ -175,17 +193,19 @@ void clp__lj_rank_close(clp__lj_rank *r) {
     free(r);
 }
 
-/* Runs a kernel of one work-item per atom over the owned atoms. */
+/* Runs a kick of one work-item per atom over the owned atoms. */
 static clp_status run_owned(clp__lj_rank *r, const clp_step *s, clp_error *err) {
-    return clp_worker_run_step_range(r->worker, s, r->dist.owned_first,
-                                     clp__dist_rank_owned(&r->dist), NULL, err);
+    const clp_status st = clp_worker_set_step_buffers(r->worker, s, r->own, CLP__LJ_KICK_ARGS, err);
+    return st != CLP_OK ? st
+                        : clp_worker_run_step_range(r->worker, s, r->dist.owned_first,
+                                                    clp__dist_rank_owned(&r->dist), NULL, err);
 }
 
 clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL | CLP_BUF_LJ_FORCE, 0,
-                                 0};
-    const clp_step kick = {"lj_kick", CLP_BUF_VEL | CLP_BUF_LJ_FORCE, 0, 0};
+    /* each with the forces after these */
+    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL, 0, 0};
+    const clp_step kick = {"lj_kick", CLP_BUF_VEL, 0, 0};
     for (uint64_t k = 0; k < steps; k++) {
         CLP_TRY(run_owned(r, &kick_drift, err));
         r->step++;
@@ -195,7 +215,7 @@ clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
             CLP_TRY(clp__comm_allreduce(r->comm, &moved, 1, CLP_COMM_MAX, err));
         }
         if (clp_grid_step_done(r->grid, moved)) {
-            CLP_TRY(clp__dist_rank_rebuild(&r->dist, err)); /* the halo comes with it */
+            CLP_TRY(rebuild(r, err)); /* the halo comes with it */
             r->rebuilds++;
         } else { /* ended by the forces */
             CLP_TRY(clp__dist_rank_refresh_begin(&r->dist, CLP_BUF_POS, err));
@@ -212,9 +232,11 @@ static clp_status read_owned(clp__lj_rank *r, cl_float4 *f4, cl_float4 *v4, cl_f
                              clp_error *err) {
     clp_status st = CLP_OK;
     const size_t first = r->dist.owned_first, n = clp__dist_rank_owned(&r->dist);
-    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_LJ_FORCE, first, n, r->slots, f4, err));
+    CLP_TRY(clp_worker_buffer_read_range(r->worker, r->own[CLP__LJ_FORCE], first * sizeof *f4,
+                                         n * sizeof *f4, f4, err));
     CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
-    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_LJ_VIRIAL, first, n, r->slots, w1, err));
+    CLP_TRY(clp_worker_buffer_read_range(r->worker, r->own[CLP__LJ_VIRIAL], first * sizeof *w1,
+                                         n * sizeof *w1, w1, err));
     CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_ID, first, n, r->slots, r->ids, err));
 fail:
     return st;

@@ -13,8 +13,9 @@
  * in list mode. */
 static clp_memory_need need_of(const clp_options *opts, const clp_grid_geometry *sized, size_t n) {
     const clp_buffer_counts counts = {.particles = n};
-    return clp__memory_need_add(clp_grid_memory_need(sized, opts, n),
-                                clp_buffers_need(CLP__LJ_BUFFERS, opts, &counts));
+    const clp_memory_need model =
+        clp__memory_need_add(clp_buffers_need(CLP__LJ_BUFFERS, opts, &counts), clp__lj_own_need(n));
+    return clp__memory_need_add(clp_grid_memory_need(sized, opts, n), model);
 }
 
 /* A copy of `opts` (new, in *out) that searches the cells instead of a stored list. */

@@ -130,28 +130,16 @@ static clp_status forces(clp__rep_system *sys, clp_error *err) {
 
 /* The buffers: N x D floats of positions, velocities and accelerations, a float of energy and
  * of stress per point, a partial sum per reduction group and a float2 of measures per point;
- * refused as a whole when they exceed the device's memory, and each refused by
- * clp_worker_buffer_create, naming it, beyond the device's largest allocation. */
+ * refused as a whole when they exceed the device's memory, and each, naming it, beyond the
+ * device's largest allocation (clp_worker_buffers_create). */
 static clp_status allocate(clp__rep_system *sys, clp_error *err) {
-    clp_status st = CLP_OK;
     const size_t field = sys->components * sizeof(cl_float), point = sys->n * sizeof(cl_float);
     const size_t bytes[BUFFERS] = {
         [POS] = field,        [VEL] = field,
         [ACC] = field,        [ENERGY] = point,
         [STRESS] = point,     [PARTIAL] = groups_of(sys->components) * sizeof(cl_float),
         [MEASURE] = 2 * point};
-    unsigned long long total = 0;
-    for (int i = 0; i < BUFFERS; i++)
-        total += bytes[i];
-    const clp_device_info *d = clp_worker_device(sys->worker);
-    CLP_REQUIRE(total <= d->global_mem_size, err, CLP_DEVICE_MEMORY,
-                "the buffers need %llu bytes, more than the %llu bytes of device '%s'", total,
-                (unsigned long long)d->global_mem_size, d->name);
-    for (int i = 0; i < BUFFERS; i++)
-        CLP_TRY(clp_worker_buffer_create(sys->worker, clp__rep_buffers[i], bytes[i], &sys->buf[i],
-                                         err));
-fail:
-    return st;
+    return clp_worker_buffers_create(sys->worker, clp__rep_buffers, bytes, BUFFERS, sys->buf, err);
 }
 
 static clp_status check(const clp__rep_params *p, clp_error *err) {

@@ -49,6 +49,11 @@ clp_status clp__search_geometry(const clp_options *opts, const clp__search_param
 clp_status clp__search_source(const clp_options *opts, const clp__search_params *p, char **out,
                               clp_error *err);
 
+/* The names of the search's own buffer, "collect.count" (the neighbours per particle, by ID),
+ * NULL-ended: its registry entry's owned_buffers. A system makes it when it opens and frees it
+ * when it closes. */
+extern const char *const clp__search_buffers[];
+
 typedef struct clp__search_system clp__search_system;
 /* Builds the program (through `cache`, NULL allowed), places the lattice and sorts it once
  * (which also sizes a neighbour list): step 0. */

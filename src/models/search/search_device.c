@@ -72,8 +72,17 @@ struct clp__search_system {
     size_t n;
     uint64_t step;       /* steps done */
     clp_step move, pass; /* the displacement and a neighbour pass */
+    clp_buffer *count;   /* the pass's neighbours per particle, by ID: its own argument */
     bool counted;        /* the counts are those of the current positions */
 };
+
+const char *const clp__search_buffers[] = {"collect.count", NULL};
+
+/* A neighbour pass: the grid's buffers and the IDs, then the counts. */
+static clp_status pass(clp__search_system *sys, double *seconds, clp_error *err) {
+    clp_status st = clp_worker_set_step_buffers(sys->worker, &sys->pass, &sys->count, 1, err);
+    return st == CLP_OK ? clp_worker_run_step(sys->worker, &sys->pass, seconds, err) : st;
+}
 
 /* The displacement of the current step: its buffers, then the step number. */
 static clp_status move(clp__search_system *sys, double *seconds, clp_error *err) {
@@ -101,13 +110,12 @@ clp_status clp__search_system_open(clp_worker *w, const clp_options *opts, clp_c
     CLP_TRY(clp__search_source(opts, p, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, NULL, err));
     CLP_TRY(clp_grid_create(w, opts, &sys->geo, sys->n, &sys->grid, err));
-    const clp_buffer_counts counts = {.particles = sys->n};
-    CLP_TRY(clp_worker_alloc(w, CLP_BUF_COLLECT_COUNT, opts, &counts, err));
+    const size_t count_bytes = sys->n * sizeof(cl_uint);
+    CLP_TRY(clp_worker_buffers_create(w, clp__search_buffers, &count_bytes, 1, &sys->count, err));
     CLP_TRY(clp__search_lattice(p, &xyz, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, xyz, NULL, err));
     sys->move = (clp_step){"search_move", CLP_BUF_POS | CLP_BUF_ID, sys->n, 0};
-    sys->pass = (clp_step){"grid_count_neighbors",
-                           clp_grid_iteration_buffers(opts) | CLP_BUF_ID | CLP_BUF_COLLECT_COUNT,
+    sys->pass = (clp_step){"grid_count_neighbors", clp_grid_iteration_buffers(opts) | CLP_BUF_ID,
                            sys->n, 0};
     /* the start sorted, and a list sized, before the steps that are timed */
     CLP_TRY(clp_grid_update(sys->grid, err));
@@ -123,6 +131,7 @@ fail:
 void clp__search_system_close(clp__search_system *sys) {
     if (!sys)
         return;
+    clp_worker_buffer_free(sys->worker, sys->count);
     clp_grid_destroy(sys->grid);
     free(sys);
 }
@@ -147,7 +156,7 @@ clp_status clp__search_system_step(clp__search_system *sys, clp_run_timing *timi
     }
     for (unsigned k = 0; k < sys->params.passes; k++) {
         seconds = 0;
-        CLP_TRY(clp_worker_run_step(sys->worker, &sys->pass, &seconds, err));
+        CLP_TRY(pass(sys, &seconds, err));
         t->forces += seconds;
         sys->counted = true;
     }
@@ -160,7 +169,7 @@ fail:
 clp_status clp__search_system_count(clp__search_system *sys, clp_error *err) {
     if (sys->counted)
         return CLP_OK;
-    clp_status st = clp_worker_run_step(sys->worker, &sys->pass, NULL, err);
+    clp_status st = pass(sys, NULL, err);
     sys->counted = st == CLP_OK;
     return st;
 }
@@ -173,7 +182,7 @@ clp_status clp__search_system_read(clp__search_system *sys, double *xyz, uint32_
     uint32_t *ids = xyz ? malloc(n * sizeof *ids) : NULL;
     CLP_REQUIRE(!xyz || (sorted && ids), err, CLP_NOMEM, "out of host memory for %zu particles", n);
     if (neighbours)
-        CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_COLLECT_COUNT, neighbours, err));
+        CLP_TRY(clp_worker_buffer_read(sys->worker, sys->count, neighbours, err));
     if (xyz) {
         CLP_TRY(clp_grid_read_particles(sys->grid, sorted, ids, err));
         const double side = (double)sys->params.side;
@@ -228,7 +237,7 @@ clp_status clp__search_system_check(clp__search_system *sys, clp__search_check *
                 "out of host memory to check %zu particles", n);
     CLP_TRY(clp__search_system_count(sys, err));
     clp_worker *w = sys->worker;
-    CLP_TRY(clp_worker_read(w, CLP_BUF_COLLECT_COUNT, count, err));
+    CLP_TRY(clp_worker_buffer_read(w, sys->count, count, err));
     CLP_TRY(clp_worker_read(w, CLP_BUF_KEY, key, err));
     CLP_TRY(clp_worker_read(w, CLP_BUF_ID, id, err));
     CLP_TRY(clp_worker_read(w, CLP_BUF_CELL_START, start, err));

@@ -13,14 +13,12 @@ static const clp_model_stage search_stages[] = {
                CLP_PHASE_FORCES),
     CLP__STAGES_END};
 
-/* The buffers of its runs: those of the neighbour search and the counts. */
-#define SEARCH_BUFFERS (CLP_GRID_BUFFERS | CLP_BUF_COLLECT_COUNT)
-
 const clp_model clp__search_entry = {.name = "search",
                                      .throughput_unit = "particle-updates/s",
                                      .steps_name = "steps",
                                      .modules = search_modules,
-                                     .buffers = SEARCH_BUFFERS,
+                                     .buffers = CLP_GRID_BUFFERS, /* the neighbour search's */
+                                     .owned_buffers = clp__search_buffers,
                                      .stages = search_stages,
                                      .profiled = true,
                                      .diagnostics = clp__search_diagnostics,

@@ -109,41 +109,70 @@ static void data_destroy(selftest_data *d) {
     free(d->partial);
 }
 
-static const clp_buffer_set all_buffers =
-    CLP_BUF_SELFTEST_X | CLP_BUF_SELFTEST_Y | CLP_BUF_SELFTEST_TERMS | CLP_BUF_SELFTEST_SUMS |
-    CLP_BUF_SELFTEST_PARTIAL | CLP_BUF_SELFTEST_PARTIAL_CORRECTION;
+/* The self-test's buffers, its own (model_buffers.c), in the order made; the corrections of the
+ * partial sums only with compensated summation, which cl/selftest/selftest.cl fences with
+ * CLP_SUMMATION_COMPENSATED. */
+enum { X, Y, TERMS, SUMS, PARTIAL, CORRECTION, BUFFERS };
+static const char *const buffer_names[BUFFERS] = {[X] = "selftest.x",
+                                                  [Y] = "selftest.y",
+                                                  [TERMS] = "selftest.terms",
+                                                  [SUMS] = "selftest.sums",
+                                                  [PARTIAL] = "selftest.partial",
+                                                  [CORRECTION] = "selftest.partial_correction"};
 
-/* Builds the variant for `opts`, uploads the data, runs every kernel, reads the results. */
+/* The program variants of the binding table: without and with the corrections. */
+enum { PLAIN = 1, COMPENSATED = 2 };
+static const clp_kernel_buffers bindings[] = {
+    {"selftest_axpy", 0, {X, Y, CLP_ARGS_END}},
+    {"selftest_reduce", PLAIN, {X, PARTIAL, CLP_ARGS_END}},
+    {"selftest_reduce", COMPENSATED, {X, PARTIAL, CORRECTION, CLP_ARGS_END}},
+    {"selftest_reduce_groups", PLAIN, {PARTIAL, CLP_ARGS_END}},
+    {"selftest_reduce_groups", COMPENSATED, {PARTIAL, CORRECTION, CLP_ARGS_END}},
+    {"selftest_series", 0, {TERMS, SUMS, CLP_ARGS_END}},
+};
+
+/* Makes the buffers, uploads the data, binds and runs every kernel, reads the results. */
+static clp_status run_kernels(clp_worker *w, bool compensated, selftest_data *d, clp_buffer **buf,
+                              clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t f = sizeof(float);
+    const size_t bytes[BUFFERS] = {[X] = d->n * f,
+                                   [Y] = d->n * f,
+                                   [TERMS] = SERIES * d->terms * f,
+                                   [SUMS] = SERIES * f,
+                                   [PARTIAL] = d->groups * f,
+                                   [CORRECTION] = d->groups * f};
+    CLP_TRY(clp_worker_buffers_create(w, buffer_names, bytes, compensated ? BUFFERS : CORRECTION,
+                                      buf, err));
+    CLP_TRY(clp_worker_buffer_write(w, buf[X], d->x, err));
+    CLP_TRY(clp_worker_buffer_write(w, buf[Y], d->y, err));
+    CLP_TRY(clp_worker_buffer_write(w, buf[TERMS], d->series, err));
+    CLP_TRY(clp_worker_bind_buffers(w, bindings, sizeof bindings / sizeof bindings[0],
+                                    compensated ? COMPENSATED : PLAIN, buf, err));
+    CLP_TRY(clp_launch(w, "selftest_axpy", d->n, 0, NULL, err));
+    CLP_TRY(clp_launch(w, "selftest_reduce", d->groups * GROUP_SIZE, GROUP_SIZE, NULL, err));
+    CLP_TRY(clp_launch(w, "selftest_reduce_groups", GROUP_SIZE, GROUP_SIZE, NULL, err));
+    CLP_TRY(clp_launch(w, "selftest_series", SERIES, 0, NULL, err));
+    CLP_TRY(clp_worker_buffer_read(w, buf[Y], d->y_out, err));
+    CLP_TRY(clp_worker_buffer_read(w, buf[PARTIAL], d->partial, err));
+    CLP_TRY(clp_worker_buffer_read(w, buf[SUMS], d->sums, err));
+fail:
+    return st;
+}
+
+/* Builds the variant for `opts` and runs it; its buffers are freed after. */
 static clp_status run_variant(clp_worker *w, const clp_options *opts, clp_cache *cache,
                               selftest_data *d, clp_build_report *report, clp_error *err) {
     clp_status st = CLP_OK;
     char *source = NULL;
+    clp_buffer *buf[BUFFERS] = {0};
     CLP_TRY(clp__selftest_source(opts, NULL, NULL, &source, err));
     CLP_TRY(clp_worker_build_for(w, source, opts, cache, report, err));
-
-    clp_buffer_counts counts = {.particles = d->n};
-    counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_TERMS)] = SERIES * d->terms;
-    counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_SUMS)] = SERIES;
-    counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_PARTIAL)] = d->groups;
-    counts.custom[clp__buffer_index(CLP_BUF_SELFTEST_PARTIAL_CORRECTION)] = d->groups;
-    CLP_TRY(clp_worker_alloc(w, all_buffers, opts, &counts, err));
-    CLP_TRY(clp_worker_write(w, CLP_BUF_SELFTEST_X, d->x, err));
-    CLP_TRY(clp_worker_write(w, CLP_BUF_SELFTEST_Y, d->y, err));
-    CLP_TRY(clp_worker_write(w, CLP_BUF_SELFTEST_TERMS, d->series, err));
-
-    const clp_buffer_set partials = CLP_BUF_SELFTEST_PARTIAL | CLP_BUF_SELFTEST_PARTIAL_CORRECTION;
-    const clp_step steps[] = {
-        {"selftest_axpy", CLP_BUF_SELFTEST_X | CLP_BUF_SELFTEST_Y, d->n, 0},
-        {"selftest_reduce", CLP_BUF_SELFTEST_X | partials, d->groups * GROUP_SIZE, GROUP_SIZE},
-        {"selftest_reduce_groups", partials, GROUP_SIZE, GROUP_SIZE},
-        {"selftest_series", CLP_BUF_SELFTEST_TERMS | CLP_BUF_SELFTEST_SUMS, SERIES, 0},
-    };
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        CLP_TRY(clp_worker_run_step(w, &steps[i], NULL, err));
-    CLP_TRY(clp_worker_read(w, CLP_BUF_SELFTEST_Y, d->y_out, err));
-    CLP_TRY(clp_worker_read(w, CLP_BUF_SELFTEST_PARTIAL, d->partial, err));
-    CLP_TRY(clp_worker_read(w, CLP_BUF_SELFTEST_SUMS, d->sums, err));
+    const bool compensated = clp__core_summation_of(opts) != CLP_CORE_SUMMATION_NAIVE;
+    CLP_TRY(run_kernels(w, compensated, d, buf, err));
 fail:
+    for (int i = 0; i < BUFFERS; i++)
+        clp_worker_buffer_free(w, buf[i]);
     free(source);
     return st;
 }
