@@ -302,29 +302,41 @@ fail:
     return st;
 }
 
-clp_status clp_worker_set_arg_buffer(clp_worker *w, const char *kernel, cl_uint index,
-                                     const clp_buffer *buffer, clp_error *err) {
+/* Sets buffer `buffer` of the worker's as argument `index` of kernel `k`, named `name`. */
+static clp_status set_buffer(clp_worker *w, const char *name, cl_kernel k, cl_uint index,
+                             const clp_buffer *buffer, clp_error *err) {
     clp_status st = CLP_OK;
-    cl_kernel k;
     CLP_TRY(clp__buffer_check_owner(w, buffer, err));
-    CLP_TRY(clp_worker_kernel(w, kernel, &k, err));
     const cl_mem mem = clp_buffer_mem(buffer);
     CLP_CL_CHECK(clSetKernelArg(k, index, sizeof(cl_mem), &mem), err,
-                 "kernel '%s' argument %u (buffer \"%s\", %zu bytes): clSetKernelArg", kernel,
-                 index, clp_buffer_name(buffer), clp_buffer_size(buffer));
+                 "kernel '%s' argument %u (buffer \"%s\", %zu bytes): clSetKernelArg", name, index,
+                 clp_buffer_name(buffer), clp_buffer_size(buffer));
 fail:
     return st;
 }
 
+clp_status clp_worker_set_arg_buffer(clp_worker *w, const char *kernel, cl_uint index,
+                                     const clp_buffer *buffer, clp_error *err) {
+    clp_status st = CLP_OK;
+    cl_kernel k;
+    CLP_TRY(clp_worker_kernel(w, kernel, &k, err));
+    CLP_TRY(set_buffer(w, kernel, k, index, buffer, err));
+fail:
+    return st;
+}
+
+/* One look-up of the step's kernel, as a step runs every time step. */
 clp_status clp_worker_set_step_buffers(clp_worker *w, const clp_step *step,
                                        clp_buffer *const *buffers, size_t count, clp_error *err) {
     clp_status st = CLP_OK;
+    cl_kernel k;
+    CLP_TRY(clp_worker_kernel(w, step->kernel, &k, err));
     /* the arguments bind_step sets: the step's bits that are allocated */
     cl_uint first = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         first += (step->buffers & (1ull << i)) && w->buffers[i];
-    for (size_t k = 0; k < count; k++)
-        CLP_TRY(clp_worker_set_arg_buffer(w, step->kernel, first + (cl_uint)k, buffers[k], err));
+    for (size_t b = 0; b < count; b++)
+        CLP_TRY(set_buffer(w, step->kernel, k, first + (cl_uint)b, buffers[b], err));
 fail:
     return st;
 }
