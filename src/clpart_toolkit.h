@@ -406,7 +406,7 @@ CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
  * grid's, SPH's and the velocities LJ shares with SPH, which the sort and a split run carry.
- * Every other model owns its buffers by name (below). */
+ * Every other model, and SPH's gauges, own their buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 
@@ -471,16 +471,10 @@ typedef enum clp_buffer_kind {
 /* float4: SPH mDBC, from a boundary particle to its ghost node in xyz, w 1 where it has one
  * (0 for fluid); follows the sort */
 #define CLP_BUF_GHOST CLP_BUF_BIT(23)
-/* float4 per point an SPH case's gauges sample: its position */
-#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(24)
-/* float4 pairs per gauge point: the fluid's kernel sums there (cl/sph/gauges.cl) */
-#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(25)
-/* float4: the pressure force of the fluid on each boundary particle */
-#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(26)
 /* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
  * buffer before copying it back (one scratch for all of them, not a second copy of each) */
-#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(27)
-enum { CLP_BUF_COUNT = 28 };
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(24)
+enum { CLP_BUF_COUNT = 25 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
