@@ -748,6 +748,14 @@ CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
  * such as rates of change). Before the first update. */
 CLP_API clp_status clp_grid_lend_sort(clp_grid *grid, clp_buffer_set scratch, clp_buffer_set perm,
                                       clp_error *err);
+/* A model's own buffer (model_buffers.c) of one 4- or 16-byte element a particle that follows
+ * the particles' permutation from now on: each sort gathers it after the re-sorted bits, and a
+ * split run's migration carries it after them. Up to CLP_GRID_MOST_CARRIED; one given again is
+ * carried once. */
+enum { CLP_GRID_MOST_CARRIED = 16 };
+CLP_API clp_status clp_grid_carry(clp_grid *grid, const clp_buffer *buffer, clp_error *err);
+/* The buffers clp_grid_carry gave, in order: up to `most` into out, and their number. */
+CLP_API size_t clp_grid_carried(const clp_grid *grid, const clp_buffer **out, size_t most);
 /* From now on the list is built for slots first .. first + count - 1 only (count 0: all): a
  * multi-device rank's own particles, whose forces it computes; its halo's lists would go
  * unread. The other slots' lists are left as they were. */
