@@ -406,7 +406,7 @@ CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
  * grid's, SPH's and the velocities LJ shares with SPH, which the sort and a split run carry.
- * Every other model, and SPH's gauges, own their buffers by name (below). */
+ * Every other model, and SPH's gauges and ghost nodes, own their buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 
@@ -468,13 +468,10 @@ typedef enum clp_buffer_kind {
 /* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
  * position w */
 #define CLP_BUF_SHIFT CLP_BUF_BIT(22)
-/* float4: SPH mDBC, from a boundary particle to its ghost node in xyz, w 1 where it has one
- * (0 for fluid); follows the sort */
-#define CLP_BUF_GHOST CLP_BUF_BIT(23)
 /* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
  * buffer before copying it back (one scratch for all of them, not a second copy of each) */
-#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(24)
-enum { CLP_BUF_COUNT = 25 };
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(23)
+enum { CLP_BUF_COUNT = 24 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;

@@ -347,6 +347,7 @@ typedef struct prog {
     uint32_t *id;         /* the particle in each slot */
     uint32_t *type;       /* the types as written, by particle */
     clp_buffer *gauge[3]; /* SPH's own: the gauges' points and samples, the wall force */
+    clp_buffer *ghost;    /* and mDBC's ghost nodes, which the sort carries */
 } prog;
 
 static const char *const base_options[] = {"neighbors.skin=0.1", "neighbors.every=8", NULL};
@@ -415,13 +416,17 @@ static prog open_prog(test_env *t, const scene *s, const char *const *assignment
     const clp_buffer_set model_buffers = CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
                                          CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH |
                                          CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |
-                                         CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST;
+                                         CLP_BUF_CONSTANTS | CLP_BUF_SHIFT;
     CLP_ASSERT_OK(clp_worker_alloc(t->worker, model_buffers, p.opts, &counts, &err), &err);
     const size_t gauge_bytes[] = {3 * sizeof(cl_float4), 6 * sizeof(cl_float4),
                                   p.n * sizeof(cl_float4)};
     CLP_ASSERT_OK(clp_worker_buffers_create(t->worker, clp__sph_gauge_buffer_names, gauge_bytes, 3,
                                             p.gauge, &err),
                   &err);
+    CLP_ASSERT_OK(clp_worker_buffer_create(t->worker, CLP__SPH_GHOST, p.n * sizeof(cl_float4),
+                                           &p.ghost, &err),
+                  &err);
+    CLP_ASSERT_OK(clp_grid_carry(p.grid, p.ghost, &err), &err);
     const clp_buffer_set held = clp_worker_buffers(t->worker);
     CLP_ASSERT_OK(clp_grid_lend_sort(p.grid, CLP_BUF_ACC,
                                      held & CLP_BUF_SHIFT ? CLP_BUF_SHIFT : CLP_BUF_DRHO, &err),
@@ -447,16 +452,30 @@ static bool held(test_env *t, clp_buffer_set bit) {
     return (clp_worker_buffers(t->worker) & bit) != 0;
 }
 
-/* Writes per-particle values (`components` doubles each, by particle) into buffer `bit` in
- * slot order, as floats. */
-static void write_floats(test_env *t, const prog *p, clp_buffer_set bit, const double *values,
-                         int components) {
-    clp_error err = CLP_ERROR_INIT;
+/* Per-particle values (`components` doubles each, by particle) in slot order, as floats. */
+static float *in_slots(const prog *p, const double *values, int components) {
     float *data = malloc(p->n * components * sizeof(float));
     for (size_t k = 0; k < p->n; k++)
         for (int c = 0; c < components; c++)
             data[k * components + c] = (float)values[p->id[k] * components + c];
+    return data;
+}
+
+/* Writes them into buffer `bit`. */
+static void write_floats(test_env *t, const prog *p, clp_buffer_set bit, const double *values,
+                         int components) {
+    clp_error err = CLP_ERROR_INIT;
+    float *data = in_slots(p, values, components);
     CLP_ASSERT_OK(clp_worker_write(t->worker, bit, data, &err), &err);
+    free(data);
+}
+
+/* The same into one of the model's own buffers. */
+static void write_own_floats(test_env *t, const prog *p, clp_buffer *buffer, const double *values,
+                             int components) {
+    clp_error err = CLP_ERROR_INIT;
+    float *data = in_slots(p, values, components);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, buffer, data, &err), &err);
     free(data);
 }
 
@@ -1434,11 +1453,11 @@ static void check_mdbc(test_env *t, prog *p, const char *label) {
     const scene *s = p->s;
     write_types(t, p);
     write_state(t, p, s->v, s->rho);
-    write_floats(t, p, CLP_BUF_GHOST, s->ghost, 4);
-    run(t, "sph_mdbc",
-        CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
-            CLP_BUF_RHO | CLP_BUF_GHOST | CLP_BUF_CONSTANTS,
-        p->n, 0);
+    write_own_floats(t, p, p->ghost, s->ghost, 4);
+    run_own(t, "sph_mdbc",
+            CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
+                CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+            p->n, &p->ghost, 1);
     double *rho = malloc(p->n * sizeof(double)), worst = 0;
     read_floats(t, p, CLP_BUF_RHO, rho, 1);
     int kinds[3] = {0, 0, 0}, clamped = 0;

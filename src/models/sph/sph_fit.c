@@ -13,7 +13,7 @@
 #define MODEL_BUFFERS                                                                              \
     (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST |                \
      CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |       \
-     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST)
+     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
 
 /* The model buffers and their sizes into *counts; `arguments` gets the constants passed as a
  * kernel argument. The gauges' are their own (clp__sph_gauge_need). */
@@ -44,8 +44,11 @@ static memory_use memory_of(const sph_run *r) {
         m.sized.max_neighbors =
             clp_grid_list_room(clp__sph_lattice_neighbours(&r->c, r->geo.search_radius));
     m.grid = clp_grid_memory_need(&m.sized, r->opts, r->n);
+    const unsigned long long ghosts =
+        clp__sph_boundary_of(r->opts) == CLP_SPH_BOUNDARY_MDBC ? r->n * sizeof(cl_float4) : 0;
+    const clp_memory_need ghost = {ghosts, ghosts, ghosts ? CLP__SPH_GHOST : NULL};
     m.model = clp__memory_need_add(clp_buffers_need(buffers, r->opts, &counts),
-                                   clp__sph_gauge_need(&r->c, r->n));
+                                   clp__memory_need_add(ghost, clp__sph_gauge_need(&r->c, r->n)));
     return m;
 }
 

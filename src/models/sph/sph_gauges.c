@@ -14,8 +14,7 @@
 
 /* The gauges' own buffers on the worker, in the order the kernels take them. */
 enum { POINTS, SAMPLES, WALL_FORCE, OWN };
-const char *const clp__sph_gauge_buffer_names[OWN + 1] = {"sph.gauge_points", "sph.gauge_samples",
-                                                          "sph.wall_force", NULL};
+const char *const clp__sph_gauge_buffer_names[OWN + 1] = {CLP__SPH_GAUGE_BUFFERS, NULL};
 
 struct clp__sph_gauges {
     const clp_sph_case *c;

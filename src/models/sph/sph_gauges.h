@@ -17,6 +17,7 @@ clp_constant clp__sph_gauge_constant(const clp_sph_case *c);
 /* The gauges' own buffers, by name, NULL-ended: the points, their samples and, with wall boxes,
  * the force on each particle. */
 extern const char *const clp__sph_gauge_buffer_names[4];
+#define CLP__SPH_GAUGE_BUFFERS "sph.gauge_points", "sph.gauge_samples", "sph.wall_force"
 /* The device memory they take beside the model's, for `particles` slots (none without gauges). */
 clp_memory_need clp__sph_gauge_need(const clp_sph_case *c, size_t particles);
 /* Gauges on `w`, and gauges.csv in `dir` (NULL: none, a split run's rank other than 0): new,
