@@ -406,7 +406,7 @@ CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
  * grid's, SPH's and the velocities LJ shares with SPH, which the sort and a split run carry.
- * Every other model owns its buffers by name (below). */
+ * Every other model, and SPH's gauges and ghost nodes, own their buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 
@@ -468,19 +468,10 @@ typedef enum clp_buffer_kind {
 /* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
  * position w */
 #define CLP_BUF_SHIFT CLP_BUF_BIT(22)
-/* float4: SPH mDBC, from a boundary particle to its ghost node in xyz, w 1 where it has one
- * (0 for fluid); follows the sort */
-#define CLP_BUF_GHOST CLP_BUF_BIT(23)
-/* float4 per point an SPH case's gauges sample: its position */
-#define CLP_BUF_GAUGE_POINTS CLP_BUF_BIT(24)
-/* float4 pairs per gauge point: the fluid's kernel sums there (cl/sph/gauges.cl) */
-#define CLP_BUF_GAUGE_SAMPLES CLP_BUF_BIT(25)
-/* float4: the pressure force of the fluid on each boundary particle */
-#define CLP_BUF_WALL_FORCE CLP_BUF_BIT(26)
 /* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
  * buffer before copying it back (one scratch for all of them, not a second copy of each) */
-#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(27)
-enum { CLP_BUF_COUNT = 28 };
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(23)
+enum { CLP_BUF_COUNT = 24 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -754,6 +745,14 @@ CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
  * such as rates of change). Before the first update. */
 CLP_API clp_status clp_grid_lend_sort(clp_grid *grid, clp_buffer_set scratch, clp_buffer_set perm,
                                       clp_error *err);
+/* A model's own buffer (model_buffers.c) of one 4- or 16-byte element a particle that follows
+ * the particles' permutation from now on: each sort gathers it after the re-sorted bits, and a
+ * split run's migration carries it after them. Up to CLP_GRID_MOST_CARRIED; one given again is
+ * carried once. */
+enum { CLP_GRID_MOST_CARRIED = 16 };
+CLP_API clp_status clp_grid_carry(clp_grid *grid, const clp_buffer *buffer, clp_error *err);
+/* The buffers clp_grid_carry gave, in order: up to `most` into out, and their number. */
+CLP_API size_t clp_grid_carried(const clp_grid *grid, const clp_buffer **out, size_t most);
 /* From now on the list is built for slots first .. first + count - 1 only (count 0: all): a
  * multi-device rank's own particles, whose forces it computes; its halo's lists would go
  * unread. The other slots' lists are left as they were. */

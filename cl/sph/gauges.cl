@@ -3,21 +3,20 @@
  * float4 pairs: [2k] (sum V W, sum V W p, 0, 0) and [2k + 1] (sum V W v) over the fluid within
  * the kernel's reach of point k, from which the host takes the Shepard averages and the
  * fluid fraction; wall_force[i] float4, the pressure force of the fluid on boundary particle i
- * (N, or N/m in 2D; 0 for fluid). Needs cl/sph/sph.cl and the cell search of neighbors.cl. */
+ * (N, or N/m in 2D; 0 for fluid). Those three are the model's own buffers (sph_gauges.c), set
+ * after the grid's and the constants. Needs cl/sph/sph.cl and the cell search of neighbors.cl. */
 
 #ifndef CLP_SPH_GAUGE_POINTS
 #define CLP_SPH_GAUGE_POINTS 1 /* points sampled */
 #endif
 
-__kernel void sph_gauge_sample(__global const float4 *restrict pos,
-                               __global const uint *restrict key,
-                               __global const uint *restrict type,
-                               __global const uint *restrict cell_start,
-                               __global const uint *restrict cell_end,
-                               __global const float4 *restrict vel,
-                               __global const float *restrict rho,
-                               __global const float4 *restrict gauge_points,
-                               __global float4 *restrict gauge_samples CLP_CONSTANTS_PARAM) {
+__kernel void
+sph_gauge_sample(__global const float4 *restrict pos, __global const uint *restrict key,
+                 __global const uint *restrict type, __global const uint *restrict cell_start,
+                 __global const uint *restrict cell_end, __global const float4 *restrict vel,
+                 __global const float *restrict rho CLP_CONSTANTS_PARAM,
+                 __global const float4 *restrict gauge_points,
+                 __global float4 *restrict gauge_samples) {
     const uint k = get_global_id(0);
     if (k >= CLP_SPH_GAUGE_POINTS)
         return;
@@ -32,8 +31,8 @@ __kernel void sph_gauge_sample(__global const float4 *restrict pos,
         if (type[j] != 0)
             continue;
         const float s_j = rho[j];
-        const float vw = CLP_SPH_MASS / SPH_RHO(s_j) * CLP_SPH_SIGMA *
-                         kernel_w(sqrt(dot(r, r)) / CLP_SPH_H);
+        const float vw =
+            CLP_SPH_MASS / SPH_RHO(s_j) * CLP_SPH_SIGMA * kernel_w(sqrt(dot(r, r)) / CLP_SPH_H);
         sums += vw * (float4)(1.0f, SPH_PRESSURE(s_j), 0.0f, 0.0f);
         velocity += vw * (float4)(vel[j].xyz, 0.0f);
     }
@@ -44,8 +43,9 @@ __kernel void sph_gauge_sample(__global const float4 *restrict pos,
 /* The pressure force of the fluid on boundary particle i, the opposite of the pressure
  * force the particle exerts on its fluid neighbours in sph_forces:
  * m^2 sum_j (p_i + p_j) / (rho_i rho_j) grad_j W_ji. */
-__kernel void sph_wall_force(CLP_GRID_PARAMS, __global const float *restrict rho,
-                             __global float4 *restrict wall_force CLP_CONSTANTS_PARAM) {
+__kernel void sph_wall_force(CLP_GRID_PARAMS,
+                             __global const float *restrict rho CLP_CONSTANTS_PARAM,
+                             __global float4 *restrict wall_force) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
@@ -62,8 +62,9 @@ __kernel void sph_wall_force(CLP_GRID_PARAMS, __global const float *restrict rho
             continue;
         const float s_j = rho[j];
         const float f = CLP_SPH_GRAD_SCALE * kernel_f(sqrt(r2) / CLP_SPH_H);
-        force += (CLP_SPH_MASS * CLP_SPH_MASS * (p_i + SPH_PRESSURE(s_j)) /
-                  (rho_i * SPH_RHO(s_j)) * f) * r_ij;
+        force +=
+            (CLP_SPH_MASS * CLP_SPH_MASS * (p_i + SPH_PRESSURE(s_j)) / (rho_i * SPH_RHO(s_j)) * f) *
+            r_ij;
     }
     wall_force[i] = force;
 }

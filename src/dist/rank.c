@@ -23,12 +23,55 @@ static size_t element_bytes(const clp__dist_rank *r, clp_buffer_set bit) {
     return clp_worker_buffer_bytes(r->worker, bit) / r->capacity;
 }
 
-/* Bytes of one particle's `fields`. */
-static size_t particle_bytes(const clp__dist_rank *r, clp_buffer_set fields) {
-    size_t bytes = 0;
+/* One field of a particle's pack: a buffer bit, or a model's own buffer (own not NULL). */
+typedef struct field {
+    clp_buffer_set bit;
+    const clp_buffer *own;
+} field;
+
+/* The fields of a pack in their order: the bits in bit order, then the model's own buffers the
+ * grid carries (clp_grid_carry) in the order given. A pack, a message and a rebuild all lay a
+ * particle out so. */
+typedef struct field_list {
+    field at[CLP_BUF_COUNT + CLP_GRID_MOST_CARRIED];
+    size_t count;
+} field_list;
+
+static field_list fields_of(const clp__dist_rank *r, clp_buffer_set bits, bool carried) {
+    field_list l = {.count = 0};
     for (int i = 0; i < CLP_BUF_COUNT; i++)
-        if (fields & (1ull << i))
-            bytes += element_bytes(r, 1ull << i);
+        if (bits & (1ull << i))
+            l.at[l.count++] = (field){1ull << i, NULL};
+    const clp_buffer *own[CLP_GRID_MOST_CARRIED];
+    const size_t n = carried ? clp_grid_carried(r->grid, own, CLP_GRID_MOST_CARRIED) : 0;
+    for (size_t k = 0; k < n; k++)
+        l.at[l.count++] = (field){0, own[k]};
+    return l;
+}
+
+/* What the particles travel with at a rebuild. */
+static field_list travelling(const clp__dist_rank *r) {
+    return fields_of(r, r->travels, true);
+}
+
+static cl_mem field_mem(const clp__dist_rank *r, const field *f) {
+    return f->own ? clp_buffer_mem(f->own) : clp_worker_buffer(r->worker, f->bit);
+}
+
+static const char *field_name(const field *f) {
+    return f->own ? clp_buffer_name(f->own) : clp_buffer_traits_of(f->bit)->name;
+}
+
+/* Bytes of one particle's field. */
+static size_t field_bytes(const clp__dist_rank *r, const field *f) {
+    return f->own ? clp_buffer_size(f->own) / r->capacity : element_bytes(r, f->bit);
+}
+
+/* Bytes of one particle's `fields`. */
+static size_t particle_bytes(const clp__dist_rank *r, const field_list *fields) {
+    size_t bytes = 0;
+    for (size_t k = 0; k < fields->count; k++)
+        bytes += field_bytes(r, &fields->at[k]);
     return bytes;
 }
 
@@ -136,53 +179,45 @@ void clp__dist_rank_restored(clp__dist_rank *r) {
 
 /* ---- Moving ranges of slots between the device and the host. */
 
-/* Enqueues the read of a range on `q`; with `blocking`, waits for it. */
-static clp_status read_range(clp_worker *w, cl_command_queue q, clp_buffer_set bit, size_t first,
-                             size_t count, size_t capacity, void *out, bool blocking,
+/* Enqueues the read (or the write) of slots first .. first + count - 1 of `mem`, `elem` bytes a
+ * slot, on `q`; a read with `blocking` waits for it, a write's `data` must stay until the queue
+ * has run it. */
+static clp_status copy_range(cl_command_queue q, cl_mem mem, size_t elem, const char *name,
+                             size_t first, size_t count, void *data, bool write, bool blocking,
                              clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
     if (count == 0)
         return CLP_OK;
-    CLP_CL_CHECK(clEnqueueReadBuffer(q, clp_worker_buffer(w, bit), blocking, first * elem,
-                                     count * elem, out, 0, NULL, NULL),
-                 err, "reading slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
-                 clp_buffer_traits_of(bit)->name);
+    if (write)
+        CLP_CL_CHECK(
+            clEnqueueWriteBuffer(q, mem, CL_FALSE, first * elem, count * elem, data, 0, NULL, NULL),
+            err, "writing slots %zu to %zu of buffer \"%s\"", first, first + count - 1, name);
+    else
+        CLP_CL_CHECK(
+            clEnqueueReadBuffer(q, mem, blocking, first * elem, count * elem, data, 0, NULL, NULL),
+            err, "reading slots %zu to %zu of buffer \"%s\"", first, first + count - 1, name);
 fail:
     return st;
 }
 
 clp_status clp__dist_read_range(clp_worker *w, clp_buffer_set bit, size_t first, size_t count,
                                 size_t capacity, void *out, clp_error *err) {
-    return read_range(w, clp_worker_queue(w), bit, first, count, capacity, out, true, err);
+    return copy_range(clp_worker_queue(w), clp_worker_buffer(w, bit),
+                      clp_worker_buffer_bytes(w, bit) / capacity, clp_buffer_traits_of(bit)->name,
+                      first, count, out, false, true, err);
 }
 
-/* Enqueues the write of a range on `q`; `in` must stay until the queue has run it. */
-static clp_status write_range(clp_worker *w, cl_command_queue q, clp_buffer_set bit, size_t first,
-                              size_t count, size_t capacity, const void *in, clp_error *err) {
+/* `fields` of slots first .. first + count - 1 packed field after field, in the list's order:
+ * the reads are enqueued on `q`. */
+static clp_status pack(clp__dist_rank *r, cl_command_queue q, const field_list *fields,
+                       size_t first, size_t count, unsigned char *out, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t elem = clp_worker_buffer_bytes(w, bit) / capacity;
-    if (count == 0)
-        return CLP_OK;
-    CLP_CL_CHECK(clEnqueueWriteBuffer(q, clp_worker_buffer(w, bit), CL_FALSE, first * elem,
-                                      count * elem, in, 0, NULL, NULL),
-                 err, "writing slots %zu to %zu of buffer \"%s\"", first, first + count - 1,
-                 clp_buffer_traits_of(bit)->name);
-fail:
-    return st;
-}
-
-/* `fields` of slots first .. first + count - 1 packed field after field, in bit order: the
- * reads are enqueued on `q`. */
-static clp_status pack(clp__dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
-                       size_t count, unsigned char *out, clp_error *err) {
-    clp_status st = CLP_OK;
-    for (int i = 0; i < CLP_BUF_COUNT; i++) {
-        const clp_buffer_set bit = 1ull << i;
-        if (!(fields & bit))
-            continue;
-        CLP_TRY(read_range(r->worker, q, bit, first, count, r->capacity, out, false, err));
-        out += count * element_bytes(r, bit);
+    for (size_t k = 0; k < fields->count; k++) {
+        const field *f = &fields->at[k];
+        const size_t elem = field_bytes(r, f);
+        CLP_TRY(copy_range(q, field_mem(r, f), elem, field_name(f), first, count, out, false, false,
+                           err));
+        out += count * elem;
     }
 fail:
     return st;
@@ -198,16 +233,15 @@ fail:
 
 /* Writes particles from .. from + count - 1 of a pack of `packed` particles' `fields` to the
  * slots from `first` on. */
-static clp_status unpack(clp__dist_rank *r, cl_command_queue q, clp_buffer_set fields, size_t first,
-                         const unsigned char *in, size_t packed, size_t from, size_t count,
-                         clp_error *err) {
+static clp_status unpack(clp__dist_rank *r, cl_command_queue q, const field_list *fields,
+                         size_t first, const unsigned char *in, size_t packed, size_t from,
+                         size_t count, clp_error *err) {
     clp_status st = CLP_OK;
-    for (int i = 0; i < CLP_BUF_COUNT; i++) {
-        const clp_buffer_set bit = 1ull << i;
-        if (!(fields & bit))
-            continue;
-        const size_t elem = element_bytes(r, bit);
-        CLP_TRY(write_range(r->worker, q, bit, first, count, r->capacity, in + from * elem, err));
+    for (size_t k = 0; k < fields->count; k++) {
+        const field *f = &fields->at[k];
+        const size_t elem = field_bytes(r, f);
+        CLP_TRY(copy_range(q, field_mem(r, f), elem, field_name(f), first, count,
+                           (void *)(in + from * elem), true, false, err));
         in += packed * elem;
     }
 fail:
@@ -215,19 +249,25 @@ fail:
 }
 
 /* Where field `bit` starts in a pack of `count` particles' `fields`. */
-static size_t field_offset(const clp__dist_rank *r, clp_buffer_set fields, clp_buffer_set bit,
+static size_t field_offset(const clp__dist_rank *r, const field_list *fields, clp_buffer_set bit,
                            size_t count) {
     size_t offset = 0;
-    for (int i = 0; i < CLP_BUF_COUNT && (1ull << i) < bit; i++)
-        if (fields & (1ull << i))
-            offset += count * element_bytes(r, 1ull << i);
+    for (size_t k = 0; k < fields->count && fields->at[k].bit != bit; k++)
+        offset += count * field_bytes(r, &fields->at[k]);
     return offset;
 }
 
+static bool has_field(const field_list *fields, clp_buffer_set bit) {
+    for (size_t k = 0; k < fields->count; k++)
+        if (fields->at[k].bit == bit)
+            return true;
+    return false;
+}
+
 /* Moves the positions in a pack along the slab axis by `shift`. */
-static void shift_positions(const clp__dist_rank *r, clp_buffer_set fields, size_t count,
+static void shift_positions(const clp__dist_rank *r, const field_list *fields, size_t count,
                             unsigned char *data, float shift) {
-    if (shift == 0.0f || !(fields & CLP_BUF_POS))
+    if (shift == 0.0f || !has_field(fields, CLP_BUF_POS))
         return;
     cl_float4 *pos = (cl_float4 *)(data + field_offset(r, fields, CLP_BUF_POS, count));
     for (size_t i = 0; i < count; i++)
@@ -238,7 +278,7 @@ static void shift_positions(const clp__dist_rank *r, clp_buffer_set fields, size
  * particle in that layer, and the other axes' cells are the same on both. A pack comes in runs
  * from one of the sender's layers (an edge is one layer), each moved by one offset: a division
  * per run, not per particle. */
-static void relayer_keys(const clp__dist_rank *r, clp_buffer_set fields, size_t count,
+static void relayer_keys(const clp__dist_rank *r, const field_list *fields, size_t count,
                          unsigned char *data, int layer) {
     cl_uint *key = (cl_uint *)(data + field_offset(r, fields, CLP_BUF_KEY, count));
     const cl_uint keys = r->layer_keys, to = (cl_uint)layer * keys;
@@ -251,13 +291,13 @@ static void relayer_keys(const clp__dist_rank *r, clp_buffer_set fields, size_t 
 
 /* Sends a pack to the neighbour on `side`, moved across a periodic boundary when it wraps;
  * else straight from the pack, which stays as it is until the flush after (flush). */
-static clp_status send_pack(clp__dist_rank *r, int side, int kind, clp_buffer_set fields,
+static clp_status send_pack(clp__dist_rank *r, int side, int kind, const field_list *fields,
                             size_t count, const unsigned char *data, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t bytes = count * particle_bytes(r, fields);
     const int to = r->neighbor[side], t = tag(kind, 1 - side);
     unsigned char *shifted = NULL;
-    if (r->shift[side] != 0.0f && (fields & CLP_BUF_POS) && count) {
+    if (r->shift[side] != 0.0f && has_field(fields, CLP_BUF_POS) && count) {
         shifted = malloc(bytes);
         CLP_REQUIRE_ALLOC(shifted, err);
         memcpy(shifted, data, bytes);
@@ -439,18 +479,17 @@ fail:
 static const int leaves_class[2] = {CLP_DIST_LEAVES_LO, CLP_DIST_LEAVES_HI};
 static const int edge_class[2] = {CLP_DIST_EDGE_LO, CLP_DIST_EDGE_HI};
 
-/* Gathers travelling field `bit` of the `total` selected slots into the start of the sort's
+/* Gathers travelling field `f` of the `total` selected slots into the start of the sort's
  * scratch (which the sort overwrites anyway). */
-static clp_status gather_selected(clp__dist_rank *r, clp_buffer_set bit, size_t total,
-                                  clp_error *err) {
+static clp_status gather_selected(clp__dist_rank *r, const field *f, size_t total, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t elem = element_bytes(r, bit);
-    CLP_REQUIRE(clp_buffer_traits_of(bit)->resorted && (elem == 4 || elem == 16), err, CLP_USAGE,
+    const size_t elem = field_bytes(r, f);
+    const bool sorted = f->own || clp_buffer_traits_of(f->bit)->resorted; /* own: carried */
+    CLP_REQUIRE(sorted && (elem == 4 || elem == 16), err, CLP_USAGE,
                 "buffer \"%s\" cannot travel between devices: it is not sorted "
                 "with the particles in 4- or 16-byte elements",
-                clp_buffer_traits_of(bit)->name);
-    const cl_mem args[] = {clp_worker_buffer(r->worker, bit),
-                           clp_worker_buffer(r->worker, CLP_BUF_SORT_SCRATCH),
+                field_name(f));
+    const cl_mem args[] = {field_mem(r, f), clp_worker_buffer(r->worker, CLP_BUF_SORT_SCRATCH),
                            clp_worker_buffer(r->worker, CLP_BUF_PERM)};
     const cl_uint n = (cl_uint)total;
     CLP_TRY(clp__grid_launch(r->worker, elem == 16 ? "grid_gather_uint4" : "grid_gather_uint", args,
@@ -466,12 +505,10 @@ static clp_status pack_selected(clp__dist_rank *r, const selection *sel, size_t 
                                 clp_error *err) {
     clp_status st = CLP_OK;
     size_t before = 0; /* bytes of the fields before this one, a particle */
-    for (int i = 0; i < CLP_BUF_COUNT && total; i++) {
-        const clp_buffer_set bit = 1ull << i;
-        if (!(r->travels & bit))
-            continue;
-        const size_t elem = element_bytes(r, bit);
-        CLP_TRY(gather_selected(r, bit, total, err));
+    const field_list fields = travelling(r);
+    for (size_t f = 0; f < fields.count && total; f++) {
+        const size_t elem = field_bytes(r, &fields.at[f]);
+        CLP_TRY(gather_selected(r, &fields.at[f], total, err));
         for (int side = 0; side < 2; side++) {
             if (r->neighbor[side] < 0)
                 continue;
@@ -486,7 +523,7 @@ static clp_status pack_selected(clp__dist_rank *r, const selection *sel, size_t 
                                             CL_FALSE, sel->first[k] * elem, bytes,
                                             out + sel->count[k] * before, 0, NULL, NULL),
                         err, "rebuild: reading %zu particles' \"%s\" to send", sel->count[k],
-                        clp_buffer_traits_of(bit)->name);
+                        field_name(&fields.at[f]));
                 out += sel->count[k] * each;
             }
         }
@@ -500,7 +537,8 @@ fail:
  * uses now: pinned, so that the writes to the device go at full speed. */
 static clp_status receive(clp__dist_rank *r, int side, side_exchange *x, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t each = particle_bytes(r, r->travels);
+    const field_list fields = travelling(r);
+    const size_t each = particle_bytes(r, &fields);
     const int from = r->neighbor[side];
     uint64_t sizes[2];
     CLP_TRY(clp__comm_recv_into(r->comm, from, tag(SIZES, side), sizes, sizeof sizes, err));
@@ -554,16 +592,16 @@ static clp_status place(clp__dist_rank *r, int side, void *data, size_t count, b
                             ? 0.0f
                             : fabsf((float)r->local.origin[a]) + fabsf(r->shift[side]) +
                                   (float)r->local.cell_size[a];
+    const field_list fields = travelling(r);
     if (pin)
-        relayer_keys(r, r->travels, count, data, layer);
+        relayer_keys(r, &fields, count, data, layer);
     for (size_t done = 0; done < count;) {
         if (f->at == f->end)
             *f = (free_slots){f->next, r->capacity, r->capacity};
         const size_t n = count - done < f->end - f->at ? count - done : f->end - f->at;
         CLP_REQUIRE(n > 0, err, CLP_CHECK, "device rank %d: no free slot left of %zu", r->rank,
                     r->capacity);
-        CLP_TRY(
-            unpack(r, clp_worker_queue(r->worker), r->travels, f->at, data, count, done, n, err));
+        CLP_TRY(unpack(r, clp_worker_queue(r->worker), &fields, f->at, data, count, done, n, err));
         if (pin)
             CLP_TRY(clp__dist_pin(&r->device, f->at, n, scale, err));
         f->at += n;
@@ -606,6 +644,7 @@ fail:
 static clp_status exchange_sides(clp__dist_rank *r, side_exchange x[2], const selection *sel,
                                  size_t each, clp_error *err) {
     clp_status st = CLP_OK;
+    const field_list fields = travelling(r);
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
             continue;
@@ -614,8 +653,8 @@ static clp_status exchange_sides(clp__dist_rank *r, side_exchange x[2], const se
         const uint64_t sizes[2] = {s->leaving, s->edge};
         CLP_TRY(clp__comm_send(r->comm, r->neighbor[side], tag(SIZES, 1 - side), sizes,
                                sizeof sizes, err));
-        CLP_TRY(send_pack(r, side, MIGRANTS, r->travels, s->leaving, leaving, err));
-        CLP_TRY(send_pack(r, side, HALO, r->travels, s->edge, edge, err));
+        CLP_TRY(send_pack(r, side, MIGRANTS, &fields, s->leaving, leaving, err));
+        CLP_TRY(send_pack(r, side, HALO, &fields, s->edge, edge, err));
     }
     CLP_DEBUG(CLP_LOG_RUN, "device rank %d rebuilds: sent", r->rank);
     for (int side = 0; side < 2; side++)
@@ -717,7 +756,8 @@ fail:
 
 clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
-    const size_t each = particle_bytes(r, r->travels);
+    const field_list fields = travelling(r);
+    const size_t each = particle_bytes(r, &fields);
     side_exchange x[2] = {{0}, {0}};
     selection sel = {0};
     size_t owned = 0;
@@ -759,7 +799,8 @@ clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields
     cl_event written = NULL;
     fields &= clp_worker_buffers(r->worker);
     edges_and_halos(r, edge_first, edge, halo_first, halo);
-    const size_t each = particle_bytes(r, fields);
+    const field_list list = fields_of(r, fields, false);
+    const size_t each = particle_bytes(r, &list);
     CLP_REQUIRE(!r->pending, err, CLP_CHECK,
                 "device rank %d: a halo refresh began before the last one ended", r->rank);
     CLP_TRY(mark(clp_worker_queue(r->worker), &written, err));
@@ -769,8 +810,7 @@ clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields
             continue;
         CLP_TRY(clp__dist_staging_reserve(&r->pack[side], r->worker, r->transfer, edge[side] * each,
                                           err));
-        CLP_TRY(
-            pack(r, r->transfer, fields, edge_first[side], edge[side], r->pack[side].host, err));
+        CLP_TRY(pack(r, r->transfer, &list, edge_first[side], edge[side], r->pack[side].host, err));
     }
     CLP_TRY(mark(r->transfer, &r->packed, err));
     r->pending = fields;
@@ -788,13 +828,14 @@ clp_status clp__dist_rank_refresh_end(clp__dist_rank *r, clp_error *err) {
         return CLP_OK;
     r->pending = 0;
     edges_and_halos(r, edge_first, edge, halo_first, halo);
-    const size_t each = particle_bytes(r, fields);
+    const field_list list = fields_of(r, fields, false);
+    const size_t each = particle_bytes(r, &list);
     /* the device runs what was enqueued since the begin while the host exchanges */
     CLP_CL_CHECK(clFlush(clp_worker_queue(r->worker)), err, "halo exchange: clFlush");
     CLP_TRY(wait_mark(&r->packed, err));
     for (int side = 0; side < 2; side++)
         if (r->neighbor[side] >= 0)
-            CLP_TRY(send_pack(r, side, REFRESH, fields, edge[side], r->pack[side].host, err));
+            CLP_TRY(send_pack(r, side, REFRESH, &list, edge[side], r->pack[side].host, err));
     CLP_TRY(wait_mark(&r->unpacked, err)); /* the last refresh's writes are off the staging */
     for (int side = 0; side < 2; side++) {
         if (r->neighbor[side] < 0)
@@ -803,8 +844,8 @@ clp_status clp__dist_rank_refresh_end(clp__dist_rank *r, clp_error *err) {
         CLP_TRY(clp__dist_staging_reserve(in, r->worker, r->transfer, halo[side] * each, err));
         CLP_TRY(clp__comm_recv_into(r->comm, r->neighbor[side], tag(REFRESH, side), in->host,
                                     halo[side] * each, err));
-        CLP_TRY(unpack(r, r->transfer, fields, halo_first[side], in->host, halo[side], 0,
-                       halo[side], err));
+        CLP_TRY(unpack(r, r->transfer, &list, halo_first[side], in->host, halo[side], 0, halo[side],
+                       err));
     }
     CLP_TRY(mark(r->transfer, &r->unpacked, err));
     CLP_TRY(wait_on(clp_worker_queue(r->worker), r->unpacked, err));

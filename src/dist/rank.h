@@ -28,10 +28,12 @@ typedef struct clp__dist_rank {
     clp_grid_geometry local; /* the slab and its halo layers */
     size_t capacity;         /* slots, CLP_GRID_PARTICLES */
     int layers, halo_layers[2];
-    uint32_t layer_keys;    /* cell keys per layer */
-    clp_buffer_set travels; /* the buffers a particle takes along (CLP_BUF_KEY among them) */
-    clp_buffer_set zeroed;  /* the buffers set to 0 over the halo after a rebuild */
-    bool halo_lists;        /* a kernel reads the halo's neighbour lists: build them too */
+    uint32_t layer_keys; /* cell keys per layer */
+    /* the buffers a particle takes along (CLP_BUF_KEY among them); after them, in a pack, the
+     * model's own that the grid carries (clp_grid_carry) */
+    clp_buffer_set travels;
+    clp_buffer_set zeroed; /* the buffers set to 0 over the halo after a rebuild */
+    bool halo_lists;       /* a kernel reads the halo's neighbour lists: build them too */
     /* The sorted layout since the last rebuild: halo lo [0, owned_first), owned [owned_first,
      * owned_end) with edge lo up to edge_lo_end and edge hi from edge_hi_first, halo hi
      * [owned_end, halo_end). */

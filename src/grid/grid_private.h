@@ -83,6 +83,9 @@ struct clp_grid {
     bool has_reference;      /* pos_rebuilt holds the positions of the last rebuild */
     bool check_displacement; /* a rebuild fails after a move of more than half the skin */
     clp_buffer_set buffers;
+    /* a model's own per-particle buffers that follow the sort too (clp_grid_carry) */
+    const clp_buffer *carried[CLP_GRID_MOST_CARRIED];
+    size_t n_carried;
     clp__scan scan;    /* counting sort: the scans of the cell counts and outside flags */
     clp__radix sorter; /* radix sort */
     uint32_t max_seen;

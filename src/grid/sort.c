@@ -1,8 +1,9 @@
 /* The sort phase of a grid update: a counting sort (count, scan, scatter, then ordering
  * inside each cell so equal keys keep their previous order) or a radix sort of the keys,
- * and the reorder that gathers every re-sorted buffer into the sort's scratch and copies it
- * back: one scratch of 16 bytes a particle instead of a second copy of each buffer, for a
- * copy a rebuild that costs little next to the steps between rebuilds. */
+ * and the reorder that gathers every re-sorted buffer (the bits, then the model's own it was
+ * given, clp_grid_carry) into the sort's scratch and copies it back: one scratch of 16 bytes a
+ * particle instead of a second copy of each buffer, for a copy a rebuild that costs little next
+ * to the steps between rebuilds. */
 #include "grid/grid_private.h"
 
 /* The outside particles' ranks among them, in index order, into the sort's scratch (which
@@ -71,28 +72,54 @@ clp_status clp__grid_sort_by_key(clp_grid *g, clp_error *err) {
     return g->radix ? radix_sort(g, err) : counting_sort(g, err);
 }
 
-/* buffer = buffer[perm], through the sort's scratch. */
-static clp_status gather(clp_grid *g, const clp_buffer_traits *t, clp_error *err) {
+/* buffer = buffer[perm], through the sort's scratch: `mem` of `bytes` bytes, `name` in
+ * messages, `each` bytes a particle. */
+static clp_status gather(clp_grid *g, cl_mem mem, size_t bytes, const char *name, size_t each,
+                         clp_error *err) {
     clp_status st = CLP_OK;
     clp_worker *w = g->worker;
-    size_t bytes = t->element_size * t->components;
-    const char *name = bytes == 16 ? "grid_gather_uint4" : "grid_gather_uint";
-    CLP_REQUIRE(bytes == 4 || bytes == 16, err, CLP_USAGE,
-                "buffer \"%s\": the reorder moves 4- or 16-byte elements, not %zu", t->name, bytes);
-    CLP_REQUIRE(clp_worker_buffer_bytes(w, t->bit) == bytes * g->particles, err, CLP_USAGE,
+    const char *kernel = each == 16 ? "grid_gather_uint4" : "grid_gather_uint";
+    CLP_REQUIRE(each == 4 || each == 16, err, CLP_USAGE,
+                "buffer \"%s\": the reorder moves 4- or 16-byte elements, not %zu", name, each);
+    CLP_REQUIRE(bytes == each * g->particles, err, CLP_USAGE,
                 "buffer \"%s\" holds %zu bytes, and the reorder of %zu particles moves %zu: a "
                 "re-sorted buffer must have one element per particle of the grid",
-                t->name, clp_worker_buffer_bytes(w, t->bit), g->particles, bytes * g->particles);
-    const cl_mem args[] = {clp_worker_buffer(w, t->bit), clp_worker_buffer(w, CLP_BUF_SORT_SCRATCH),
+                name, bytes, g->particles, each * g->particles);
+    const cl_mem args[] = {mem, clp_worker_buffer(w, CLP_BUF_SORT_SCRATCH),
                            clp_worker_buffer(w, CLP_BUF_PERM)};
     const cl_uint n = (cl_uint)g->particles;
-    CLP_TRY(clp__grid_launch(w, name, args, 3, &n, 1, g->particles, 0, err));
+    CLP_TRY(clp__grid_launch(w, kernel, args, 3, &n, 1, g->particles, 0, err));
     CLP_CL_CHECK(clEnqueueCopyBuffer(clp_worker_queue(w), args[1], args[0], 0, 0,
-                                     bytes * g->particles, 0, NULL, NULL),
+                                     each * g->particles, 0, NULL, NULL),
                  err, "buffer \"%s\" (%zu bytes): clEnqueueCopyBuffer from the sort's scratch",
-                 t->name, bytes * g->particles);
+                 name, each * g->particles);
 fail:
     return st;
+}
+
+clp_status clp_grid_carry(clp_grid *g, const clp_buffer *buffer, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(clp__buffer_check_owner(g->worker, buffer, err));
+    const size_t bytes = clp_buffer_size(buffer);
+    CLP_REQUIRE(bytes == 4 * g->particles || bytes == 16 * g->particles, err, CLP_USAGE,
+                "buffer \"%s\" (%zu bytes) cannot follow the sort of %zu particles: it needs "
+                "one 4- or 16-byte element a particle",
+                clp_buffer_name(buffer), bytes, g->particles);
+    for (size_t k = 0; k < g->n_carried; k++)
+        if (g->carried[k] == buffer)
+            return CLP_OK;
+    CLP_REQUIRE(g->n_carried < CLP_GRID_MOST_CARRIED, err, CLP_USAGE,
+                "buffer \"%s\": the sort carries at most %d of a model's buffers",
+                clp_buffer_name(buffer), CLP_GRID_MOST_CARRIED);
+    g->carried[g->n_carried++] = buffer;
+fail:
+    return st;
+}
+
+size_t clp_grid_carried(const clp_grid *g, const clp_buffer **out, size_t most) {
+    for (size_t k = 0; k < g->n_carried && k < most; k++)
+        out[k] = g->carried[k];
+    return g->n_carried;
 }
 
 clp_status clp__grid_reorder(clp_grid *g, clp_error *err) {
@@ -101,7 +128,14 @@ clp_status clp__grid_reorder(clp_grid *g, clp_error *err) {
     for (int i = 0; i < CLP_BUF_COUNT; i++) {
         const clp_buffer_traits *t = clp_buffer_traits_of(1ull << i);
         if (t->resorted && (allocated & t->bit))
-            CLP_TRY(gather(g, t, err));
+            CLP_TRY(gather(g, clp_worker_buffer(g->worker, t->bit),
+                           clp_worker_buffer_bytes(g->worker, t->bit), t->name,
+                           t->element_size * t->components, err));
+    }
+    for (size_t k = 0; k < g->n_carried; k++) { /* after the bits: a model's own */
+        const clp_buffer *b = g->carried[k];
+        CLP_TRY(gather(g, clp_buffer_mem(b), clp_buffer_size(b), clp_buffer_name(b),
+                       clp_buffer_size(b) / g->particles, err));
     }
     if (g->radix) {
         CLP_TRY(clp__grid_fill(g, CLP_BUF_CELL_START, 0, err));

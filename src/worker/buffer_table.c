@@ -69,18 +69,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_not = true},
     ROW_IF(CLP_BUF_SHIFT, "shift", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE, "sph.shifting",
            "true"),
-    {.bit = CLP_BUF_GHOST,
-     .name = "ghost",
-     .element_type = "float",
-     .element_size = sizeof(cl_float),
-     .components = 4,
-     .kind = CLP_PER_PARTICLE,
-     .resorted = true,
-     NEEDS("sph.boundary", CLP_SPH_BOUNDARY_MDBC_NAME)},
-    /* Gauges: allocated only for a case that declares them. */
-    ROW(CLP_BUF_GAUGE_POINTS, "gauge_points", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_GAUGE_SAMPLES, "gauge_samples", "float", sizeof(cl_float), 4, CLP_PER_CUSTOM),
-    ROW(CLP_BUF_WALL_FORCE, "wall_force", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
     ROW(CLP_BUF_SORT_SCRATCH, "sort_scratch", "uint", sizeof(cl_uint), 4, CLP_PER_PARTICLE),
 };
 

@@ -250,6 +250,46 @@ static void check_sorted(test_env *t, const run *r, size_t n, const uint32_t *pr
     free(seen);
 }
 
+/* Two of a model's own buffers that the sort carries (clp_grid_carry), of 4 and 16 bytes a
+ * particle, holding each particle's index at set-up; one of another size is refused. */
+static void carry_indices(test_env *t, const run *r, size_t n, clp_buffer *own[2]) {
+    clp_error err = CLP_ERROR_INIT;
+    static const char *const names[] = {"test.carried", "test.carried4"};
+    const size_t bytes[] = {4 * n, 16 * n};
+    CLP_ASSERT_OK(clp_worker_buffers_create(t->worker, names, bytes, 2, own, &err), &err);
+    cl_uint *index = malloc(20 * n); /* i for the first, then i four times for the second */
+    for (size_t i = 0; i < n; i++)
+        index[i] = index[n + 4 * i] = index[n + 4 * i + 1] = index[n + 4 * i + 2] =
+            index[n + 4 * i + 3] = (cl_uint)i;
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, own[0], index, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, own[1], index + n, &err), &err);
+    for (int k = 0; k < 2; k++)
+        CLP_ASSERT_OK(clp_grid_carry(r->grid, own[k], &err), &err);
+    clp_buffer *odd;
+    CLP_ASSERT_OK(clp_worker_buffer_create(t->worker, "test.odd", 8 * n, &odd, &err), &err);
+    CLP_ASSERT_STATUS(clp_grid_carry(r->grid, odd, &err), CLP_USAGE, &err);
+    clp_worker_buffer_free(t->worker, odd);
+    free(index);
+}
+
+/* The carried buffers followed the sort: each slot holds its particle's ID. */
+static void check_carried(test_env *t, const run *r, size_t n, clp_buffer *own[2],
+                          const char *label) {
+    clp_error err = CLP_ERROR_INIT;
+    cl_uint *id = malloc(4 * n), *got = malloc(20 * n); /* the first, then the second */
+    CLP_ASSERT_OK(clp_grid_read_particles(r->grid, NULL, id, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, own[0], got, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, own[1], got + n, &err), &err);
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != id[i] || got[n + 4 * i] != id[i] || got[n + 4 * i + 3] != id[i])
+            CLP_TEST_FAIL("%s: a carried buffer holds %u and %u in slot %zu, not its ID %u", label,
+                          got[i], got[n + 4 * i], i, id[i]);
+    for (int k = 0; k < 2; k++)
+        clp_worker_buffer_free(t->worker, own[k]);
+    free(id);
+    free(got);
+}
+
 static void check_run(test_env *t, const scene *s, const char *const *assignments,
                       const char *label) {
     const char *only = getenv("CLPART_TEST_ONLY"); /* a part of the labels to run, for debugging */
@@ -257,11 +297,14 @@ static void check_run(test_env *t, const scene *s, const char *const *assignment
         return;
     clp_error err = CLP_ERROR_INIT;
     run r = open_run(t, s, assignments);
+    clp_buffer *carried[2];
+    carry_indices(t, &r, s->n, carried);
     CLP_ASSERT_OK(clp_grid_update(r.grid, &err), &err);
     uint32_t *identity = malloc(s->n * 4);
     for (size_t i = 0; i < s->n; i++)
         identity[i] = (uint32_t)i;
     check_sorted(t, &r, s->n, identity, label);
+    check_carried(t, &r, s->n, carried, label);
     uint32_t *ids = malloc(s->n * COLLECT_MAX * 4), *count = malloc(s->n * 4);
     float *r2 = malloc(s->n * COLLECT_MAX * 4);
     collect(t, &r, s, "grid_collect", ids, r2, count);

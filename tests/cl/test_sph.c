@@ -344,8 +344,10 @@ typedef struct prog {
     bool pencils;
     clp__sph_pencil pencil;
     size_t n;
-    uint32_t *id;   /* the particle in each slot */
-    uint32_t *type; /* the types as written, by particle */
+    uint32_t *id;         /* the particle in each slot */
+    uint32_t *type;       /* the types as written, by particle */
+    clp_buffer *gauge[3]; /* SPH's own: the gauges' points and samples, the wall force */
+    clp_buffer *ghost;    /* and mDBC's ghost nodes, which the sort carries */
 } prog;
 
 static const char *const base_options[] = {"neighbors.skin=0.1", "neighbors.every=8", NULL};
@@ -411,14 +413,20 @@ static prog open_prog(test_env *t, const scene *s, const char *const *assignment
     clp_buffer_counts counts = {.particles = p.n};
     counts.custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
         clp_constant_arguments(p.opts, &spec, arguments);
-    counts.custom[clp__buffer_index(CLP_BUF_GAUGE_POINTS)] = 3;
-    counts.custom[clp__buffer_index(CLP_BUF_GAUGE_SAMPLES)] = 6;
-    const clp_buffer_set model_buffers =
-        CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST |
-        CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |
-        CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST | CLP_BUF_GAUGE_POINTS |
-        CLP_BUF_GAUGE_SAMPLES | CLP_BUF_WALL_FORCE;
+    const clp_buffer_set model_buffers = CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
+                                         CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH |
+                                         CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |
+                                         CLP_BUF_CONSTANTS | CLP_BUF_SHIFT;
     CLP_ASSERT_OK(clp_worker_alloc(t->worker, model_buffers, p.opts, &counts, &err), &err);
+    const size_t gauge_bytes[] = {3 * sizeof(cl_float4), 6 * sizeof(cl_float4),
+                                  p.n * sizeof(cl_float4)};
+    CLP_ASSERT_OK(clp_worker_buffers_create(t->worker, clp__sph_gauge_buffer_names, gauge_bytes, 3,
+                                            p.gauge, &err),
+                  &err);
+    CLP_ASSERT_OK(clp_worker_buffer_create(t->worker, CLP__SPH_GHOST, p.n * sizeof(cl_float4),
+                                           &p.ghost, &err),
+                  &err);
+    CLP_ASSERT_OK(clp_grid_carry(p.grid, p.ghost, &err), &err);
     const clp_buffer_set held = clp_worker_buffers(t->worker);
     CLP_ASSERT_OK(clp_grid_lend_sort(p.grid, CLP_BUF_ACC,
                                      held & CLP_BUF_SHIFT ? CLP_BUF_SHIFT : CLP_BUF_DRHO, &err),
@@ -444,28 +452,57 @@ static bool held(test_env *t, clp_buffer_set bit) {
     return (clp_worker_buffers(t->worker) & bit) != 0;
 }
 
-/* Writes per-particle values (`components` doubles each, by particle) into buffer `bit` in
- * slot order, as floats. */
-static void write_floats(test_env *t, const prog *p, clp_buffer_set bit, const double *values,
-                         int components) {
-    clp_error err = CLP_ERROR_INIT;
+/* Per-particle values (`components` doubles each, by particle) in slot order, as floats. */
+static float *in_slots(const prog *p, const double *values, int components) {
     float *data = malloc(p->n * components * sizeof(float));
     for (size_t k = 0; k < p->n; k++)
         for (int c = 0; c < components; c++)
             data[k * components + c] = (float)values[p->id[k] * components + c];
+    return data;
+}
+
+/* Writes them into buffer `bit`. */
+static void write_floats(test_env *t, const prog *p, clp_buffer_set bit, const double *values,
+                         int components) {
+    clp_error err = CLP_ERROR_INIT;
+    float *data = in_slots(p, values, components);
     CLP_ASSERT_OK(clp_worker_write(t->worker, bit, data, &err), &err);
     free(data);
 }
 
-/* Reads buffer `bit` into `values` by particle, `components` a particle. */
+/* The same into one of the model's own buffers. */
+static void write_own_floats(test_env *t, const prog *p, clp_buffer *buffer, const double *values,
+                             int components) {
+    clp_error err = CLP_ERROR_INIT;
+    float *data = in_slots(p, values, components);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, buffer, data, &err), &err);
+    free(data);
+}
+
+/* `data` of each slot into `values` by particle, `components` a particle. */
+static void by_particle(const prog *p, const float *data, double *values, int components) {
+    for (size_t k = 0; k < p->n; k++)
+        for (int c = 0; c < components; c++)
+            values[p->id[k] * components + c] = data[k * components + c];
+}
+
+/* Reads buffer `bit` into `values` by particle. */
 static void read_floats(test_env *t, const prog *p, clp_buffer_set bit, double *values,
                         int components) {
     clp_error err = CLP_ERROR_INIT;
     float *data = malloc(p->n * components * sizeof(float));
     CLP_ASSERT_OK(clp_worker_read(t->worker, bit, data, &err), &err);
-    for (size_t k = 0; k < p->n; k++)
-        for (int c = 0; c < components; c++)
-            values[p->id[k] * components + c] = data[k * components + c];
+    by_particle(p, data, values, components);
+    free(data);
+}
+
+/* The same of one of the model's own buffers. */
+static void read_own_floats(test_env *t, const prog *p, const clp_buffer *buffer, double *values,
+                            int components) {
+    clp_error err = CLP_ERROR_INIT;
+    float *data = malloc(p->n * components * sizeof(float));
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, buffer, data, &err), &err);
+    by_particle(p, data, values, components);
     free(data);
 }
 
@@ -506,6 +543,15 @@ static void run(test_env *t, const char *kernel, clp_buffer_set buffers, size_t 
                 size_t local) {
     clp_error err = CLP_ERROR_INIT;
     const clp_step step = {kernel, buffers, global, local};
+    CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
+}
+
+/* The same with `count` of the model's own buffers after the step's bits. */
+static void run_own(test_env *t, const char *kernel, clp_buffer_set buffers, size_t global,
+                    clp_buffer *const *own, size_t count) {
+    clp_error err = CLP_ERROR_INIT;
+    const clp_step step = {kernel, buffers, global, 0};
+    CLP_ASSERT_OK(clp_worker_set_step_buffers(t->worker, &step, own, count, &err), &err);
     CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
 }
 
@@ -1407,11 +1453,11 @@ static void check_mdbc(test_env *t, prog *p, const char *label) {
     const scene *s = p->s;
     write_types(t, p);
     write_state(t, p, s->v, s->rho);
-    write_floats(t, p, CLP_BUF_GHOST, s->ghost, 4);
-    run(t, "sph_mdbc",
-        CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
-            CLP_BUF_RHO | CLP_BUF_GHOST | CLP_BUF_CONSTANTS,
-        p->n, 0);
+    write_own_floats(t, p, p->ghost, s->ghost, 4);
+    run_own(t, "sph_mdbc",
+            CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
+                CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+            p->n, &p->ghost, 1);
     double *rho = malloc(p->n * sizeof(double)), worst = 0;
     read_floats(t, p, CLP_BUF_RHO, rho, 1);
     int kinds[3] = {0, 0, 0}, clamped = 0;
@@ -1457,14 +1503,13 @@ static void check_gauges(test_env *t, prog *p, const char *label) {
     for (int k = 0; k < 3; k++)
         points[k] = (cl_float4){
             {(float)s->gauges[k][0], (float)s->gauges[k][1], (float)s->gauges[k][2], 0}};
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_GAUGE_POINTS, points, &err), &err);
-    run(t, "sph_gauge_sample",
-        CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
-            CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
-            CLP_BUF_CONSTANTS,
-        3, 0);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, p->gauge[0], points, &err), &err);
+    run_own(t, "sph_gauge_sample",
+            CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
+                CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+            3, p->gauge, 2);
     cl_float4 samples[6];
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_GAUGE_SAMPLES, samples, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, p->gauge[1], samples, &err), &err);
     for (int k = 0; k < 3; k++) {
         double sum[6] = {0}, size[6] = {0};
         for (size_t j = 0; j < p->n; j++) {
@@ -1496,11 +1541,11 @@ static void check_gauges(test_env *t, prog *p, const char *label) {
         if (k == 2)
             CLP_ASSERT(sum[0] == 0); /* no fluid within reach */
     }
-    run(t, "sph_wall_force",
-        clp_grid_iteration_buffers(p->opts) | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS,
-        p->n, 0);
+    run_own(t, "sph_wall_force",
+            clp_grid_iteration_buffers(p->opts) | CLP_BUF_RHO | CLP_BUF_CONSTANTS, p->n,
+            p->gauge + 2, 1);
     double *force = malloc(4 * p->n * sizeof(double)), total[3] = {0, 0, 0}, worst = 0;
-    read_floats(t, p, CLP_BUF_WALL_FORCE, force, 4);
+    read_own_floats(t, p, p->gauge[2], force, 4);
     for (size_t i = 0; i < p->n; i++) {
         double want[3] = {0, 0, 0}, size = 1e-30;
         if (p->type[i] == WALL) {

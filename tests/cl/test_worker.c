@@ -216,23 +216,25 @@ static void test_warning_log_kept(test_env *t) {
 }
 
 /* The CLP_BUF_* set: rho always, pos_rebuilt unless neighbors.every is 1 (a needs_not row), the
- * gauge points as many as counted. */
+ * constants, when not inlined, as many as counted. */
 static void test_buffers(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
     const clp_buffer_set all = CLP_BUF_RHO | CLP_BUF_POS_REBUILT;
     const char *skin[] = {"neighbors.every=4", NULL};
+    const char *passed[] = {"core.inline_constants=false", NULL};
     clp_options *plain = test_options(t, NULL);
     clp_options *skinned = test_options(t, skin);
+    clp_options *constants = test_options(t, passed);
     CLP_ASSERT_EQ(clp_buffers_needed(all, plain), CLP_BUF_RHO);
     CLP_ASSERT_EQ(clp_buffers_needed(all, skinned), all);
 
     clp_buffer_counts counts = {.particles = 1000};
-    counts.custom[clp__buffer_index(CLP_BUF_GAUGE_POINTS)] = 7;
-    CLP_ASSERT_OK(clp_worker_alloc(t->worker, all | CLP_BUF_GAUGE_POINTS, plain, &counts, &err),
+    counts.custom[clp__buffer_index(CLP_BUF_CONSTANTS)] = 7;
+    CLP_ASSERT_OK(clp_worker_alloc(t->worker, all | CLP_BUF_CONSTANTS, constants, &counts, &err),
                   &err);
-    CLP_ASSERT_EQ(clp_worker_buffers(t->worker), CLP_BUF_RHO | CLP_BUF_GAUGE_POINTS);
+    CLP_ASSERT_EQ(clp_worker_buffers(t->worker), CLP_BUF_RHO | CLP_BUF_CONSTANTS);
     CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_RHO), 4000);
-    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_GAUGE_POINTS), 112);
+    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_CONSTANTS), 28);
 
     /* More than the device can hold in one allocation: refused, naming the buffer and its
      * bytes; where the largest allocation is the whole memory (rusticl's 2 GiB), refused for
@@ -248,6 +250,7 @@ static void test_buffers(test_env *t) {
     CLP_ASSERT_CONTAINS(err.message, expected);
     clp_options_destroy(plain);
     clp_options_destroy(skinned);
+    clp_options_destroy(constants);
 }
 
 /* axpy over 1000 elements, not a multiple of the work-group size: the kernel's guard keeps

@@ -465,8 +465,7 @@ static void test_density_and_gauges(void) {
     CLP_ASSERT_NEAR(clp__sph_density_from_stored(&c, false, 1030), 1030, 0);
     c = loaded(write_2d("", "", NULL, NULL, NULL), 2);
     CLP_ASSERT_EQ(clp__sph_gauge_points(&c, NULL), 0);
-    clp_buffer_counts counts = {0};
-    CLP_ASSERT_EQ(clp__sph_gauge_buffers(&c, &counts), 0);
+    CLP_ASSERT_EQ(clp__sph_gauge_need(&c, 10).total, 0);
     c = loaded(write_2d("",
                         "'gauges': {'interval': 0.01, 'heights': [[0.05], [0.3]], 'points': "
                         "[[0.05, 0.05], [0.3, 0.1]], 'walls': [0]}",
@@ -482,10 +481,11 @@ static void test_density_and_gauges(void) {
     CLP_ASSERT_NEAR(points[52].s[1], 0.005f, 0);
     CLP_ASSERT_NEAR(points[103].s[0], 0.3f, 0);
     CLP_ASSERT_NEAR(points[103].s[1], 0.1f, 0);
-    CLP_ASSERT_EQ(clp__sph_gauge_buffers(&c, &counts),
-                  CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES | CLP_BUF_WALL_FORCE);
-    CLP_ASSERT_EQ(counts.custom[clp__buffer_index(CLP_BUF_GAUGE_POINTS)], 104);
-    CLP_ASSERT_EQ(counts.custom[clp__buffer_index(CLP_BUF_GAUGE_SAMPLES)], 208);
+    /* the points, two samples each and, with a wall box, a force per particle */
+    const clp_memory_need need = clp__sph_gauge_need(&c, 10);
+    CLP_ASSERT_EQ(need.total, (104 + 208 + 10) * sizeof(cl_float4));
+    CLP_ASSERT_EQ(need.largest, 208 * sizeof(cl_float4));
+    CLP_ASSERT_STR_EQ(need.largest_name, "sph.gauge_samples");
     printf("ok stored density and gauge points\n");
 }
 

@@ -60,4 +60,8 @@ void clp__sph_outlier_reasons(const clp_sph_case *c, const clp_options *opts,
 double clp__sph_stored_density(const clp_sph_case *c, bool centred, double rho);
 double clp__sph_density_from_stored(const clp_sph_case *c, bool centred, double stored);
 
+/* The name of mDBC's ghost nodes, the model's own buffer, float4 a slot: from a boundary
+ * particle to its node in xyz, w 1 where it has one (0 for fluid). */
+#define CLP__SPH_GHOST "sph.ghost"
+
 #endif

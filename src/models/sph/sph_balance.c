@@ -104,7 +104,7 @@ typedef struct moved_record {
 static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp_error *err) {
     clp_status st = CLP_OK;
     const size_t first = r->split->dist.owned_first, n = clp__dist_rank_owned(&r->split->dist);
-    const bool ghosts = clp_worker_buffers(r->w) & CLP_BUF_GHOST;
+    const bool ghosts = r->ghost != NULL;
     cl_float4 *pos = malloc(n * sizeof *pos + 1), *vel = malloc(n * sizeof *vel + 1);
     cl_float4 *ghost = calloc(n + 1, sizeof *ghost);
     cl_uint *id = malloc(n * sizeof *id + 1), *type = malloc(n * sizeof *type + 1);
@@ -119,7 +119,8 @@ static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp
     CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_TYPE, first, n, r->n, type, err));
     CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_RHO, first, n, r->n, rho, err));
     if (ghosts)
-        CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_GHOST, first, n, r->n, ghost, err));
+        CLP_TRY(clp_worker_buffer_read_range(r->w, r->ghost, first * sizeof *ghost,
+                                             n * sizeof *ghost, ghost, err));
     for (size_t k = 0; k < n; k++)
         records[k] = (moved_record){{pos[k], vel[k], ghost[k], type[k], rho[k]}, id[k], 0};
     *out = records;

@@ -16,13 +16,14 @@
  * bound on the moves since then tells when the next one is forced); the ghost nodes follow the
  * particles' order. A buffer the options leave out is left out here too. */
 static const struct {
-    clp_buffer_set bit;
+    clp_buffer_set bit; /* 0: the model's own buffer named `own`, float4 a slot */
     const char *name;
-} state[] = {{CLP_BUF_POS, "pos"},           {CLP_BUF_KEY, "key"},
-             {CLP_BUF_TYPE, "type"},         {CLP_BUF_CELL_START, "cell_start"},
-             {CLP_BUF_CELL_END, "cell_end"}, {CLP_BUF_ID, "id"},
-             {CLP_BUF_VEL, "vel"},           {CLP_BUF_RHO, "rho"},
-             {CLP_BUF_GHOST, "ghost"}};
+    const char *own;
+} state[] = {{CLP_BUF_POS, "pos", NULL},           {CLP_BUF_KEY, "key", NULL},
+             {CLP_BUF_TYPE, "type", NULL},         {CLP_BUF_CELL_START, "cell_start", NULL},
+             {CLP_BUF_CELL_END, "cell_end", NULL}, {CLP_BUF_ID, "id", NULL},
+             {CLP_BUF_VEL, "vel", NULL},           {CLP_BUF_RHO, "rho", NULL},
+             {0, "ghost", CLP__SPH_GHOST}};
 enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
 static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {
@@ -139,10 +140,37 @@ fail:
     return st;
 }
 
-/* The bytes of one element of buffer `bit`. */
-static size_t element_bytes(clp_buffer_set bit) {
-    const clp_buffer_traits *t = clp_buffer_traits_of(bit);
-    return t->element_size * t->components;
+/* The bytes of one element of state buffer i. */
+static size_t element_bytes(size_t i) {
+    const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
+    return t ? t->element_size * t->components : sizeof(cl_float4);
+}
+
+/* State buffer i's own buffer on `w` (NULL for a bit, or one the options left out). */
+static clp_buffer *own_of(clp_worker *w, size_t i) {
+    return state[i].own ? clp_worker_buffer_find(w, state[i].own) : NULL;
+}
+
+/* The bytes of state buffer i on `w`, 0 where the options leave it out. */
+static size_t held_bytes(clp_worker *w, size_t i) {
+    const clp_buffer *own = own_of(w, i);
+    if (state[i].own)
+        return own ? clp_buffer_size(own) : 0;
+    return clp_worker_buffers(w) & state[i].bit ? clp_worker_buffer_bytes(w, state[i].bit) : 0;
+}
+
+static bool is_held(clp_worker *w, size_t i) {
+    return state[i].own ? own_of(w, i) != NULL : (clp_worker_buffers(w) & state[i].bit) != 0;
+}
+
+/* Copies state buffer i between `w` and `data`. */
+static clp_status copy_state(clp_worker *w, size_t i, void *data, bool to_device, clp_error *err) {
+    clp_buffer *own = own_of(w, i);
+    if (own)
+        return to_device ? clp_worker_buffer_write(w, own, data, err)
+                         : clp_worker_buffer_read(w, own, data, err);
+    return to_device ? clp_worker_write(w, state[i].bit, data, err)
+                     : clp_worker_read(w, state[i].bit, data, err);
 }
 
 clp_status clp__sph_state_add(clp__checkpoint *cp, clp_worker *w, clp__sph_state *held,
@@ -150,13 +178,12 @@ clp_status clp__sph_state_add(clp__checkpoint *cp, clp_worker *w, clp__sph_state
     clp_status st = CLP_OK;
     _Static_assert(STATE_COUNT <= sizeof held->data / sizeof held->data[0], "room for the state");
     for (size_t i = 0; i < STATE_COUNT; i++) {
-        if (!(clp_worker_buffers(w) & state[i].bit))
+        if (!is_held(w, i))
             continue;
-        const size_t bytes = clp_worker_buffer_bytes(w, state[i].bit),
-                     element = element_bytes(state[i].bit);
+        const size_t bytes = held_bytes(w, i), element = element_bytes(i);
         held->data[i] = malloc(bytes ? bytes : 1);
         CLP_REQUIRE_ALLOC(held->data[i], err);
-        CLP_TRY(clp_worker_read(w, state[i].bit, held->data[i], err));
+        CLP_TRY(copy_state(w, i, held->data[i], false, err));
         CLP_TRY(clp__checkpoint_add_array(cp, state[i].name, element, bytes / element,
                                           held->data[i], err));
     }
@@ -174,14 +201,13 @@ void clp__sph_state_free(clp__sph_state *held) {
 clp_status clp__sph_state_restore(const clp__checkpoint *cp, clp_worker *w, clp_error *err) {
     clp_status st = CLP_OK;
     for (size_t i = 0; i < STATE_COUNT; i++) {
-        if (!(clp_worker_buffers(w) & state[i].bit))
+        if (!is_held(w, i))
             continue;
-        const size_t element = element_bytes(state[i].bit);
+        const size_t element = element_bytes(i);
         const void *data;
-        CLP_TRY(clp__checkpoint_array(cp, state[i].name, element,
-                                      clp_worker_buffer_bytes(w, state[i].bit) / element, &data,
+        CLP_TRY(clp__checkpoint_array(cp, state[i].name, element, held_bytes(w, i) / element, &data,
                                       err));
-        CLP_TRY(clp_worker_write(w, state[i].bit, data, err));
+        CLP_TRY(copy_state(w, i, (void *)data, true, err));
     }
 fail:
     return st;

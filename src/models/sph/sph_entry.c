@@ -36,8 +36,10 @@ static const clp_model_stage sph_stages[] = {
 #define SPH_BUFFERS                                                                                \
     (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |                   \
      CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD |   \
-     CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST | CLP_BUF_GAUGE_POINTS |  \
-     CLP_BUF_GAUGE_SAMPLES | CLP_BUF_WALL_FORCE)
+     CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
+
+/* The buffers its runs make by name: the gauges' and mDBC's ghost nodes. */
+static const char *const sph_own_buffers[] = {CLP__SPH_GAUGE_BUFFERS, CLP__SPH_GHOST, NULL};
 
 const clp_model clp__sph_entry = {.name = "sph",
                                   .throughput_unit = "particle-steps/s",
@@ -45,6 +47,7 @@ const clp_model clp__sph_entry = {.name = "sph",
                                   .simulated_time = true,
                                   .modules = sph_modules,
                                   .buffers = SPH_BUFFERS,
+                                  .owned_buffers = sph_own_buffers,
                                   .stages = sph_stages,
                                   .profiled = true,
                                   .diagnostics = clp__sph_diagnostics,

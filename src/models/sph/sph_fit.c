@@ -13,10 +13,10 @@
 #define MODEL_BUFFERS                                                                              \
     (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST |                \
      CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |       \
-     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT | CLP_BUF_GHOST)
+     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
 
-/* The model buffers (the case's gauges' too) and their sizes into *counts; `arguments` gets
- * the constants passed as a kernel argument. */
+/* The model buffers and their sizes into *counts; `arguments` gets the constants passed as a
+ * kernel argument. The gauges' are their own (clp__sph_gauge_need). */
 clp_buffer_set clp__sph_model_buffers(const sph_run *r, clp_buffer_counts *counts,
                                       cl_float arguments[64]) {
     clp__sph_program_parts parts;
@@ -24,7 +24,7 @@ clp_buffer_set clp__sph_model_buffers(const sph_run *r, clp_buffer_counts *count
     *counts = (clp_buffer_counts){.particles = r->n};
     counts->custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
         clp_constant_arguments(r->opts, &parts.spec, arguments);
-    return MODEL_BUFFERS | clp__sph_gauge_buffers(&r->c, counts);
+    return MODEL_BUFFERS;
 }
 
 /* What the case's buffers take under r's options: the grid's and the model's, each in all and
@@ -44,7 +44,11 @@ static memory_use memory_of(const sph_run *r) {
         m.sized.max_neighbors =
             clp_grid_list_room(clp__sph_lattice_neighbours(&r->c, r->geo.search_radius));
     m.grid = clp_grid_memory_need(&m.sized, r->opts, r->n);
-    m.model = clp_buffers_need(buffers, r->opts, &counts);
+    const unsigned long long ghosts =
+        clp__sph_boundary_of(r->opts) == CLP_SPH_BOUNDARY_MDBC ? r->n * sizeof(cl_float4) : 0;
+    const clp_memory_need ghost = {ghosts, ghosts, ghosts ? CLP__SPH_GHOST : NULL};
+    m.model = clp__memory_need_add(clp_buffers_need(buffers, r->opts, &counts),
+                                   clp__memory_need_add(ghost, clp__sph_gauge_need(&r->c, r->n)));
     return m;
 }
 

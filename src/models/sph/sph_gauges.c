@@ -12,9 +12,14 @@
  * fluid, half at its surface; a lone splash particle reaches a third. */
 #define SURFACE_FRACTION 0.5
 
+/* The gauges' own buffers on the worker, in the order the kernels take them. */
+enum { POINTS, SAMPLES, WALL_FORCE, OWN };
+const char *const clp__sph_gauge_buffer_names[OWN + 1] = {CLP__SPH_GAUGE_BUFFERS, NULL};
+
 struct clp__sph_gauges {
     const clp_sph_case *c;
     clp_worker *w;
+    clp_buffer *own[OWN]; /* made at the first sample; the wall force again after a re-cut */
     const clp__sph_gauge_share *share; /* what this device owns: all of it, or a rank's part */
     cl_float4 *points;       /* written before each sample: a re-cut makes the buffers anew */
     size_t n_points, column; /* points sampled; of which per height column */
@@ -66,14 +71,28 @@ clp_constant clp__sph_gauge_constant(const clp_sph_case *c) {
                           (long long)clp__sph_gauge_points(c, NULL), false};
 }
 
-clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts) {
+/* The bytes of each own buffer: one element at least, as a buffer cannot be empty. */
+static void own_bytes(const clp_sph_case *c, size_t particles, size_t bytes[OWN]) {
     const size_t points = clp__sph_gauge_points(c, NULL);
+    bytes[POINTS] = (points ? points : 1) * sizeof(cl_float4);
+    bytes[SAMPLES] = (points ? 2 * points : 1) * sizeof(cl_float4);
+    bytes[WALL_FORCE] = c->gauges.n_walls ? particles * sizeof(cl_float4) : 0;
+}
+
+clp_memory_need clp__sph_gauge_need(const clp_sph_case *c, size_t particles) {
+    clp_memory_need need = {0, 0, NULL};
+    size_t bytes[OWN];
     if (c->gauges.interval <= 0)
-        return 0;
-    counts->custom[clp__buffer_index(CLP_BUF_GAUGE_POINTS)] = points ? points : 1;
-    counts->custom[clp__buffer_index(CLP_BUF_GAUGE_SAMPLES)] = points ? 2 * points : 1;
-    return CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
-           (c->gauges.n_walls ? CLP_BUF_WALL_FORCE : 0);
+        return need;
+    own_bytes(c, particles, bytes);
+    for (int k = 0; k < OWN; k++) {
+        need.total += bytes[k];
+        if (bytes[k] > need.largest) {
+            need.largest = bytes[k];
+            need.largest_name = clp__sph_gauge_buffer_names[k];
+        }
+    }
+    return need;
 }
 
 /* Adds the column name `base`_K, or `base` alone for a negative K, to g->names. */
@@ -182,6 +201,20 @@ void clp__sph_gauges_share(clp__sph_gauges *g, const clp__sph_gauge_share *share
     g->share = share ? share : &alone;
 }
 
+/* Makes the own buffers the gauges lack for `slots` particles: the points' and samples' once,
+ * the wall force again when a re-cut changed the worker's slots. */
+static clp_status make_own(clp__sph_gauges *g, size_t slots, clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t bytes[OWN];
+    own_bytes(g->c, slots, bytes);
+    for (int k = 0; k < OWN; k++)
+        if (bytes[k] && (!g->own[k] || clp_buffer_size(g->own[k]) != bytes[k]))
+            CLP_TRY(clp_worker_buffer_create(g->w, clp__sph_gauge_buffer_names[k], bytes[k],
+                                             &g->own[k], err));
+fail:
+    return st;
+}
+
 /* The samples of every point and the force on each wall box of this device, into g->sums
  * (8 per point, then dim per wall); split, this rank's share, summed over the ranks. */
 static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error *err) {
@@ -192,25 +225,24 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
     const clp__sph_gauge_share *own = g->share;
     size_t first, end, at = 0;
     own->slots(own->rank, slots, &first, &end);
+    CLP_TRY(make_own(g, slots, err));
     if (g->n_points) {
         const clp_step sample = {"sph_gauge_sample",
                                  CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
                                      CLP_BUF_CELL_END | CLP_BUF_VEL | CLP_BUF_RHO |
-                                     CLP_BUF_GAUGE_POINTS | CLP_BUF_GAUGE_SAMPLES |
                                      CLP_BUF_CONSTANTS,
                                  g->n_points, 0};
-        CLP_TRY(clp_worker_write(g->w, CLP_BUF_GAUGE_POINTS, g->points, err));
+        CLP_TRY(clp_worker_buffer_write(g->w, g->own[POINTS], g->points, err));
+        CLP_TRY(clp_worker_set_step_buffers(g->w, &sample, g->own, 2, err));
         CLP_TRY(clp_worker_run_step(g->w, &sample, NULL, err));
-        CLP_TRY(clp_worker_read(g->w, CLP_BUF_GAUGE_SAMPLES, g->samples, err));
+        CLP_TRY(clp_worker_buffer_read(g->w, g->own[SAMPLES], g->samples, err));
     }
     for (size_t k = 0; k < g->n_points; k++)
         for (int m = 0; m < 8; m++)
             g->sums[at++] =
                 own->owns(own->rank, &g->points[k]) ? g->samples[2 * k + m / 4].s[m % 4] : 0.0;
     if (s->n_walls) {
-        const clp_step force = {"sph_wall_force",
-                                grid | CLP_BUF_RHO | CLP_BUF_WALL_FORCE | CLP_BUF_CONSTANTS, slots,
-                                0};
+        const clp_step force = {"sph_wall_force", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS, slots, 0};
         if (slots != g->slots) { /* first sample, or a re-cut */
             free(g->force);
             free(g->ids);
@@ -220,8 +252,9 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
             CLP_REQUIRE(g->slots, err, CLP_NOMEM, "out of host memory");
         }
         /* a rank's own particles only: it has no neighbour lists for its halo's */
+        CLP_TRY(clp_worker_set_step_buffers(g->w, &force, g->own + WALL_FORCE, 1, err));
         CLP_TRY(own->run(own->rank, g->w, &force, first, end, err));
-        CLP_TRY(clp_worker_read(g->w, CLP_BUF_WALL_FORCE, g->force, err));
+        CLP_TRY(clp_worker_buffer_read(g->w, g->own[WALL_FORCE], g->force, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));
         for (size_t k = 0; k < s->n_walls; k++) {
             const size_t b = s->walls[k];

@@ -14,8 +14,12 @@ typedef struct clp__sph_gauges clp__sph_gauges;
 size_t clp__sph_gauge_points(const clp_sph_case *c, cl_float4 *out);
 /* The program's constant CLP_SPH_GAUGE_POINTS: the case's sample points, 0 without gauges. */
 clp_constant clp__sph_gauge_constant(const clp_sph_case *c);
-/* The buffers the gauges need beyond the model's, and their sizes into `counts`. */
-clp_buffer_set clp__sph_gauge_buffers(const clp_sph_case *c, clp_buffer_counts *counts);
+/* The gauges' own buffers, by name, NULL-ended: the points, their samples and, with wall boxes,
+ * the force on each particle. */
+extern const char *const clp__sph_gauge_buffer_names[4];
+#define CLP__SPH_GAUGE_BUFFERS "sph.gauge_points", "sph.gauge_samples", "sph.wall_force"
+/* The device memory they take beside the model's, for `particles` slots (none without gauges). */
+clp_memory_need clp__sph_gauge_need(const clp_sph_case *c, size_t particles);
 /* Gauges on `w`, and gauges.csv in `dir` (NULL: none, a split run's rank other than 0): new,
  * or continued after `step` on a restart. *out is new. */
 clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,

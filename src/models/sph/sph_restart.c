@@ -224,7 +224,7 @@ clp_status clp__sph_restart_state(sph_run *r, const clp__sph_restart *rs, const 
                                   clp_error *err) {
     clp_status st = CLP_OK;
     const clp__sph_moved *m = &rs->moved;
-    const bool ghosts = clp_worker_buffers(r->w) & CLP_BUF_GHOST;
+    const bool ghosts = r->ghost != NULL;
     cl_float4 *vel = calloc(r->n + 1, sizeof *vel), *ghost = calloc(r->n + 1, sizeof *ghost);
     cl_float *rho = malloc(r->n * sizeof *rho + 1);
     CLP_REQUIRE(vel && ghost && rho, err, CLP_NOMEM, "out of host memory");
@@ -242,7 +242,7 @@ clp_status clp__sph_restart_state(sph_run *r, const clp__sph_restart *rs, const 
     CLP_TRY(clp_worker_write(r->w, CLP_BUF_VEL, vel, err));
     CLP_TRY(clp_worker_write(r->w, CLP_BUF_RHO, rho, err));
     if (ghosts)
-        CLP_TRY(clp_worker_write(r->w, CLP_BUF_GHOST, ghost, err));
+        CLP_TRY(clp_worker_buffer_write(r->w, r->ghost, ghost, err));
 fail:
     free(vel);
     free(ghost);

@@ -38,6 +38,7 @@ typedef struct sph_run {
        the split's files read (NULL on one device) */
     const struct clp__sph_hooks *hooks;
     struct clp__sph_split *split;
+    clp_buffer *ghost; /* CLP__SPH_GHOST under mDBC, which the grid carries; else NULL */
 } sph_run;
 
 /* What a split run's rank's kernels read of the halo after the integrator moves the particles

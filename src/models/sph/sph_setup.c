@@ -89,6 +89,22 @@ fail:
     return st;
 }
 
+/* mDBC's ghost nodes: the model's own buffer, which follows the sort and a split run's
+ * migration; without mDBC none, and one a previous run left on this worker goes. */
+static clp_status make_ghosts(sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    r->ghost = NULL;
+    if (clp__sph_boundary_of(r->opts) != CLP_SPH_BOUNDARY_MDBC) {
+        clp_worker_buffer_free(r->w, clp_worker_buffer_find(r->w, CLP__SPH_GHOST));
+        return CLP_OK;
+    }
+    CLP_TRY(
+        clp_worker_buffer_create(r->w, CLP__SPH_GHOST, r->n * sizeof(cl_float4), &r->ghost, err));
+    CLP_TRY(clp_grid_carry(r->grid, r->ghost, err));
+fail:
+    return st;
+}
+
 /* mDBC: each boundary particle's ghost node, in the order the particles start in. */
 static clp_status write_ghosts(sph_run *r, const double *xyz, const uint32_t *types,
                                clp_error *err) {
@@ -100,7 +116,7 @@ static clp_status write_ghosts(sph_run *r, const double *xyz, const uint32_t *ty
         if (types[i] == 1 && clp__sph_ghost(&r->c, xyz + 3 * i, to_ghost))
             ghost[i] = (cl_float4){{(float)to_ghost[0], (float)to_ghost[1], (float)to_ghost[2], 1}};
     }
-    CLP_TRY(clp_worker_write(r->w, CLP_BUF_GHOST, ghost, err));
+    CLP_TRY(clp_worker_buffer_write(r->w, r->ghost, ghost, err));
 fail:
     free(ghost);
     return st;
@@ -175,11 +191,12 @@ clp_status clp__sph_setup(sph_run *r, const struct clp__sph_restart *rs,
         clp_worker_buffers(r->w) & CLP_BUF_SHIFT ? CLP_BUF_SHIFT : CLP_BUF_DRHO, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
+    CLP_TRY(make_ghosts(r, err));
     if (recut) {
         CLP_TRY(clp__sph_restart_state(r, rs, ids, err));
     } else {
         CLP_TRY(initial_state(r, xyz, types, err));
-        if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
+        if (r->ghost)
             CLP_TRY(write_ghosts(r, xyz, types, err));
     }
     /* the first rebuild sizes the neighbour list: a list the device cannot hold is refused

@@ -52,8 +52,7 @@ typedef struct clp__sph_split {
 
 /* The buffers a particle takes to another rank, and those zeroed over a rank's halo. */
 #define CLP__SPH_TRAVELS                                                                           \
-    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
-     CLP_BUF_GHOST)
+    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO)
 #define CLP__SPH_HALO_ZEROED (CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_XSPH | CLP_BUF_SHIFT)
 
 /* A rank's hooks (sph_split_hooks.c). */

@@ -71,20 +71,22 @@ static clp_status rates(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     const clp_buffer_set grid = clp_grid_iteration_buffers(r->opts);
     const bool summed = summed_density(r);
-    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed) {
+    if (r->ghost || summed) {
         CLP_TRY(r->hooks->exchange_end(r, err)); /* their densities need the halo's state */
         r->packed = false;                       /* and they change densities */
     }
-    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST)
-        CLP_TRY(run_particles(r, "sph_mdbc",
-                              CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
-                                  CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_GHOST |
-                                  CLP_BUF_CONSTANTS,
-                              &r->timing.boundary, err));
+    if (r->ghost) { /* the ghost nodes, its own buffer, after the bits */
+        const clp_step mdbc = {"sph_mdbc",
+                               CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                                   CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+                               r->n, 0};
+        CLP_TRY(clp_worker_set_step_buffers(r->w, &mdbc, &r->ghost, 1, err));
+        CLP_TRY(run_particles(r, mdbc.kernel, mdbc.buffers, &r->timing.boundary, err));
+    }
     if (summed)
         CLP_TRY(run_particles(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
                               &r->timing.density, err));
-    if (clp_worker_buffers(r->w) & CLP_BUF_GHOST || summed)
+    if (r->ghost || summed)
         CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
     const clp_buffer_set forces = grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
                                   CLP_BUF_SPH_LARGEST | CLP_BUF_XSPH | CLP_BUF_SHIFT |
@@ -162,8 +164,8 @@ fail:
  * and summed densities do), and where the next step does not rebuild on schedule. When the
  * record calls for a rebuild, they go. */
 static bool rates_may_go_ahead(const sph_run *r, const clp__sph_clock *clock, bool next_plain) {
-    return next_plain && !r->timed && !(clp_worker_buffers(r->w) & CLP_BUF_GHOST) &&
-           !summed_density(r) && !clp_grid_rebuilds_at(r->grid, clock->step + 1);
+    return next_plain && !r->timed && !r->ghost && !summed_density(r) &&
+           !clp_grid_rebuilds_at(r->grid, clock->step + 1);
 }
 
 /* Drops the rates queued ahead, of a list the last record found stale: the largest |a| and
