@@ -194,12 +194,14 @@ typedef enum clp_option_type {
     CLP_OPT_ENUM
 } clp_option_type;
 
-/* Where a value came from, for messages: the default, a case file, a preset, the command line. */
+/* Where a value came from, for messages: the default, a case file, a preset, the command line,
+ * or the run itself (a decision for the device, as sph.fit_device's list-free fallback). */
 typedef enum clp_origin_kind {
     CLP_ORIGIN_DEFAULT,
     CLP_ORIGIN_CASE,
     CLP_ORIGIN_PRESET,
-    CLP_ORIGIN_COMMAND_LINE
+    CLP_ORIGIN_COMMAND_LINE,
+    CLP_ORIGIN_DECIDED
 } clp_origin_kind;
 
 typedef struct clp_option_value {
@@ -208,7 +210,8 @@ typedef struct clp_option_value {
     long long i; /* int value, or the index of an enum value */
     double f;
     clp_origin_kind origin;
-    char origin_text[160]; /* "default", "case.json", "case.json preset \"fast\"", "-s x=y" */
+    /* "default", "case.json", "case.json preset \"fast\"", "-s x=y", "the run's decision" */
+    char origin_text[160];
 } clp_option_value;
 
 /* The schema: every option of every options/<module>.json, in a fixed order. */

@@ -13,6 +13,7 @@ struct clp_options {
 };
 
 static const char command_line[] = "command line";
+static const char decided[] = "the run's decision";
 
 clp_status clp_options_create(const clp_schema *schema, clp_options **out, clp_error *err) {
     clp_status st = CLP_OK;
@@ -229,6 +230,22 @@ clp_status clp_options_apply_assignment(clp_options *opts, const char *assignmen
         return st;
     set_origin(&v, CLP_ORIGIN_COMMAND_LINE, text);
     opts->values[i] = v;
+    return CLP_OK;
+}
+
+clp_status clp__options_decide(clp_options *opts, size_t i, clp_option_value value,
+                               clp_error *err) {
+    const clp__option_def *def = clp__schema_option(opts->schema, i);
+    clp__where where = {opts->case_path, decided};
+    if (value.type != def->type)
+        return CLP_FAIL(err, CLP_USAGE, "a run decided option '%s' with a value of type %s, not %s",
+                        def->name, clp__option_type_name(value.type),
+                        clp__option_type_name(def->type));
+    const clp_status st = clp__value_check(def, &value, &where, err);
+    if (st != CLP_OK)
+        return st;
+    set_origin(&value, CLP_ORIGIN_DECIDED, decided);
+    opts->values[i] = value;
     return CLP_OK;
 }
 

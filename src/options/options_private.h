@@ -23,6 +23,10 @@ clp_status clp__value_from_json(const clp__option_def *def, const json_t *json,
  * whatever setlocale says. */
 clp_status clp__value_from_text(const clp__option_def *def, const char *text,
                                 const clp__where *where, clp_option_value *out, clp_error *err);
+/* Checks a value already of def's type against its range, finiteness or enum values, as
+ * clp__value_from_json does. */
+clp_status clp__value_check(const clp__option_def *def, const clp_option_value *v,
+                            const clp__where *where, clp_error *err);
 /* A JSON value for messages: "string \"abc\"", "integer 3", "real 3.5", "true", "null",
  * "an object", "an array". Returns buf. */
 char *clp__json_describe(const json_t *json, char *buf, size_t size);

@@ -152,6 +152,27 @@ static clp_status set_enum(const clp__option_def *def, const char *name, const c
                        clp__suggest_hint(&s, hint, sizeof hint));
 }
 
+clp_status clp__value_check(const clp__option_def *def, const clp_option_value *v,
+                            const clp__where *where, clp_error *err) {
+    char shown[40], allowed[160];
+    switch (def->type) {
+    case CLP_OPT_BOOL:
+        return CLP_OK;
+    case CLP_OPT_INT:
+        snprintf(shown, sizeof shown, "%lld", v->i);
+        return check_range(def, (double)v->i, shown, where, err);
+    case CLP_OPT_FLOAT:
+        return check_float(def, v->f, format_double(v->f, shown, sizeof shown), where, err);
+    case CLP_OPT_ENUM:
+        break;
+    }
+    if (v->i >= 0 && (size_t)v->i < def->n_values)
+        return CLP_OK;
+    return CLP_FAIL_AT(err, CLP_OPTION_VALUE, where->source, -1, -1,
+                       "option '%s' has no value number %lld in %s (allowed: %s)", def->name, v->i,
+                       where->text, enum_list(def, allowed, sizeof allowed));
+}
+
 char *clp__json_describe(const json_t *json, char *buf, size_t size) {
     char num[40];
     switch (json_typeof(json)) {

@@ -1,5 +1,7 @@
 /* unit/options: the real schema's defaults; case, preset and command-line precedence with
- * origins; every value type; depends checks; locale independence; "did you mean". */
+ * origins; every value type; depends checks; a run's typed decisions; locale independence;
+ * "did you mean". */
+#include "option_enums.h"
 #include "test.h"
 
 #include <locale.h>
@@ -241,6 +243,45 @@ static void test_depends(const clp_schema *schema) {
     clp_options_destroy(opts);
 }
 
+/* A run's decision through the generated setters: typed, checked as a user's value would be,
+ * with its own origin, which a depends message names. */
+static void test_decisions(const clp_schema *schema) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_options *opts = fresh(schema);
+    CLP_ASSERT_OK(clp__neighbors_every_set(opts, 3, &err), &err);
+    CLP_ASSERT(clp__neighbors_every_of(opts) == 3);
+    CLP_ASSERT(clp_options_get(opts, "neighbors.every")->origin == CLP_ORIGIN_DECIDED);
+    CLP_ASSERT_STR_EQ(clp_options_get(opts, "neighbors.every")->origin_text, "the run's decision");
+    CLP_ASSERT_OK(clp__core_summation_set(opts, CLP_CORE_SUMMATION_NAIVE, &err), &err);
+    CLP_ASSERT_STR_EQ(clp_options_enum(opts, "core.summation"), "naive");
+
+    /* Out of range, a value the enum does not have, a float that is not finite: refused, and
+     * the option keeps its value. */
+    clp_error_clear(&err);
+    CLP_ASSERT_STATUS(clp__neighbors_every_set(opts, 0, &err), CLP_OPTION_RANGE, &err);
+    CLP_ASSERT(strstr(err.message, "'neighbors.every' = 0 is out of range") != NULL);
+    CLP_ASSERT(strstr(err.message, "the run's decision") != NULL);
+    CLP_ASSERT(clp__neighbors_every_of(opts) == 3);
+    clp_error_clear(&err);
+    CLP_ASSERT_STATUS(
+        clp__core_summation_set(opts, (clp__core_summation)CLP_CORE_SUMMATION_COUNT, &err),
+        CLP_OPTION_VALUE, &err);
+    CLP_ASSERT_STR_EQ(clp_options_enum(opts, "core.summation"), "naive");
+    clp_error_clear(&err);
+    CLP_ASSERT_STATUS(clp__neighbors_skin_set(opts, NAN, &err), CLP_OPTION_RANGE, &err);
+    clp_options_destroy(opts);
+
+    /* A decision that leaves a dependency unmet is named as the run's in the message. */
+    opts = fresh(schema);
+    CLP_ASSERT_OK(clp__core_kbn_form_set(opts, CLP_CORE_KBN_FORM_SELECT, &err), &err);
+    clp_error_clear(&err);
+    CLP_ASSERT_STATUS(clp_options_check(opts, &err), CLP_OPTION_DEPENDS, &err);
+    CLP_ASSERT_STR_EQ(err.message,
+                      "option 'core.kbn_form' = select (from the run's decision) needs "
+                      "core.summation = kbn, but it is kahan (from default)");
+    clp_options_destroy(opts);
+}
+
 /* depends_any and depends_all over several conditions, on a schema written here. */
 static void test_depends_any_all(void) {
     char path[512];
@@ -357,6 +398,7 @@ int main(void) {
     test_types(schema);
     test_depends(schema);
     test_depends_any_all();
+    test_decisions(schema);
     test_locale(schema);
     test_suggestion(schema);
 
