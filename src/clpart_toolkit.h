@@ -408,8 +408,8 @@ CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
 CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop);
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
- * grid's, SPH's and the velocities LJ shares with SPH, which the sort and a split run carry.
- * Every other model, and SPH's gauges and ghost nodes, own their buffers by name (below). */
+ * grid's and SPH's, which the sort and a split run carry. Every other model, and SPH's gauges
+ * and ghost nodes, own their buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 

@@ -71,23 +71,23 @@ clp_status clp__lj_layout_make(const clp_device_info *dev, const clp_grid_geomet
                                unsigned max_per_cell, clp__lj_strategy strategy, unsigned lanes,
                                clp__lj_layout *out, clp_error *err);
 
-/* The model's CLP_BUF_* buffer beside the grid's: the velocities, which the sort and a split
- * run's migration carry. */
-#define CLP__LJ_BUFFERS CLP_BUF_VEL
-/* Its own buffers (clp_worker_buffer_create), a float4 and a float an atom: the force (w: the
- * atom's potential energy) and half the sum of r . f over its pairs. Their names, NULL-ended,
- * are the registry entry's owned_buffers. A system or rank makes them as it opens, after the
- * velocities, and frees them when it closes: one at a time on a worker. */
-enum { CLP__LJ_FORCE, CLP__LJ_VIRIAL, CLP__LJ_OWN };
+/* Its own buffers (clp_worker_buffer_create): a float4, a float4 and a float an atom: the
+ * velocity (w 0), the force (w: the atom's potential energy) and half the sum of r . f over its
+ * pairs. Their names, NULL-ended, are the registry entry's owned_buffers. A system or rank makes
+ * them as it opens and frees them when it closes: one at a time on a worker. The velocities
+ * follow the sort and a split run's migration (clp_grid_carry). */
+enum { CLP__LJ_VEL, CLP__LJ_FORCE, CLP__LJ_VIRIAL, CLP__LJ_OWN };
 extern const char *const clp__lj_buffers[];
-/* Makes them for `slots` atoms into own[CLP__LJ_OWN]. */
-clp_status clp__lj_own_create(clp_worker *worker, size_t slots, clp_buffer **own, clp_error *err);
+/* Makes them for `slots` atoms into own[CLP__LJ_OWN], and has `grid` carry the velocities. */
+clp_status clp__lj_own_create(clp_worker *worker, clp_grid *grid, size_t slots, clp_buffer **own,
+                              clp_error *err);
 /* Their need on the device for `n` atoms. */
 clp_memory_need clp__lj_own_need(size_t n);
-/* How many of them, from the first, a kernel takes after its CLP_BUF_* arguments (cl/lj): the
- * force kernel both, the kicks the forces. A step sets them before every run
- * (clp_worker_set_step_buffers). */
-enum { CLP__LJ_FORCES_ARGS = CLP__LJ_OWN, CLP__LJ_KICK_ARGS = 1 };
+/* Which of them a kernel takes after its CLP_BUF_* arguments (cl/lj), from own[first] on: the
+ * force kernel the force and virial, the kicks the velocity and force. A step sets them before
+ * every run (clp_worker_set_step_buffers). */
+enum { CLP__LJ_FORCES_FIRST = CLP__LJ_FORCE, CLP__LJ_FORCES_ARGS = 2 };
+enum { CLP__LJ_KICK_FIRST = CLP__LJ_VEL, CLP__LJ_KICK_ARGS = 2 };
 
 /* Atoms per unit volume of the state. */
 double clp__lj_density(const clp__lj_state *s);

@@ -125,22 +125,31 @@ fail:
 }
 
 const char *const clp__lj_buffers[CLP__LJ_OWN + 1] = {
-    [CLP__LJ_FORCE] = "lj.force", [CLP__LJ_VIRIAL] = "lj.virial"};
+    [CLP__LJ_VEL] = "lj.vel", [CLP__LJ_FORCE] = "lj.force", [CLP__LJ_VIRIAL] = "lj.virial"};
 
 static size_t own_bytes(size_t n, int which) {
-    return n * (which == CLP__LJ_FORCE ? sizeof(cl_float4) : sizeof(cl_float));
+    return n * (which == CLP__LJ_VIRIAL ? sizeof(cl_float) : sizeof(cl_float4));
 }
 
-clp_status clp__lj_own_create(clp_worker *w, size_t slots, clp_buffer **own, clp_error *err) {
-    const size_t bytes[CLP__LJ_OWN] = {own_bytes(slots, CLP__LJ_FORCE),
-                                       own_bytes(slots, CLP__LJ_VIRIAL)};
-    return clp_worker_buffers_create(w, clp__lj_buffers, bytes, CLP__LJ_OWN, own, err);
+clp_status clp__lj_own_create(clp_worker *w, clp_grid *grid, size_t slots, clp_buffer **own,
+                              clp_error *err) {
+    clp_status st = CLP_OK;
+    size_t bytes[CLP__LJ_OWN];
+    for (int i = 0; i < CLP__LJ_OWN; i++)
+        bytes[i] = own_bytes(slots, i);
+    CLP_TRY(clp_worker_buffers_create(w, clp__lj_buffers, bytes, CLP__LJ_OWN, own, err));
+    CLP_TRY(clp_grid_carry(grid, own[CLP__LJ_VEL], err));
+fail:
+    return st;
 }
 
 clp_memory_need clp__lj_own_need(size_t n) {
-    const size_t force = own_bytes(n, CLP__LJ_FORCE);
-    return (clp_memory_need){force + own_bytes(n, CLP__LJ_VIRIAL), force,
-                             clp__lj_buffers[CLP__LJ_FORCE]};
+    clp_memory_need need = {0, 0, NULL};
+    for (int i = 0; i < CLP__LJ_OWN; i++) {
+        const unsigned long long bytes = own_bytes(n, i);
+        need = clp__memory_need_add(need, (clp_memory_need){bytes, bytes, clp__lj_buffers[i]});
+    }
+    return need;
 }
 
 struct clp__lj_system {
@@ -155,13 +164,13 @@ struct clp__lj_system {
     clp_buffer *own[CLP__LJ_OWN];
 };
 
-/* Runs a step whose kernel takes `own_args` of the model's buffers after its bits; in a timed
- * run (phase set) its device time is added to *phase. */
-static clp_status run_timed(clp__lj_system *sys, const clp_step *step, size_t own_args,
+/* Runs a step whose kernel takes `count` of the model's buffers from own[first] after its bits;
+ * in a timed run (phase set) its device time is added to *phase. */
+static clp_status run_timed(clp__lj_system *sys, const clp_step *step, int first, size_t count,
                             double *phase, clp_error *err) {
     clp_status st = CLP_OK;
     double seconds = 0;
-    CLP_TRY(clp_worker_set_step_buffers(sys->worker, step, sys->own, own_args, err));
+    CLP_TRY(clp_worker_set_step_buffers(sys->worker, step, sys->own + first, count, err));
     CLP_TRY(clp_worker_run_step(sys->worker, step, phase ? &seconds : NULL, err));
     if (phase)
         *phase += seconds;
@@ -172,8 +181,8 @@ fail:
 static clp_status compute_forces(clp__lj_system *sys, clp_error *err) {
     const clp_step forces = {"lj_forces", clp_grid_iteration_buffers(sys->opts), sys->layout.global,
                              sys->layout.local};
-    return run_timed(sys, &forces, CLP__LJ_FORCES_ARGS, sys->timing ? &sys->timing->forces : NULL,
-                     err);
+    return run_timed(sys, &forces, CLP__LJ_FORCES_FIRST, CLP__LJ_FORCES_ARGS,
+                     sys->timing ? &sys->timing->forces : NULL, err);
 }
 
 /* Velocities as float4 with w = 0, so that a drift leaves the position's w alone. */
@@ -184,7 +193,7 @@ static clp_status upload_velocities(clp__lj_system *sys, const clp__lj_state *s,
     for (size_t i = 0; s->vel && i < s->n; i++)
         for (int a = 0; a < 3; a++)
             v[i].s[a] = (cl_float)s->vel[3 * i + a];
-    CLP_TRY(clp_worker_write(sys->worker, CLP_BUF_VEL, v, err));
+    CLP_TRY(clp_worker_buffer_write(sys->worker, sys->own[CLP__LJ_VEL], v, err));
 fail:
     free(v);
     return st;
@@ -221,9 +230,7 @@ clp_status clp__lj_system_open_resolved(clp_worker *w, clp_options *resolved, cl
     sys->geo = geo;
     CLP_TRY(clp_grid_create(w, sys->opts, &geo, s->n, &sys->grid, err));
     CLP_TRY(clp_grid_set_particles(sys->grid, s->xyz, NULL, err));
-    const clp_buffer_counts counts = {.particles = s->n};
-    CLP_TRY(clp_worker_alloc(w, CLP__LJ_BUFFERS, sys->opts, &counts, err));
-    CLP_TRY(clp__lj_own_create(w, s->n, sys->own, err));
+    CLP_TRY(clp__lj_own_create(w, sys->grid, s->n, sys->own, err));
     CLP_TRY(upload_velocities(sys, s, err));
     CLP_TRY(clp_grid_update(sys->grid, err));
     CLP_TRY(compute_forces(sys, err));
@@ -273,16 +280,16 @@ void clp__lj_system_time(clp__lj_system *sys, clp_run_timing *timing) {
 
 clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *err) {
     clp_status st = CLP_OK;
-    /* each with the forces after these */
-    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL, sys->n, 0};
-    const clp_step kicks_drift = {"lj_kicks_drift", CLP_BUF_POS | CLP_BUF_VEL, sys->n, 0};
-    const clp_step kick = {"lj_kick", CLP_BUF_VEL, sys->n, 0};
+    /* each with the velocities and forces after these */
+    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS, sys->n, 0};
+    const clp_step kicks_drift = {"lj_kicks_drift", CLP_BUF_POS, sys->n, 0};
+    const clp_step kick = {"lj_kick", 0, sys->n, 0};
     double *integration = sys->timing ? &sys->timing->integration : NULL;
     for (uint64_t k = 0; k < steps; k++) {
         /* between two steps, one launch does the last one's second half kick and this one's
            first: two launches a step, not three */
-        CLP_TRY(
-            run_timed(sys, k ? &kicks_drift : &kick_drift, CLP__LJ_KICK_ARGS, integration, err));
+        CLP_TRY(run_timed(sys, k ? &kicks_drift : &kick_drift, CLP__LJ_KICK_FIRST,
+                          CLP__LJ_KICK_ARGS, integration, err));
         sys->step++;
         double moved = 0;
         if (clp_grid_checks_moves(sys->grid))
@@ -300,7 +307,7 @@ clp_status clp__lj_system_run(clp__lj_system *sys, uint64_t steps, clp_error *er
             sys->timing->steps++;
     }
     if (steps)
-        CLP_TRY(run_timed(sys, &kick, CLP__LJ_KICK_ARGS, integration, err));
+        CLP_TRY(run_timed(sys, &kick, CLP__LJ_KICK_FIRST, CLP__LJ_KICK_ARGS, integration, err));
 fail:
     return st;
 }
@@ -349,7 +356,7 @@ clp_status clp__lj_system_read(clp__lj_system *sys, double *force, double *energ
     uint32_t *ids = malloc(n * sizeof *ids);
     CLP_REQUIRE(f4 && v4 && w1 && ids, err, CLP_NOMEM, "out of host memory for %zu atoms", n);
     CLP_TRY(clp_worker_buffer_read(sys->worker, sys->own[CLP__LJ_FORCE], f4, err));
-    CLP_TRY(clp_worker_read(sys->worker, CLP_BUF_VEL, v4, err));
+    CLP_TRY(clp_worker_buffer_read(sys->worker, sys->own[CLP__LJ_VEL], v4, err));
     CLP_TRY(clp_worker_buffer_read(sys->worker, sys->own[CLP__LJ_VIRIAL], w1, err));
     CLP_TRY(clp_grid_read_particles(sys->grid, NULL, ids, err));
     *virial = 0;

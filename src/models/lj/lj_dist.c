@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What an atom takes to another rank: the position (with its key), velocity, ID and type
- * (padding is a type). The force is computed again after every rebuild. */
-#define LJ_TRAVELS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL)
+/* What an atom takes to another rank: the position (with its key), ID and type (padding is a
+ * type), and after them the velocity, which the grid carries (clp__lj_own_create). The force is
+ * computed again after every rebuild. */
+#define LJ_TRAVELS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_ID)
 
 struct clp__lj_rank {
     clp_worker *worker;
@@ -50,7 +51,8 @@ static clp_status compute_forces(clp__lj_rank *r, clp_error *err) {
     const clp_step forces = {"lj_forces", clp_grid_iteration_buffers(r->opts), r->layout.global,
                              r->layout.local};
     size_t first, count;
-    CLP_TRY(clp_worker_set_step_buffers(r->worker, &forces, r->own, CLP__LJ_FORCES_ARGS, err));
+    CLP_TRY(clp_worker_set_step_buffers(r->worker, &forces, r->own + CLP__LJ_FORCES_FIRST,
+                                        CLP__LJ_FORCES_ARGS, err));
     if (r->layout.strategy != CLP_LJ_STRATEGY_PAR_PART) {
         CLP_TRY(clp__dist_rank_refresh_end(&r->dist, err));
         CLP_TRY(clp_worker_run_step(r->worker, &forces, NULL, err));
@@ -106,10 +108,8 @@ static clp_status upload_state(clp__lj_rank *r, const clp__lj_state *s, const cl
     }
     CLP_TRY(clp_grid_set_particles(r->grid, cut->xyz, types, err));
     CLP_TRY(clp_worker_write(r->worker, CLP_BUF_ID, cut->ids, err));
-    const clp_buffer_counts counts = {.particles = cut->slots};
-    CLP_TRY(clp_worker_alloc(r->worker, CLP__LJ_BUFFERS, r->opts, &counts, err));
-    CLP_TRY(clp__lj_own_create(r->worker, cut->slots, r->own, err));
-    CLP_TRY(clp_worker_write(r->worker, CLP_BUF_VEL, v, err));
+    CLP_TRY(clp__lj_own_create(r->worker, r->grid, cut->slots, r->own, err));
+    CLP_TRY(clp_worker_buffer_write(r->worker, r->own[CLP__LJ_VEL], v, err));
 fail:
     free(types);
     free(v);
@@ -117,12 +117,13 @@ fail:
 }
 
 /* A rebuild, then the forces and virials zeroed over the halo's slots (those below the owned
- * atoms, and from their end to the halo's): no rank computes them, so zero rather than stale. */
+ * atoms, and from their end to the halo's): no rank computes them, so zero rather than stale.
+ * The velocities travel with the atoms instead. */
 static clp_status rebuild(clp__lj_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
     const size_t halos[2][2] = {{0, r->dist.owned_first}, {r->dist.owned_end, r->dist.halo_end}};
-    for (int i = 0; i < CLP__LJ_OWN; i++) {
+    for (int i = CLP__LJ_FORCE; i < CLP__LJ_OWN; i++) {
         const size_t each = clp_buffer_size(r->own[i]) / r->slots;
         for (int side = 0; side < 2; side++)
             CLP_TRY(clp_worker_buffer_zero_range(r->worker, r->own[i], halos[side][0] * each,
@@ -195,7 +196,8 @@ void clp__lj_rank_close(clp__lj_rank *r) {
 
 /* Runs a kick of one work-item per atom over the owned atoms. */
 static clp_status run_owned(clp__lj_rank *r, const clp_step *s, clp_error *err) {
-    const clp_status st = clp_worker_set_step_buffers(r->worker, s, r->own, CLP__LJ_KICK_ARGS, err);
+    const clp_status st = clp_worker_set_step_buffers(r->worker, s, r->own + CLP__LJ_KICK_FIRST,
+                                                      CLP__LJ_KICK_ARGS, err);
     return st != CLP_OK ? st
                         : clp_worker_run_step_range(r->worker, s, r->dist.owned_first,
                                                     clp__dist_rank_owned(&r->dist), NULL, err);
@@ -203,9 +205,9 @@ static clp_status run_owned(clp__lj_rank *r, const clp_step *s, clp_error *err) 
 
 clp_status clp__lj_rank_run(clp__lj_rank *r, uint64_t steps, clp_error *err) {
     clp_status st = CLP_OK;
-    /* each with the forces after these */
-    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS | CLP_BUF_VEL, 0, 0};
-    const clp_step kick = {"lj_kick", CLP_BUF_VEL, 0, 0};
+    /* each with the velocities and forces after these */
+    const clp_step kick_drift = {"lj_kick_drift", CLP_BUF_POS, 0, 0};
+    const clp_step kick = {"lj_kick", 0, 0, 0};
     for (uint64_t k = 0; k < steps; k++) {
         CLP_TRY(run_owned(r, &kick_drift, err));
         r->step++;
@@ -234,7 +236,8 @@ static clp_status read_owned(clp__lj_rank *r, cl_float4 *f4, cl_float4 *v4, cl_f
     const size_t first = r->dist.owned_first, n = clp__dist_rank_owned(&r->dist);
     CLP_TRY(clp_worker_buffer_read_range(r->worker, r->own[CLP__LJ_FORCE], first * sizeof *f4,
                                          n * sizeof *f4, f4, err));
-    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
+    CLP_TRY(clp_worker_buffer_read_range(r->worker, r->own[CLP__LJ_VEL], first * sizeof *v4,
+                                         n * sizeof *v4, v4, err));
     CLP_TRY(clp_worker_buffer_read_range(r->worker, r->own[CLP__LJ_VIRIAL], first * sizeof *w1,
                                          n * sizeof *w1, w1, err));
     CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_ID, first, n, r->slots, r->ids, err));
@@ -294,7 +297,8 @@ static clp_status own_atoms(clp__lj_rank *r, atom_record **out, clp_error *err) 
     CLP_REQUIRE(xyz && ids && v4 && records, err, CLP_NOMEM,
                 "out of host memory for a snapshot of %zu atoms", r->slots);
     CLP_TRY(clp_grid_read_particles(r->grid, xyz, ids, err));
-    CLP_TRY(clp__dist_read_range(r->worker, CLP_BUF_VEL, first, n, r->slots, v4, err));
+    CLP_TRY(clp_worker_buffer_read_range(r->worker, r->own[CLP__LJ_VEL], first * sizeof *v4,
+                                         n * sizeof *v4, v4, err));
     for (size_t i = 0; i < n; i++) {
         atom_record *a = &records[i];
         *a = (atom_record){.id = ids[first + i]};

@@ -20,16 +20,13 @@ static const clp_model_stage lj_stages[] = {
     CLP__STAGE("lj_forces", "pair forces and virial, by lj.strategy", CLP_PHASE_FORCES),
     CLP__STAGE("lj_kick", "second half kick", CLP_PHASE_INTEGRATION), CLP__STAGES_END};
 
-/* The buffers of its runs: the neighbour search's and the velocities; its own after them. */
-#define LJ_BUFFERS (CLP_GRID_BUFFERS | CLP__LJ_BUFFERS)
-
 const clp_model clp__lj_entry = {.name = "lj",
                                  .throughput_unit = "atom-steps/s",
                                  .steps_name = "steps",
                                  .simulated_time = true,
                                  .profiled = true,
                                  .modules = lj_modules,
-                                 .buffers = LJ_BUFFERS,
+                                 .buffers = CLP_GRID_BUFFERS, /* the neighbour search's */
                                  .owned_buffers = clp__lj_buffers,
                                  .stages = lj_stages,
                                  .diagnostics = clp__lj_columns + 1,

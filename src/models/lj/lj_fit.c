@@ -12,10 +12,7 @@
 /* What the grid and the model take on the device for `n` atoms, with a list as `sized` sizes it
  * in list mode. */
 static clp_memory_need need_of(const clp_options *opts, const clp_grid_geometry *sized, size_t n) {
-    const clp_buffer_counts counts = {.particles = n};
-    const clp_memory_need model =
-        clp__memory_need_add(clp_buffers_need(CLP__LJ_BUFFERS, opts, &counts), clp__lj_own_need(n));
-    return clp__memory_need_add(clp_grid_memory_need(sized, opts, n), model);
+    return clp__memory_need_add(clp_grid_memory_need(sized, opts, n), clp__lj_own_need(n));
 }
 
 /* A copy of `opts` (new, in *out) that searches the cells instead of a stored list. */
