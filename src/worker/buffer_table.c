@@ -1,6 +1,7 @@
 /* The traits of every named buffer (Bilotta et al. 2018, 6.2.1): one row per CLP_BUF_* bit, in
- * bit order: the grid's and SPH's, and the velocities LJ shares with SPH. Every other model
- * owns its buffers by name instead (model_buffers.c, docs/adding-a-model.md). */
+ * bit order: the grid's, the constants and LJ's velocities, and SPH's former ones, which SPH no
+ * longer allocates. Every model owns its other buffers by name instead (model_buffers.c,
+ * docs/adding-a-model.md). */
 #include "internal.h"
 
 #define ROW(bit_, name_, type_, size_, components_, kind_)                                         \
