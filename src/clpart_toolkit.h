@@ -408,8 +408,8 @@ CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
 CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop);
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
- * grid's and SPH's, which the sort and a split run carry. Every other model, and SPH's gauges
- * and ghost nodes, own their buffers by name (below). */
+ * grid's and the constants, which the sort and a split run carry. Every model owns its own
+ * buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 
@@ -743,11 +743,12 @@ CLP_API void clp_grid_update_phase_bytes(const clp_options *opts, const clp_grid
  * been missed. */
 CLP_API clp_status clp_grid_update(clp_grid *grid, clp_error *err);
 /* With geometry.sort_borrowed: the sort's scratch (16 bytes a particle) and permutation (4)
- * live in the model's buffers `scratch` and `perm` from now on, which must hold at least as
- * much and whose contents a rebuild may overwrite (buffers a step writes before it reads them,
- * such as rates of change). Before the first update. */
-CLP_API clp_status clp_grid_lend_sort(clp_grid *grid, clp_buffer_set scratch, clp_buffer_set perm,
-                                      clp_error *err);
+ * live in the model's own buffers `scratch` and `perm` (model_buffers.c) from now on, which
+ * must hold at least as much and whose contents a rebuild may overwrite (buffers a step writes
+ * before it reads them, such as rates of change). Before the first update, and again after
+ * either is made anew. */
+CLP_API clp_status clp_grid_lend_sort(clp_grid *grid, const clp_buffer *scratch,
+                                      const clp_buffer *perm, clp_error *err);
 /* A model's own buffer (model_buffers.c) of one 4- or 16-byte element a particle that follows
  * the particles' permutation from now on: each sort gathers it after the re-sorted bits, and a
  * split run's migration carries it after them. Up to CLP_GRID_MOST_CARRIED; one given again is

@@ -4,7 +4,8 @@
  * the kernel's reach of point k, from which the host takes the Shepard averages and the
  * fluid fraction; wall_force[i] float4, the pressure force of the fluid on boundary particle i
  * (N, or N/m in 2D; 0 for fluid). Those three are the model's own buffers (sph_gauges.c), set
- * after the grid's and the constants. Needs cl/sph/sph.cl and the cell search of neighbors.cl. */
+ * after the grid's, the constants and the model's velocities and densities it reads. Needs
+ * cl/sph/sph.cl and the cell search of neighbors.cl. */
 
 #ifndef CLP_SPH_GAUGE_POINTS
 #define CLP_SPH_GAUGE_POINTS 1 /* points sampled */
@@ -13,8 +14,8 @@
 __kernel void
 sph_gauge_sample(__global const float4 *restrict pos, __global const uint *restrict key,
                  __global const uint *restrict type, __global const uint *restrict cell_start,
-                 __global const uint *restrict cell_end, __global const float4 *restrict vel,
-                 __global const float *restrict rho CLP_CONSTANTS_PARAM,
+                 __global const uint *restrict cell_end CLP_CONSTANTS_PARAM,
+                 __global const float4 *restrict vel, __global const float *restrict rho,
                  __global const float4 *restrict gauge_points,
                  __global float4 *restrict gauge_samples) {
     const uint k = get_global_id(0);
@@ -43,8 +44,8 @@ sph_gauge_sample(__global const float4 *restrict pos, __global const uint *restr
 /* The pressure force of the fluid on boundary particle i, the opposite of the pressure
  * force the particle exerts on its fluid neighbours in sph_forces:
  * m^2 sum_j (p_i + p_j) / (rho_i rho_j) grad_j W_ji. */
-__kernel void sph_wall_force(CLP_GRID_PARAMS,
-                             __global const float *restrict rho CLP_CONSTANTS_PARAM,
+__kernel void sph_wall_force(CLP_GRID_PARAMS CLP_CONSTANTS_PARAM,
+                             __global const float *restrict rho,
                              __global float4 *restrict wall_force) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)

@@ -24,9 +24,8 @@
  * uninitialised-value check crashes on private arrays and on float3. */
 __kernel void sph_mdbc(__global const float4 *restrict pos, __global const uint *restrict key,
                        __global const uint *restrict type, __global const uint *restrict cell_start,
-                       __global const uint *restrict cell_end,
-                       __global float *restrict rho CLP_CONSTANTS_PARAM,
-                       __global const float4 *restrict ghost) {
+                       __global const uint *restrict cell_end CLP_CONSTANTS_PARAM,
+                       __global float *restrict rho, __global const float4 *restrict ghost) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES || type[i] != 1)
         return;

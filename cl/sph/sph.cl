@@ -13,7 +13,10 @@
  * shifting), xsph[i] float4 (m/s, w 0), shift[i] float4 (the concentration gradient
  * sum_j V_j grad_i W_ij, w the stored density per second),
  * largest[2] uint (the bits of the largest |a| and |v| of the fluid at the last evaluation of
- * the forces), step[] the step record (SPH_STEP_* below). SI units throughout. */
+ * the forces), step[] the step record (SPH_STEP_* below). SI units throughout. These are the
+ * model's own buffers: a kernel takes the grid's and the constants first, then those of them
+ * it takes in the order of clp__sph_buffer (src/models/sph/sph.h), those the options leave out
+ * fenced by the conditions under which the host leaves them out. */
 
 #ifndef CLP_SPH_KERNEL
 #define CLP_SPH_KERNEL          1 /* smoothing kernel: 0 cubic spline, 1 Wendland C2 */
@@ -180,7 +183,7 @@ float tait_term(float s) {
 
 #if CLP_SPH_DENSITY == CLP_SPH_DENSITY_SUMMATION
 /* rho_i = m sum_j W_ij, the particle itself included. Boundary particles keep theirs. */
-__kernel void sph_density(CLP_GRID_PARAMS, __global float *restrict rho CLP_CONSTANTS_PARAM) {
+__kernel void sph_density(CLP_GRID_PARAMS CLP_CONSTANTS_PARAM, __global float *restrict rho) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES || type[i] != 0)
         return;
@@ -445,11 +448,10 @@ __kernel void sph_pack(__global float4 *restrict pos, __global const uint *restr
  * shifting sums, a work-item per particle; and the largest |a| and |v| for the step, so that
  * the step needs no pass of its own over the particles. Excluded neighbours, which stay in a
  * list until the next rebuild, are skipped. */
-__kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
+__kernel void sph_forces(CLP_GRID_PARAMS CLP_CONSTANTS_PARAM, __global const float4 *restrict vel,
                          __global const float *restrict rho,
                          __global float4 *restrict acc SPH_DRHO_PARAM(),
-                         __global uint *restrict largest SPH_XSPH_PARAM SPH_SHIFT_PARAM()
-                             CLP_CONSTANTS_PARAM) {
+                         __global uint *restrict largest SPH_XSPH_PARAM SPH_SHIFT_PARAM()) {
     __local uint group_largest[2]; /* the largest |a| and |v| of the group's fluid */
     group_max_begin(group_largest, 2);
     const uint i = get_global_id(0);
@@ -488,11 +490,18 @@ __kernel void sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel,
 }
 #endif
 
+/* The constants as a kernel's first parameter, for a kernel that takes no bit before them. */
+#if CLP_CORE_INLINE_CONSTANTS
+#define SPH_CONSTANTS_FIRST
+#else
+#define SPH_CONSTANTS_FIRST __constant const float *restrict clp_constants,
+#endif
+
 /* The step (Monaghan): cfl h / (c0 + |v|max), 0.25 sqrt(h / |a|max), and the largest step
  * (the CFL step at rest and the viscous bound), into a new step record, from the largest |a|
  * and |v| the forces recorded, which it clears for the next evaluation. One work-item. */
-__kernel void sph_dt(__global uint *restrict largest,
-                     __global uint *restrict step CLP_CONSTANTS_PARAM) {
+__kernel void sph_dt(SPH_CONSTANTS_FIRST __global uint *restrict largest,
+                     __global uint *restrict step) {
     if (get_global_id(0) != 0)
         return;
     const float a_max = as_float(largest[0]), v_max = as_float(largest[1]);
@@ -569,12 +578,12 @@ void step_end(uint i, __global float4 *pos, __global const uint *key, __global u
 #else
 #define SPH_XSPH_OF(i) ((float4)(0.0f))
 #endif
-/* The integration kernels' buffers: the state and the forces' largest |a| and |v| (which
- * sph_correct clears), then (predictor-corrector) the state at the start of the step, then
- * what the end of a step checks. */
+/* The integration kernels' buffers: the grid's and the constants, the state and the forces'
+ * largest |a| and |v| (which sph_correct clears), then (predictor-corrector) the state at the
+ * start of the step, then what the end of a step checks. */
 #define SPH_STATE_PARAMS                                                                           \
     __global float4 *restrict pos, __global const uint *restrict key,                              \
-        __global uint *restrict type, __global const uint *restrict id,                            \
+        __global uint *restrict type, __global const uint *restrict id CLP_CONSTANTS_PARAM,        \
         __global float4 *restrict vel, __global float *restrict rho,                               \
         __global const float4 *restrict acc SPH_DRHO_PARAM(const),                                 \
         __global uint *restrict largest, __global uint *restrict step SPH_XSPH_PARAM
@@ -614,7 +623,7 @@ void advance(__global float4 *pos, __global float4 *vel, __global float *rho, ui
 #if CLP_SPH_INTEGRATOR == CLP_SPH_INTEGRATOR_SYMPLECTIC
 
 /* Symplectic Euler: density and velocity first, then positions with the new velocity. */
-__kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
+__kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS) {
     __local uint moved[1]; /* the largest move of the group's fluid (step_end) */
     group_max_begin(moved, 1);
     const uint i = get_global_id(0);
@@ -639,8 +648,7 @@ __kernel void sph_integrate(SPH_STATE_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM)
 
 /* Predictor-corrector (Monaghan 1989), first half: keep the state of time n and move half a
  * step with the rates of time n, positions with the velocity of time n. */
-__kernel void sph_predict(SPH_STATE_PARAMS,
-                          SPH_OLD_PARAMS SPH_SHIFT_PARAM(const) CLP_CONSTANTS_PARAM) {
+__kernel void sph_predict(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_SHIFT_PARAM(const)) {
     const uint i = get_global_id(0);
     if (i >= CLP_GRID_PARTICLES)
         return;
@@ -657,7 +665,7 @@ __kernel void sph_predict(SPH_STATE_PARAMS,
 /* Second half: with the rates of time n + 1/2, the corrected half-step state is
  * y_half = y_n + dt/2 rate_half, and y_n+1 = 2 y_half - y_n = y_n + dt rate_half; positions
  * move with the corrected half-step velocity, and shifting with the rates of the half step. */
-__kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS CLP_CONSTANTS_PARAM) {
+__kernel void sph_correct(SPH_STATE_PARAMS, SPH_OLD_PARAMS SPH_END_PARAMS) {
     __local uint moved[1]; /* the largest move of the group's fluid (step_end) */
     const uint i = get_global_id(0);
     /* the half step's forces recorded their largest |a| and |v| too, which no step uses */

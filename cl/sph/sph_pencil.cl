@@ -40,9 +40,9 @@ float4 frame_offset(int4 c, int4 w, int4 corner) {
 }
 
 __kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-sph_forces(CLP_GRID_PARAMS, __global const float4 *restrict vel, __global const float *restrict rho,
-           __global float4 *restrict acc SPH_DRHO_PARAM(), __global uint *restrict largest
-               SPH_XSPH_PARAM SPH_SHIFT_PARAM() CLP_CONSTANTS_PARAM) {
+sph_forces(CLP_GRID_PARAMS CLP_CONSTANTS_PARAM, __global const float4 *restrict vel,
+           __global const float *restrict rho, __global float4 *restrict acc SPH_DRHO_PARAM(),
+           __global uint *restrict largest SPH_XSPH_PARAM SPH_SHIFT_PARAM()) {
     __local float4 staged_x[CAPACITY]; /* frame position */
     __local float4 staged_v[CAPACITY]; /* velocity */
     __local uint staged_type[CAPACITY];

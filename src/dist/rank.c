@@ -37,21 +37,26 @@ typedef struct field_list {
     size_t count;
 } field_list;
 
-static field_list fields_of(const clp__dist_rank *r, clp_buffer_set bits, bool carried) {
+static field_list fields_of(clp_buffer_set bits, const clp_buffer *const *own, size_t n_own) {
     field_list l = {.count = 0};
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         if (bits & (1ull << i))
             l.at[l.count++] = (field){1ull << i, NULL};
-    const clp_buffer *own[CLP_GRID_MOST_CARRIED];
-    const size_t n = carried ? clp_grid_carried(r->grid, own, CLP_GRID_MOST_CARRIED) : 0;
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n_own && k < CLP_GRID_MOST_CARRIED; k++)
         l.at[l.count++] = (field){0, own[k]};
     return l;
 }
 
 /* What the particles travel with at a rebuild. */
 static field_list travelling(const clp__dist_rank *r) {
-    return fields_of(r, r->travels, true);
+    const clp_buffer *own[CLP_GRID_MOST_CARRIED];
+    const size_t n = clp_grid_carried(r->grid, own, CLP_GRID_MOST_CARRIED);
+    return fields_of(r->travels, own, n);
+}
+
+/* What the refresh begun and not ended moves. */
+static field_list refreshed(const clp__dist_rank *r) {
+    return fields_of(r->pending, r->pending_own, r->n_pending_own);
 }
 
 static cl_mem field_mem(const clp__dist_rank *r, const field *f) {
@@ -620,6 +625,7 @@ static clp_status pack_sides(clp__dist_rank *r, side_exchange x[2], selection *s
     CLP_TRY(wait_mark(&r->packed, err));
     CLP_TRY(wait_mark(&r->unpacked, err)); /* the receives reuse its staging */
     r->pending = 0;
+    r->n_pending_own = 0;
     /* the neighbour lists were valid until now: nothing has moved yet */
     CLP_TRY(clp_grid_check_moved(r->grid, err));
     CLP_TRY(fill_padding(r, 0, r->owned_first, err));
@@ -794,15 +800,26 @@ static void edges_and_halos(const clp__dist_rank *r, size_t edge_first[2], size_
  * queues order the copies after the kernels that wrote the edges, and the kernels that read
  * the halos after the copies. */
 clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields, clp_error *err) {
+    return clp__dist_rank_refresh_begin_own(r, fields, NULL, 0, err);
+}
+
+clp_status clp__dist_rank_refresh_begin_own(clp__dist_rank *r, clp_buffer_set fields,
+                                            const clp_buffer *const *own, size_t n_own,
+                                            clp_error *err) {
     clp_status st = CLP_OK;
     size_t edge_first[2], edge[2], halo_first[2], halo[2];
     cl_event written = NULL;
     fields &= clp_worker_buffers(r->worker);
     edges_and_halos(r, edge_first, edge, halo_first, halo);
-    const field_list list = fields_of(r, fields, false);
+    const field_list list = fields_of(fields, own, n_own);
     const size_t each = particle_bytes(r, &list);
-    CLP_REQUIRE(!r->pending, err, CLP_CHECK,
+    CLP_REQUIRE(!clp__dist_rank_refreshing(r), err, CLP_CHECK,
                 "device rank %d: a halo refresh began before the last one ended", r->rank);
+    CLP_REQUIRE(n_own <= CLP_GRID_MOST_CARRIED, err, CLP_USAGE,
+                "device rank %d: a halo refresh moves at most %d of a model's buffers", r->rank,
+                CLP_GRID_MOST_CARRIED);
+    for (size_t k = 0; k < n_own; k++)
+        CLP_TRY(clp__buffer_check_owner(r->worker, own[k], err));
     CLP_TRY(mark(clp_worker_queue(r->worker), &written, err));
     CLP_TRY(wait_on(r->transfer, written, err));
     for (int side = 0; side < 2; side++) {
@@ -814,6 +831,9 @@ clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields
     }
     CLP_TRY(mark(r->transfer, &r->packed, err));
     r->pending = fields;
+    for (size_t k = 0; k < n_own; k++)
+        r->pending_own[k] = own[k];
+    r->n_pending_own = n_own;
 fail:
     if (written)
         clReleaseEvent(written);
@@ -823,12 +843,12 @@ fail:
 clp_status clp__dist_rank_refresh_end(clp__dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     size_t edge_first[2], edge[2], halo_first[2], halo[2];
-    const clp_buffer_set fields = r->pending;
-    if (!fields)
+    if (!clp__dist_rank_refreshing(r))
         return CLP_OK;
+    const field_list list = refreshed(r);
     r->pending = 0;
+    r->n_pending_own = 0;
     edges_and_halos(r, edge_first, edge, halo_first, halo);
-    const field_list list = fields_of(r, fields, false);
     const size_t each = particle_bytes(r, &list);
     /* the device runs what was enqueued since the begin while the host exchanges */
     CLP_CL_CHECK(clFlush(clp_worker_queue(r->worker)), err, "halo exchange: clFlush");

@@ -45,10 +45,13 @@ typedef struct clp__dist_rank {
     clp__dist_staging pack[2], unpack[2]; /* per side */
     cl_command_queue transfer; /* the refreshes' copies, beside the kernels on the worker's */
     clp_buffer_set pending;    /* the fields of a refresh begun and not ended */
-    cl_event packed;           /* the edges' reads of the refresh begun are done */
-    cl_event unpacked;         /* the halos' writes of the last refresh are done */
-    bool lent;                 /* the comm may still read a pack it was lent (send_pack) */
-    clp_grid_timing timing;    /* the last rebuild's device time: both sorts and the list */
+    /* and the model's own buffers it moves after them, pending_own[0 .. n_pending_own - 1] */
+    const clp_buffer *pending_own[CLP_GRID_MOST_CARRIED];
+    size_t n_pending_own;
+    cl_event packed;        /* the edges' reads of the refresh begun are done */
+    cl_event unpacked;      /* the halos' writes of the last refresh are done */
+    bool lent;              /* the comm may still read a pack it was lent (send_pack) */
+    clp_grid_timing timing; /* the last rebuild's device time: both sorts and the list */
 } clp__dist_rank;
 
 /* This rank of `slabs` on `worker`, whose grid over `local` (clp__slabs_local_geometry) holds
@@ -86,6 +89,16 @@ clp_status clp__dist_rank_refresh(clp__dist_rank *r, clp_buffer_set fields, clp_
  * refresh it began, or drops it at a rebuild, which copies the whole halo anew. */
 clp_status clp__dist_rank_refresh_begin(clp__dist_rank *r, clp_buffer_set fields, clp_error *err);
 clp_status clp__dist_rank_refresh_end(clp__dist_rank *r, clp_error *err);
+/* The begin of a refresh of the `fields` bits and, after them, of `n_own` of the model's own
+ * buffers of one element a slot (at most CLP_GRID_MOST_CARRIED). */
+clp_status clp__dist_rank_refresh_begin_own(clp__dist_rank *r, clp_buffer_set fields,
+                                            const clp_buffer *const *own, size_t n_own,
+                                            clp_error *err);
+
+/* Whether a refresh was begun and not ended. */
+static inline bool clp__dist_rank_refreshing(const clp__dist_rank *r) {
+    return r->pending || r->n_pending_own;
+}
 
 /* The slots of the owned layers that read no halo (inner), and of those that do (the two
  * edges): [first, first + count) each. */

@@ -404,15 +404,16 @@ fail:
     return st;
 }
 
-clp_status clp_grid_lend_sort(clp_grid *g, clp_buffer_set scratch, clp_buffer_set perm,
+clp_status clp_grid_lend_sort(clp_grid *g, const clp_buffer *scratch, const clp_buffer *perm,
                               clp_error *err) {
     clp_status st = CLP_OK;
     CLP_REQUIRE(g->geo.sort_borrowed, err, CLP_USAGE,
                 "the grid allocated its own sort buffers: a geometry with sort_borrowed borrows "
                 "them");
-    CLP_TRY(clp__worker_alias(g->worker, CLP_BUF_SORT_SCRATCH, scratch,
-                              g->particles * 4 * sizeof(cl_uint), err));
-    CLP_TRY(clp__worker_alias(g->worker, CLP_BUF_PERM, perm, g->particles * sizeof(cl_uint), err));
+    CLP_TRY(clp__worker_alias_owned(g->worker, CLP_BUF_SORT_SCRATCH, scratch,
+                                    g->particles * 4 * sizeof(cl_uint), err));
+    CLP_TRY(clp__worker_alias_owned(g->worker, CLP_BUF_PERM, perm, g->particles * sizeof(cl_uint),
+                                    err));
 fail:
     return st;
 }

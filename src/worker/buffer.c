@@ -212,21 +212,36 @@ cl_mem clp_worker_buffer(const clp_worker *w, clp_buffer_set bit) {
     return i < 0 ? NULL : w->buffers[i];
 }
 
+/* Makes buffer index i live in `host` (named `name`, `held` bytes), retained. */
+static clp_status alias_mem(clp_worker *w, int i, cl_mem host, size_t held, const char *name,
+                            size_t bytes, clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_REQUIRE(i >= 0 && host && held >= bytes, err, CLP_USAGE,
+                "buffer \"%s\" (%zu bytes) cannot live in buffer \"%s\" (%zu bytes)",
+                i >= 0 ? clp_buffer_traits_of(1ull << i)->name : "(unknown)", bytes, name, held);
+    CLP_CL_CHECK(clRetainMemObject(host), err, "buffer \"%s\": clRetainMemObject", name);
+    release_buffer(w, i);
+    w->buffers[i] = host;
+    w->buffer_bytes[i] = bytes;
+    w->aliases |= 1ull << i;
+fail:
+    return st;
+}
+
 clp_status clp__worker_alias(clp_worker *w, clp_buffer_set bit, clp_buffer_set host, size_t bytes,
                              clp_error *err) {
+    const int h = clp__buffer_index(host);
+    return alias_mem(w, clp__buffer_index(bit), h >= 0 ? w->buffers[h] : NULL,
+                     h >= 0 ? w->buffer_bytes[h] : 0,
+                     h >= 0 ? clp_buffer_traits_of(host)->name : "(unknown)", bytes, err);
+}
+
+clp_status clp__worker_alias_owned(clp_worker *w, clp_buffer_set bit, const clp_buffer *host,
+                                   size_t bytes, clp_error *err) {
     clp_status st = CLP_OK;
-    const int i = clp__buffer_index(bit), h = clp__buffer_index(host);
-    CLP_REQUIRE(i >= 0 && h >= 0 && w->buffers[h] && w->buffer_bytes[h] >= bytes, err, CLP_USAGE,
-                "buffer \"%s\" (%zu bytes) cannot live in buffer \"%s\" (%zu bytes)",
-                i >= 0 ? clp_buffer_traits_of(bit)->name : "(unknown)", bytes,
-                h >= 0 ? clp_buffer_traits_of(host)->name : "(unknown)",
-                h >= 0 ? w->buffer_bytes[h] : 0);
-    CLP_CL_CHECK(clRetainMemObject(w->buffers[h]), err, "buffer \"%s\": clRetainMemObject",
-                 clp_buffer_traits_of(host)->name);
-    release_buffer(w, i);
-    w->buffers[i] = w->buffers[h];
-    w->buffer_bytes[i] = bytes;
-    w->aliases |= bit;
+    CLP_TRY(clp__buffer_check_owner(w, host, err));
+    CLP_TRY(alias_mem(w, clp__buffer_index(bit), clp_buffer_mem(host), clp_buffer_size(host),
+                      clp_buffer_name(host), bytes, err));
 fail:
     return st;
 }

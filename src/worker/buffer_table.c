@@ -1,5 +1,5 @@
 /* The traits of every named buffer (Bilotta et al. 2018, 6.2.1): one row per CLP_BUF_* bit, in
- * bit order: the grid's and SPH's. Every other model owns its buffers by name instead
+ * bit order: the grid's and the constants. Every model owns its buffers by name instead
  * (model_buffers.c, docs/adding-a-model.md). */
 #include "internal.h"
 

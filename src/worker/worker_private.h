@@ -66,6 +66,9 @@ clp_status clp__worker_realloc(clp_worker *worker, clp_buffer_set bit, size_t by
  * large), in place of its own: for a buffer only used while the host's contents are dead. */
 clp_status clp__worker_alias(clp_worker *worker, clp_buffer_set bit, clp_buffer_set host,
                              size_t bytes, clp_error *err);
+/* The same in a model's own buffer `host` (model_buffers.c) of this worker's. */
+clp_status clp__worker_alias_owned(clp_worker *worker, clp_buffer_set bit, const clp_buffer *host,
+                                   size_t bytes, clp_error *err);
 /* Makes the neighbour list `pieces` buffers of `piece_bytes`, each the list of `stride`
  * particles of `particles` (the last the rest), in place of the one it was: every step that
  * takes the list then runs once a piece, the piece its list argument, over the piece's

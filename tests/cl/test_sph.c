@@ -348,6 +348,7 @@ typedef struct prog {
     uint32_t *type;       /* the types as written, by particle */
     clp_buffer *gauge[3]; /* SPH's own: the gauges' points and samples, the wall force */
     clp_buffer *ghost;    /* and mDBC's ghost nodes, which the sort carries */
+    clp_buffer *own[CLP__SPH_BUFFERS]; /* and its state, rates and records (sph.h) */
 } prog;
 
 static const char *const base_options[] = {"neighbors.skin=0.1", "neighbors.every=8", NULL};
@@ -413,11 +414,9 @@ static prog open_prog(test_env *t, const scene *s, const char *const *assignment
     clp_buffer_counts counts = {.particles = p.n};
     counts.custom[clp__buffer_index(CLP_BUF_CONSTANTS)] =
         clp_constant_arguments(p.opts, &spec, arguments);
-    const clp_buffer_set model_buffers = CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                                         CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH |
-                                         CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |
-                                         CLP_BUF_CONSTANTS | CLP_BUF_SHIFT;
-    CLP_ASSERT_OK(clp_worker_alloc(t->worker, model_buffers, p.opts, &counts, &err), &err);
+    CLP_ASSERT_OK(clp_worker_alloc(t->worker, CLP_BUF_CONSTANTS, p.opts, &counts, &err), &err);
+    /* the model's own, carried by the sort before the ghost nodes, as the set-up makes them */
+    CLP_ASSERT_OK(clp__sph_buffers_make(t->worker, p.grid, p.opts, p.n, p.own, &err), &err);
     const size_t gauge_bytes[] = {3 * sizeof(cl_float4), 6 * sizeof(cl_float4),
                                   p.n * sizeof(cl_float4)};
     CLP_ASSERT_OK(clp_worker_buffers_create(t->worker, clp__sph_gauge_buffer_names, gauge_bytes, 3,
@@ -427,11 +426,7 @@ static prog open_prog(test_env *t, const scene *s, const char *const *assignment
                                            &p.ghost, &err),
                   &err);
     CLP_ASSERT_OK(clp_grid_carry(p.grid, p.ghost, &err), &err);
-    const clp_buffer_set held = clp_worker_buffers(t->worker);
-    CLP_ASSERT_OK(clp_grid_lend_sort(p.grid, CLP_BUF_ACC,
-                                     held & CLP_BUF_SHIFT ? CLP_BUF_SHIFT : CLP_BUF_DRHO, &err),
-                  &err);
-    if (held & CLP_BUF_CONSTANTS)
+    if (clp_worker_buffers(t->worker) & CLP_BUF_CONSTANTS)
         CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_CONSTANTS, arguments, &err), &err);
     CLP_ASSERT_OK(clp_grid_update(p.grid, &err), &err);
     p.id = malloc(p.n * sizeof *p.id);
@@ -448,10 +443,6 @@ static void close_prog(prog *p) {
     free(p->type);
 }
 
-static bool held(test_env *t, clp_buffer_set bit) {
-    return (clp_worker_buffers(t->worker) & bit) != 0;
-}
-
 /* Per-particle values (`components` doubles each, by particle) in slot order, as floats. */
 static float *in_slots(const prog *p, const double *values, int components) {
     float *data = malloc(p->n * components * sizeof(float));
@@ -461,16 +452,7 @@ static float *in_slots(const prog *p, const double *values, int components) {
     return data;
 }
 
-/* Writes them into buffer `bit`. */
-static void write_floats(test_env *t, const prog *p, clp_buffer_set bit, const double *values,
-                         int components) {
-    clp_error err = CLP_ERROR_INIT;
-    float *data = in_slots(p, values, components);
-    CLP_ASSERT_OK(clp_worker_write(t->worker, bit, data, &err), &err);
-    free(data);
-}
-
-/* The same into one of the model's own buffers. */
+/* Writes them into one of the model's own buffers. */
 static void write_own_floats(test_env *t, const prog *p, clp_buffer *buffer, const double *values,
                              int components) {
     clp_error err = CLP_ERROR_INIT;
@@ -533,36 +515,32 @@ static void write_state(test_env *t, const prog *p, const double *v, const doubl
             v4[4 * i + a] = v[3 * i + a];
         v4[4 * i + 3] = s[i];
     }
-    write_floats(t, p, CLP_BUF_VEL, v4, 4);
-    write_floats(t, p, CLP_BUF_RHO, s, 1);
+    write_own_floats(t, p, p->own[CLP__SPH_VEL], v4, 4);
+    write_own_floats(t, p, p->own[CLP__SPH_RHO], s, 1);
     free(v4);
     free(s);
 }
 
-static void run(test_env *t, const char *kernel, clp_buffer_set buffers, size_t global,
-                size_t local) {
+/* Runs a kernel of the `buffers` bits and SPH's own buffers of `own` after them, in the order
+ * the model states (clp__sph_set_buffers), and `count` more after those. */
+static void run_sph(test_env *t, const prog *p, const char *kernel, clp_buffer_set buffers,
+                    clp__sph_buffer_set own, size_t global, size_t local, clp_buffer *const *after,
+                    size_t count) {
     clp_error err = CLP_ERROR_INIT;
     const clp_step step = {kernel, buffers, global, local};
+    CLP_ASSERT_OK(clp__sph_set_buffers(t->worker, &step, p->own, own, after, count, &err), &err);
     CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
 }
+#define OWN(b) CLP__SPH_BIT(CLP__SPH_##b)
 
-/* The same with `count` of the model's own buffers after the step's bits. */
-static void run_own(test_env *t, const char *kernel, clp_buffer_set buffers, size_t global,
-                    clp_buffer *const *own, size_t count) {
+static void write_words(test_env *t, clp_buffer *buffer, const cl_uint *words) {
     clp_error err = CLP_ERROR_INIT;
-    const clp_step step = {kernel, buffers, global, 0};
-    CLP_ASSERT_OK(clp_worker_set_step_buffers(t->worker, &step, own, count, &err), &err);
-    CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, NULL, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, buffer, words, &err), &err);
 }
 
-static void write_words(test_env *t, clp_buffer_set bit, const cl_uint *words) {
+static void read_words(test_env *t, const clp_buffer *buffer, cl_uint *words) {
     clp_error err = CLP_ERROR_INIT;
-    CLP_ASSERT_OK(clp_worker_write(t->worker, bit, words, &err), &err);
-}
-
-static void read_words(test_env *t, clp_buffer_set bit, cl_uint *words) {
-    clp_error err = CLP_ERROR_INIT;
-    CLP_ASSERT_OK(clp_worker_read(t->worker, bit, words, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, buffer, words, &err), &err);
 }
 
 static cl_uint bits_of(float f) {
@@ -743,32 +721,34 @@ static void check_forces(test_env *t, prog *p, const char *label, size_t local) 
     write_types(t, p);
     write_state(t, p, s->v, s->rho);
     const cl_uint zero[2] = {0, 0};
-    write_words(t, CLP_BUF_SPH_LARGEST, zero);
+    write_words(t, p->own[CLP__SPH_LARGEST], zero);
     /* the x-pencil forces stage the types and densities themselves */
     if (!p->pencils)
-        run(t, "sph_pack", CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO, p->n, 0);
-    const clp_buffer_set forces = clp_grid_iteration_buffers(p->opts) | CLP_BUF_VEL | CLP_BUF_RHO |
-                                  CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST | CLP_BUF_XSPH |
-                                  CLP_BUF_SHIFT | CLP_BUF_CONSTANTS;
+        run_sph(t, p, "sph_pack", CLP_BUF_POS | CLP_BUF_TYPE, OWN(VEL) | OWN(RHO), p->n, 0, NULL,
+                0);
+    const clp_buffer_set forces = clp_grid_iteration_buffers(p->opts) | CLP_BUF_CONSTANTS;
+    const clp__sph_buffer_set own =
+        OWN(VEL) | OWN(RHO) | OWN(ACC) | OWN(DRHO) | OWN(LARGEST) | OWN(XSPH) | OWN(SHIFT);
     if (p->pencils)
-        run(t, "sph_forces", forces, p->pencil.groups * p->pencil.group, p->pencil.group);
+        run_sph(t, p, "sph_forces", forces, own, p->pencil.groups * p->pencil.group,
+                p->pencil.group, NULL, 0);
     else
-        run(t, "sph_forces", forces, p->n, local);
+        run_sph(t, p, "sph_forces", forces, own, p->n, local, NULL, 0);
     const size_t n = p->n;
     double *acc = malloc(4 * n * sizeof(double)), *drho = malloc(n * sizeof(double));
     double *shift = calloc(4 * n, sizeof(double)), *xsph = calloc(4 * n, sizeof(double));
-    read_floats(t, p, CLP_BUF_ACC, acc, 4);
-    if (held(t, CLP_BUF_SHIFT)) {
-        read_floats(t, p, CLP_BUF_SHIFT, shift, 4);
+    read_own_floats(t, p, p->own[CLP__SPH_ACC], acc, 4);
+    if ((p->own[CLP__SPH_SHIFT] != NULL)) {
+        read_own_floats(t, p, p->own[CLP__SPH_SHIFT], shift, 4);
         for (size_t i = 0; i < n; i++)
             drho[i] = shift[4 * i + 3];
     } else {
-        read_floats(t, p, CLP_BUF_DRHO, drho, 1);
+        read_own_floats(t, p, p->own[CLP__SPH_DRHO], drho, 1);
     }
-    if (held(t, CLP_BUF_XSPH))
-        read_floats(t, p, CLP_BUF_XSPH, xsph, 4);
+    if ((p->own[CLP__SPH_XSPH] != NULL))
+        read_own_floats(t, p, p->own[CLP__SPH_XSPH], xsph, 4);
     cl_uint largest[2];
-    read_words(t, CLP_BUF_SPH_LARGEST, largest);
+    read_words(t, p->own[CLP__SPH_LARGEST], largest);
     rates ref = reference_rates(p, s->v, s->rho);
     double worst[4] = {0, 0, 0, 0}; /* error over bound: a, div, drho, the rest */
     size_t fluid_judged = 0;
@@ -831,12 +811,12 @@ static void check_dt(test_env *t, const prog *p, const char *label) {
     for (int k = 0; k < 3; k++) {
         const cl_uint largest[2] = {bits_of((float)cases[k][0]), bits_of((float)cases[k][1])};
         const cl_uint junk[5] = {1, 2, 3, 4, 5};
-        write_words(t, CLP_BUF_SPH_LARGEST, largest);
-        write_words(t, CLP_BUF_SPH_STEP, junk);
-        run(t, "sph_dt", CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS, 1, 1);
+        write_words(t, p->own[CLP__SPH_LARGEST], largest);
+        write_words(t, p->own[CLP__SPH_STEP], junk);
+        run_sph(t, p, "sph_dt", CLP_BUF_CONSTANTS, OWN(LARGEST) | OWN(STEP), 1, 1, NULL, 0);
         cl_uint after[2], record[5];
-        read_words(t, CLP_BUF_SPH_LARGEST, after);
-        read_words(t, CLP_BUF_SPH_STEP, record);
+        read_words(t, p->own[CLP__SPH_LARGEST], after);
+        read_words(t, p->own[CLP__SPH_STEP], record);
         const double a = (float)cases[k][0], v = (float)cases[k][1];
         double dt = fmin(largest_step, m->cfl * m->h / (m->c0 + v));
         if (a > 0)
@@ -938,13 +918,13 @@ static void given_free(given *g) {
 static void write_given(test_env *t, const prog *p, const given *g, bool state) {
     if (state)
         write_state(t, p, g->v, g->rho);
-    write_floats(t, p, CLP_BUF_ACC, g->a, 4);
-    if (held(t, CLP_BUF_SHIFT))
-        write_floats(t, p, CLP_BUF_SHIFT, g->shift, 4);
-    if (held(t, CLP_BUF_DRHO))
-        write_floats(t, p, CLP_BUF_DRHO, g->dr, 1);
-    if (held(t, CLP_BUF_XSPH))
-        write_floats(t, p, CLP_BUF_XSPH, g->xsph, 4);
+    write_own_floats(t, p, p->own[CLP__SPH_ACC], g->a, 4);
+    if ((p->own[CLP__SPH_SHIFT] != NULL))
+        write_own_floats(t, p, p->own[CLP__SPH_SHIFT], g->shift, 4);
+    if ((p->own[CLP__SPH_DRHO] != NULL))
+        write_own_floats(t, p, p->own[CLP__SPH_DRHO], g->dr, 1);
+    if ((p->own[CLP__SPH_XSPH] != NULL))
+        write_own_floats(t, p, p->own[CLP__SPH_XSPH], g->xsph, 4);
 }
 
 /* How often the references took each path of the integration: a shift on the ramp and one
@@ -1096,8 +1076,8 @@ static void compare_step(test_env *t, const prog *p, const given *g, const expec
     CLP_ASSERT_OK(clp_grid_read_particles(p->grid, x_slots, ids, &err), &err);
     for (size_t k = 0; k < n; k++)
         memcpy(x + 3 * ids[k], x_slots + 3 * k, 3 * sizeof(double));
-    read_floats(t, p, CLP_BUF_VEL, v, 4);
-    read_floats(t, p, CLP_BUF_RHO, rho, 1);
+    read_own_floats(t, p, p->own[CLP__SPH_VEL], v, 4);
+    read_own_floats(t, p, p->own[CLP__SPH_RHO], rho, 1);
     read_floats(t, p, CLP_BUF_POS, pos, 4);
     read_types(t, p, types);
     double largest_move = 0;
@@ -1126,7 +1106,7 @@ static void compare_step(test_env *t, const prog *p, const given *g, const expec
         largest_move = fmax(largest_move, p->type[i] == FLUID ? e->move_size[i] : 0);
     }
     cl_uint record[5];
-    read_words(t, CLP_BUF_SPH_STEP, record);
+    read_words(t, p->own[CLP__SPH_STEP], record);
     CLP_ASSERT_NEAR(float_of(record[0]), g->dt, 0);
     CLP_ASSERT_NEAR(float_of(record[1]), e->moved, 1e-5 * largest_move + 1e-12);
     CLP_ASSERT_EQ(record[2], e->excluded);
@@ -1143,16 +1123,15 @@ static void compare_step(test_env *t, const prog *p, const given *g, const expec
     free(ids);
 }
 
-static void write_record(test_env *t, double dt) {
+static void write_record(test_env *t, const prog *p, double dt) {
     const cl_uint record[5] = {bits_of((float)dt), 0, 0, 0, UINT32_MAX};
-    write_words(t, CLP_BUF_SPH_STEP, record);
+    write_words(t, p->own[CLP__SPH_STEP], record);
 }
 
-#define STATE_BUFFERS                                                                              \
-    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
-     CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH |          \
-     CLP_BUF_CONSTANTS)
-#define OLD_BUFFERS (CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD)
+#define STATE_BITS (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_CONSTANTS)
+#define STATE_OWN                                                                                  \
+    (OWN(VEL) | OWN(RHO) | OWN(ACC) | OWN(DRHO) | OWN(LARGEST) | OWN(STEP) | OWN(XSPH))
+#define OLD_OWN (OWN(POS_OLD) | OWN(VEL_OLD) | OWN(RHO_OLD))
 
 /* Restores the scene's positions, types and keys: a rebuild from the scene's particles. */
 static void reset_particles(prog *p) {
@@ -1169,8 +1148,8 @@ static void check_symplectic(test_env *t, prog *p, const char *label) {
     p->type[p->s->excluded] = EXCLUDED;
     write_types(t, p);
     write_given(t, p, &g, true);
-    write_record(t, g.dt);
-    run(t, "sph_integrate", STATE_BUFFERS | CLP_BUF_SHIFT, p->n, 16);
+    write_record(t, p, g.dt);
+    run_sph(t, p, "sph_integrate", STATE_BITS, STATE_OWN | OWN(SHIFT), p->n, 16, NULL, 0);
     expected e = reference_symplectic(p, &g);
     CLP_ASSERT_EQ(e.excluded, 3);
     CLP_ASSERT_EQ(e.reasons, CLP_SPH_OUT_DOMAIN | CLP_SPH_OUT_SPEED | CLP_SPH_OUT_DENSITY);
@@ -1192,8 +1171,8 @@ static void check_predictor_corrector(test_env *t, prog *p, const char *label) {
     p->type[p->s->excluded] = EXCLUDED;
     write_types(t, p);
     write_given(t, p, &g1, true);
-    write_record(t, g1.dt);
-    run(t, "sph_predict", STATE_BUFFERS | OLD_BUFFERS | CLP_BUF_SHIFT, p->n, 0);
+    write_record(t, p, g1.dt);
+    run_sph(t, p, "sph_predict", STATE_BITS, STATE_OWN | OLD_OWN | OWN(SHIFT), p->n, 0, NULL, 0);
     /* the half step: no outliers taken out yet, the old state kept */
     expected half = expected_alloc(p->n);
     half.first_id = UINT32_MAX;
@@ -1219,14 +1198,14 @@ static void check_predictor_corrector(test_env *t, prog *p, const char *label) {
         half.rho[i] = floored(m, r, g1.a[4 * i + 3]);
     }
     cl_uint record[5];
-    read_words(t, CLP_BUF_SPH_STEP, record);
+    read_words(t, p->own[CLP__SPH_STEP], record);
     CLP_ASSERT(record[1] == 0 && record[2] == 0); /* the predictor records nothing */
     compare_step(t, p, &g1, &half, label, "sph_predict");
     memset(&taken, 0, sizeof taken); /* the predictor shifts nothing */
     /* the old state, as it was */
     double *old = malloc(4 * p->n * sizeof(double)), *old_rho = malloc(p->n * sizeof(double));
-    read_floats(t, p, CLP_BUF_VEL_OLD, old, 4);
-    read_floats(t, p, CLP_BUF_RHO_OLD, old_rho, 1);
+    read_own_floats(t, p, p->own[CLP__SPH_VEL_OLD], old, 4);
+    read_own_floats(t, p, p->own[CLP__SPH_RHO_OLD], old_rho, 1);
     for (size_t i = 0; i < p->n; i++) {
         for (int a = 0; a < 3; a++)
             CLP_ASSERT(old[4 * i + a] == g1.v[3 * i + a]);
@@ -1236,8 +1215,8 @@ static void check_predictor_corrector(test_env *t, prog *p, const char *label) {
     given g2 = make_given(p, 5e-4, 4242);
     write_given(t, p, &g2, false);
     const cl_uint largest[2] = {bits_of(7.0f), bits_of(8.0f)};
-    write_words(t, CLP_BUF_SPH_LARGEST, largest);
-    run(t, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | CLP_BUF_SHIFT, p->n, 16);
+    write_words(t, p->own[CLP__SPH_LARGEST], largest);
+    run_sph(t, p, "sph_correct", STATE_BITS, STATE_OWN | OLD_OWN | OWN(SHIFT), p->n, 16, NULL, 0);
     expected e = expected_alloc(p->n);
     const double dt = g1.dt;
     for (size_t i = 0; i < p->n; i++) {
@@ -1272,7 +1251,7 @@ static void check_predictor_corrector(test_env *t, prog *p, const char *label) {
     compare_step(t, p, &g1, &e, label, "sph_correct");
     check_paths(m, label, "sph_correct");
     cl_uint after[2];
-    read_words(t, CLP_BUF_SPH_LARGEST, after);
+    read_words(t, p->own[CLP__SPH_LARGEST], after);
     CLP_ASSERT(after[0] == 0 && after[1] == 0);
     free(old);
     free(old_rho);
@@ -1292,10 +1271,10 @@ static void check_summation(test_env *t, prog *p, const char *label) {
     p->type[s->excluded] = EXCLUDED;
     write_types(t, p);
     write_state(t, p, s->v, s->rho);
-    run(t, "sph_density", clp_grid_iteration_buffers(p->opts) | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
-        p->n, 0);
+    run_sph(t, p, "sph_density", clp_grid_iteration_buffers(p->opts) | CLP_BUF_CONSTANTS, OWN(RHO),
+            p->n, 0, NULL, 0);
     double *rho = malloc(p->n * sizeof(double)), worst = 0;
-    read_floats(t, p, CLP_BUF_RHO, rho, 1);
+    read_own_floats(t, p, p->own[CLP__SPH_RHO], rho, 1);
     for (size_t i = 0; i < p->n; i++) {
         double want = stored(m, s->rho[i]), bound = STEP_BOUND * fabs(want) + 1e-30;
         if (p->type[i] == FLUID) {
@@ -1454,12 +1433,12 @@ static void check_mdbc(test_env *t, prog *p, const char *label) {
     write_types(t, p);
     write_state(t, p, s->v, s->rho);
     write_own_floats(t, p, p->ghost, s->ghost, 4);
-    run_own(t, "sph_mdbc",
+    run_sph(t, p, "sph_mdbc",
             CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
-                CLP_BUF_RHO | CLP_BUF_CONSTANTS,
-            p->n, &p->ghost, 1);
+                CLP_BUF_CONSTANTS,
+            OWN(RHO), p->n, 0, &p->ghost, 1);
     double *rho = malloc(p->n * sizeof(double)), worst = 0;
-    read_floats(t, p, CLP_BUF_RHO, rho, 1);
+    read_own_floats(t, p, p->own[CLP__SPH_RHO], rho, 1);
     int kinds[3] = {0, 0, 0}, clamped = 0;
     for (size_t i = 0; i < p->n; i++) {
         if (p->type[i] != WALL) { /* the fluid keeps its density */
@@ -1504,10 +1483,10 @@ static void check_gauges(test_env *t, prog *p, const char *label) {
         points[k] = (cl_float4){
             {(float)s->gauges[k][0], (float)s->gauges[k][1], (float)s->gauges[k][2], 0}};
     CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, p->gauge[0], points, &err), &err);
-    run_own(t, "sph_gauge_sample",
+    run_sph(t, p, "sph_gauge_sample",
             CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START | CLP_BUF_CELL_END |
-                CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
-            3, p->gauge, 2);
+                CLP_BUF_CONSTANTS,
+            OWN(VEL) | OWN(RHO), 3, 0, p->gauge, 2);
     cl_float4 samples[6];
     CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, p->gauge[1], samples, &err), &err);
     for (int k = 0; k < 3; k++) {
@@ -1541,9 +1520,8 @@ static void check_gauges(test_env *t, prog *p, const char *label) {
         if (k == 2)
             CLP_ASSERT(sum[0] == 0); /* no fluid within reach */
     }
-    run_own(t, "sph_wall_force",
-            clp_grid_iteration_buffers(p->opts) | CLP_BUF_RHO | CLP_BUF_CONSTANTS, p->n,
-            p->gauge + 2, 1);
+    run_sph(t, p, "sph_wall_force", clp_grid_iteration_buffers(p->opts) | CLP_BUF_CONSTANTS,
+            OWN(RHO), p->n, 0, p->gauge + 2, 1);
     double *force = malloc(4 * p->n * sizeof(double)), total[3] = {0, 0, 0}, worst = 0;
     read_own_floats(t, p, p->gauge[2], force, 4);
     for (size_t i = 0; i < p->n; i++) {

@@ -9,7 +9,7 @@ typedef struct clp__sph_physics_values {
     double dt; /* the largest step: cfl h / c0, and the viscous bound 0.125 h^2 / nu */
 } clp__sph_physics_values;
 
-/* The step record the device fills each step (CLP_BUF_SPH_STEP, SPH_STEP_* in cl/sph/sph.cl). */
+/* The step record the device fills each step (CLP__SPH_STEP, SPH_STEP_* in cl/sph/sph.cl). */
 typedef struct clp__sph_step_record {
     cl_float dt;      /* the step taken, s */
     cl_float moved;   /* the largest distance a particle moved since the last rebuild */
@@ -63,5 +63,49 @@ double clp__sph_density_from_stored(const clp_sph_case *c, bool centred, double 
 /* The name of mDBC's ghost nodes, the model's own buffer, float4 a slot: from a boundary
  * particle to its node in xyz, w 1 where it has one (0 for fluid). */
 #define CLP__SPH_GHOST "sph.ghost"
+
+/* The model's own buffers of its state, rates and records (sph_buffers.c), named "sph.vel" and
+ * so on, in the order every kernel takes those of them it takes, after its bits (the constants
+ * the last of those) and before the ghost nodes and the gauges' buffers. */
+typedef enum clp__sph_buffer {
+    CLP__SPH_VEL,     /* float4 a slot: velocity, m/s (w: sph_pack's copy of the density) */
+    CLP__SPH_RHO,     /* float: density, kg/m^3, or rho/rho0 - 1 */
+    CLP__SPH_ACC,     /* float4: acceleration, m/s^2, and the divergence of position in w */
+    CLP__SPH_DRHO,    /* float: rate of density, without sph.shifting (with it: shift's w) */
+    CLP__SPH_LARGEST, /* uint[2]: the bits of the largest |a| and |v| of the fluid */
+    CLP__SPH_STEP,    /* uint[5]: the step record (clp__sph_step_record) */
+    CLP__SPH_XSPH,    /* float4: XSPH velocity correction, m/s, with sph.xsph */
+    /* the predictor-corrector's state at the start of a step: float4, float4, float */
+    CLP__SPH_POS_OLD,
+    CLP__SPH_VEL_OLD,
+    CLP__SPH_RHO_OLD,
+    CLP__SPH_SHIFT, /* float4: sph.shifting's concentration gradient, w the rate of density */
+    CLP__SPH_BUFFERS
+} clp__sph_buffer;
+/* An OR of CLP__SPH_BIT(b). */
+typedef unsigned clp__sph_buffer_set;
+#define CLP__SPH_BIT(b) (1u << (b))
+/* Their names, in that order, NULL-ended. */
+#define CLP__SPH_VEL_NAME "sph.vel"
+#define CLP__SPH_RHO_NAME "sph.rho"
+#define CLP__SPH_BUFFER_NAMES                                                                      \
+    CLP__SPH_VEL_NAME, CLP__SPH_RHO_NAME, "sph.acc", "sph.drho", "sph.largest", "sph.step",        \
+        "sph.xsph", "sph.pos_old", "sph.vel_old", "sph.rho_old", "sph.shift"
+extern const char *const clp__sph_buffer_names[CLP__SPH_BUFFERS + 1];
+/* Whether the options call for buffer b; its bytes for `slots` slots; all those the options
+ * call for, in all and the largest. */
+bool clp__sph_buffer_needed(clp__sph_buffer b, const clp_options *opts);
+size_t clp__sph_buffer_bytes(clp__sph_buffer b, size_t slots);
+clp_memory_need clp__sph_buffers_need(const clp_options *opts, size_t slots);
+/* Makes those the options call for on `w`, for `slots` slots, into own[] (NULL for the others,
+ * and one of them a previous run left on `w` is freed); the velocities and densities follow the
+ * sort of `grid`, and the rates lend it its scratch (acc) and permutation (drho, or shift). */
+clp_status clp__sph_buffers_make(clp_worker *w, clp_grid *grid, const clp_options *opts,
+                                 size_t slots, clp_buffer *own[CLP__SPH_BUFFERS], clp_error *err);
+/* Sets the buffers of `set` that own[] holds, in their order, as step s's arguments after its
+ * bits, then `n_after` more from after[] (clp_worker_set_step_buffers). */
+clp_status clp__sph_set_buffers(clp_worker *w, const clp_step *s, clp_buffer *const *own,
+                                clp__sph_buffer_set set, clp_buffer *const *after, size_t n_after,
+                                clp_error *err);
 
 #endif

@@ -47,19 +47,22 @@ static clp_status run_owned(sph_run *r, const clp_step *s, double *seconds, clp_
 
 /* Over every slot, from the packed copies, which the integration left packed unless a kernel
  * since wrote a density (r->packed). */
-static clp_status forces(sph_run *r, clp_buffer_set buffers, size_t local, clp_error *err) {
+static clp_status forces(sph_run *r, clp_buffer_set bits, clp__sph_buffer_set own, size_t local,
+                         clp_error *err) {
     clp_status st = CLP_OK;
     double *phase = &r->timing.forces;
     if (!r->packed)
-        CLP_TRY(clp__sph_run_kernel(r, "sph_pack", CLP__SPH_PACK_BUFFERS, r->n, 0, phase, err));
+        CLP_TRY(clp__sph_run_kernel(r, "sph_pack", CLP__SPH_PACK_BUFFERS, CLP__SPH_PACK_OWN, r->n,
+                                    0, phase, err));
     r->packed = true;
-    return clp__sph_run_kernel(r, "sph_forces", buffers, r->n, local, phase, err);
+    return clp__sph_run_kernel(r, "sph_forces", bits, own, r->n, local, phase, err);
 fail:
     return st;
 }
 
-static clp_status exchange_begin(sph_run *r, clp_buffer_set fields, clp_error *err) {
-    (void)r, (void)fields, (void)err;
+static clp_status exchange_begin(sph_run *r, clp_buffer_set fields, clp__sph_buffer_set own,
+                                 clp_error *err) {
+    (void)r, (void)fields, (void)own, (void)err;
     return CLP_OK;
 }
 

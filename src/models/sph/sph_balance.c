@@ -114,10 +114,12 @@ static clp_status own_records(sph_run *r, moved_record **out, size_t *count, clp
                 "out of host memory for the %zu particles of device rank %d", n,
                 r->split->dist.rank);
     CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_POS, first, n, r->n, pos, err));
-    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_VEL, first, n, r->n, vel, err));
+    CLP_TRY(clp_worker_buffer_read_range(r->w, r->own[CLP__SPH_VEL], first * sizeof *vel,
+                                         n * sizeof *vel, vel, err));
     CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_ID, first, n, r->n, id, err));
     CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_TYPE, first, n, r->n, type, err));
-    CLP_TRY(clp__dist_read_range(r->w, CLP_BUF_RHO, first, n, r->n, rho, err));
+    CLP_TRY(clp_worker_buffer_read_range(r->w, r->own[CLP__SPH_RHO], first * sizeof *rho,
+                                         n * sizeof *rho, rho, err));
     if (ghosts)
         CLP_TRY(clp_worker_buffer_read_range(r->w, r->ghost, first * sizeof *ghost,
                                              n * sizeof *ghost, ghost, err));

@@ -16,14 +16,19 @@
  * bound on the moves since then tells when the next one is forced); the ghost nodes follow the
  * particles' order. A buffer the options leave out is left out here too. */
 static const struct {
-    clp_buffer_set bit; /* 0: the model's own buffer named `own`, float4 a slot */
+    clp_buffer_set bit; /* 0: the model's own buffer named `own`, `each` bytes a slot */
     const char *name;
     const char *own;
-} state[] = {{CLP_BUF_POS, "pos", NULL},           {CLP_BUF_KEY, "key", NULL},
-             {CLP_BUF_TYPE, "type", NULL},         {CLP_BUF_CELL_START, "cell_start", NULL},
-             {CLP_BUF_CELL_END, "cell_end", NULL}, {CLP_BUF_ID, "id", NULL},
-             {CLP_BUF_VEL, "vel", NULL},           {CLP_BUF_RHO, "rho", NULL},
-             {0, "ghost", CLP__SPH_GHOST}};
+    size_t each;
+} state[] = {{CLP_BUF_POS, "pos", NULL, 0},
+             {CLP_BUF_KEY, "key", NULL, 0},
+             {CLP_BUF_TYPE, "type", NULL, 0},
+             {CLP_BUF_CELL_START, "cell_start", NULL, 0},
+             {CLP_BUF_CELL_END, "cell_end", NULL, 0},
+             {CLP_BUF_ID, "id", NULL, 0},
+             {0, "vel", CLP__SPH_VEL_NAME, sizeof(cl_float4)},
+             {0, "rho", CLP__SPH_RHO_NAME, sizeof(cl_float)},
+             {0, "ghost", CLP__SPH_GHOST, sizeof(cl_float4)}};
 enum { STATE_COUNT = sizeof state / sizeof state[0] };
 
 static void append_vector(clp_strbuf *sb, const char *name, const double v[3]) {
@@ -143,7 +148,7 @@ fail:
 /* The bytes of one element of state buffer i. */
 static size_t element_bytes(size_t i) {
     const clp_buffer_traits *t = clp_buffer_traits_of(state[i].bit);
-    return t ? t->element_size * t->components : sizeof(cl_float4);
+    return t ? t->element_size * t->components : state[i].each;
 }
 
 /* State buffer i's own buffer on `w` (NULL for a bit, or one the options left out). */

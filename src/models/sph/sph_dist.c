@@ -187,8 +187,8 @@ static clp_status own_records(sph_run *r, snapshot_record **out, clp_error *err)
                 "out of host memory for a snapshot of %zu particles", n);
     CLP_TRY(clp_grid_read_particles(r->grid, xyz, id, err));
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_TYPE, type, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_VEL, vel, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_RHO, rho, err));
+    CLP_TRY(clp_worker_buffer_read(r->w, r->own[CLP__SPH_VEL], vel, err));
+    CLP_TRY(clp_worker_buffer_read(r->w, r->own[CLP__SPH_RHO], rho, err));
     for (size_t i = 0; i < owned; i++) {
         const size_t k = first + i;
         snapshot_record *p = &records[i];
@@ -250,7 +250,7 @@ fail:
 clp_status clp__sph_dist_agree_step(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     cl_command_queue q = clp_worker_queue(r->w);
-    cl_mem record = clp_worker_buffer(r->w, CLP_BUF_SPH_STEP);
+    cl_mem record = clp_buffer_mem(r->own[CLP__SPH_STEP]);
     cl_float dt;
     CLP_CL_CHECK(clEnqueueReadBuffer(q, record, CL_TRUE, 0, sizeof dt, &dt, 0, NULL, NULL), err,
                  "reading the time step: clEnqueueReadBuffer");

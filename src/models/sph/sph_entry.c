@@ -33,13 +33,12 @@ static const clp_model_stage sph_stages[] = {
     CLP__STAGES_END};
 
 /* The buffers of its runs: its own and those of the neighbour search. */
-#define SPH_BUFFERS                                                                                \
-    (CLP_GRID_BUFFERS | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |                   \
-     CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD |   \
-     CLP_BUF_RHO_OLD | CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
+#define SPH_BUFFERS (CLP_GRID_BUFFERS | CLP_BUF_CONSTANTS)
 
-/* The buffers its runs make by name: the gauges' and mDBC's ghost nodes. */
-static const char *const sph_own_buffers[] = {CLP__SPH_GAUGE_BUFFERS, CLP__SPH_GHOST, NULL};
+/* The buffers its runs make by name: its state, rates and records, the gauges' and mDBC's
+ * ghost nodes. */
+static const char *const sph_own_buffers[] = {CLP__SPH_BUFFER_NAMES, CLP__SPH_GAUGE_BUFFERS,
+                                              CLP__SPH_GHOST, NULL};
 
 const clp_model clp__sph_entry = {.name = "sph",
                                   .throughput_unit = "particle-steps/s",

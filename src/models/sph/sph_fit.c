@@ -9,14 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The model's buffers beyond the grid's; the options leave out those they do not need. */
-#define MODEL_BUFFERS                                                                              \
-    (CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST |                \
-     CLP_BUF_SPH_STEP | CLP_BUF_XSPH | CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD |       \
-     CLP_BUF_CONSTANTS | CLP_BUF_SHIFT)
+/* The model's bits beyond the grid's: the constants, when the options pass them as an
+ * argument. The rest are its own (clp__sph_buffers_need, the ghost nodes, clp__sph_gauge_need). */
+#define MODEL_BUFFERS CLP_BUF_CONSTANTS
 
-/* The model buffers and their sizes into *counts; `arguments` gets the constants passed as a
- * kernel argument. The gauges' are their own (clp__sph_gauge_need). */
+/* The model's bits and their sizes into *counts; `arguments` gets the constants passed as a
+ * kernel argument. */
 clp_buffer_set clp__sph_model_buffers(const sph_run *r, clp_buffer_counts *counts,
                                       cl_float arguments[64]) {
     clp__sph_program_parts parts;
@@ -47,8 +45,10 @@ static memory_use memory_of(const sph_run *r) {
     const unsigned long long ghosts =
         clp__sph_boundary_of(r->opts) == CLP_SPH_BOUNDARY_MDBC ? r->n * sizeof(cl_float4) : 0;
     const clp_memory_need ghost = {ghosts, ghosts, ghosts ? CLP__SPH_GHOST : NULL};
-    m.model = clp__memory_need_add(clp_buffers_need(buffers, r->opts, &counts),
-                                   clp__memory_need_add(ghost, clp__sph_gauge_need(&r->c, r->n)));
+    const clp_memory_need own =
+        clp__memory_need_add(clp__sph_buffers_need(r->opts, r->n),
+                             clp__memory_need_add(ghost, clp__sph_gauge_need(&r->c, r->n)));
+    m.model = clp__memory_need_add(own, clp_buffers_need(buffers, r->opts, &counts));
     return m;
 }
 

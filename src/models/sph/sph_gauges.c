@@ -226,14 +226,17 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
     size_t first, end, at = 0;
     own->slots(own->rank, slots, &first, &end);
     CLP_TRY(make_own(g, slots, err));
+    /* the model's velocities and densities come before the gauges' own */
+    clp_buffer *vel = clp_worker_buffer_find(g->w, clp__sph_buffer_names[CLP__SPH_VEL]),
+               *rho = clp_worker_buffer_find(g->w, clp__sph_buffer_names[CLP__SPH_RHO]);
     if (g->n_points) {
         const clp_step sample = {"sph_gauge_sample",
                                  CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
-                                     CLP_BUF_CELL_END | CLP_BUF_VEL | CLP_BUF_RHO |
-                                     CLP_BUF_CONSTANTS,
+                                     CLP_BUF_CELL_END | CLP_BUF_CONSTANTS,
                                  g->n_points, 0};
+        clp_buffer *const args[] = {vel, rho, g->own[POINTS], g->own[SAMPLES]};
         CLP_TRY(clp_worker_buffer_write(g->w, g->own[POINTS], g->points, err));
-        CLP_TRY(clp_worker_set_step_buffers(g->w, &sample, g->own, 2, err));
+        CLP_TRY(clp_worker_set_step_buffers(g->w, &sample, args, 4, err));
         CLP_TRY(clp_worker_run_step(g->w, &sample, NULL, err));
         CLP_TRY(clp_worker_buffer_read(g->w, g->own[SAMPLES], g->samples, err));
     }
@@ -242,7 +245,8 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
             g->sums[at++] =
                 own->owns(own->rank, &g->points[k]) ? g->samples[2 * k + m / 4].s[m % 4] : 0.0;
     if (s->n_walls) {
-        const clp_step force = {"sph_wall_force", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS, slots, 0};
+        const clp_step force = {"sph_wall_force", grid | CLP_BUF_CONSTANTS, slots, 0};
+        clp_buffer *const args[] = {rho, g->own[WALL_FORCE]};
         if (slots != g->slots) { /* first sample, or a re-cut */
             free(g->force);
             free(g->ids);
@@ -252,7 +256,7 @@ static clp_status sample_sums(clp__sph_gauges *g, clp_buffer_set grid, clp_error
             CLP_REQUIRE(g->slots, err, CLP_NOMEM, "out of host memory");
         }
         /* a rank's own particles only: it has no neighbour lists for its halo's */
-        CLP_TRY(clp_worker_set_step_buffers(g->w, &force, g->own + WALL_FORCE, 1, err));
+        CLP_TRY(clp_worker_set_step_buffers(g->w, &force, args, 2, err));
         CLP_TRY(own->run(own->rank, g->w, &force, first, end, err));
         CLP_TRY(clp_worker_buffer_read(g->w, g->own[WALL_FORCE], g->force, err));
         CLP_TRY(clp_worker_read(g->w, CLP_BUF_ID, g->ids, err));

@@ -239,8 +239,8 @@ clp_status clp__sph_restart_state(sph_run *r, const clp__sph_restart *rs, const 
         rho[k] = m->rho[i];
         ghost[k] = m->ghost[i];
     }
-    CLP_TRY(clp_worker_write(r->w, CLP_BUF_VEL, vel, err));
-    CLP_TRY(clp_worker_write(r->w, CLP_BUF_RHO, rho, err));
+    CLP_TRY(clp_worker_buffer_write(r->w, r->own[CLP__SPH_VEL], vel, err));
+    CLP_TRY(clp_worker_buffer_write(r->w, r->own[CLP__SPH_RHO], rho, err));
     if (ghosts)
         CLP_TRY(clp_worker_buffer_write(r->w, r->ghost, ghost, err));
 fail:

@@ -39,11 +39,13 @@ typedef struct sph_run {
     const struct clp__sph_hooks *hooks;
     struct clp__sph_split *split;
     clp_buffer *ghost; /* CLP__SPH_GHOST under mDBC, which the grid carries; else NULL */
+    clp_buffer *own[CLP__SPH_BUFFERS]; /* the model's own (sph.h), NULL where left out */
 } sph_run;
 
 /* What a split run's rank's kernels read of the halo after the integrator moves the particles
- * (the step's halo refreshes). */
-#define CLP__SPH_HALO_STATE (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
+ * (the step's halo refreshes): these bits, and the velocities and densities. */
+#define CLP__SPH_HALO_STATE (CLP_BUF_POS | CLP_BUF_TYPE)
+#define CLP__SPH_HALO_OWN   (CLP__SPH_BIT(CLP__SPH_VEL) | CLP__SPH_BIT(CLP__SPH_RHO))
 
 struct clp__sph_restart; /* sph_restart.h, which includes this header */
 
@@ -71,13 +73,16 @@ typedef struct clp__sph_hooks {
                         uint32_t **types, uint32_t **ids, clp_error *err);
     clp_status (*placed)(sph_run *r, clp_error *err);
     /* The step: a neighbour rebuild (a rank's with migration and halo), its timing into *t; a
-     * kernel of a work-item per particle over the particles this device owns; the forces (the
-     * halo refresh the last step began ends meanwhile); a halo refresh of `fields` begun and
+     * kernel of a work-item per particle over the particles this device owns (its arguments
+     * after its bits set); the forces of `bits` and `own` (the halo refresh the last step began
+     * ends meanwhile); a halo refresh of the `fields` bits and the `own` buffers begun and
      * ended; the time step agreed; the step record agreed. */
     clp_status (*rebuild)(sph_run *r, clp_grid_timing *t, clp_error *err);
     clp_status (*run_owned)(sph_run *r, const clp_step *s, double *seconds, clp_error *err);
-    clp_status (*forces)(sph_run *r, clp_buffer_set buffers, size_t local, clp_error *err);
-    clp_status (*exchange_begin)(sph_run *r, clp_buffer_set fields, clp_error *err);
+    clp_status (*forces)(sph_run *r, clp_buffer_set bits, clp__sph_buffer_set own, size_t local,
+                         clp_error *err);
+    clp_status (*exchange_begin)(sph_run *r, clp_buffer_set fields, clp__sph_buffer_set own,
+                                 clp_error *err);
     clp_status (*exchange_end)(sph_run *r, clp_error *err);
     clp_status (*agree_step)(sph_run *r, clp_error *err);
     clp_status (*agree_record)(sph_run *r, clp__sph_step_record *rec, clp_error *err);
@@ -104,14 +109,17 @@ extern const clp__sph_hooks clp__sph_alone;
  * (sph_step.c). next_plain: the time loop will take another step after this one and read
  * nothing of the device before it, whatever this step's size. */
 clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp_error *err);
-/* sph_step.c: a kernel over `global` work-items, or over slots first .. first + count - 1, its
- * device time added to *phase when timed; sph_pack's copies over such slots; the forces'
- * work-group size. */
-#define CLP__SPH_PACK_BUFFERS (CLP_BUF_POS | CLP_BUF_TYPE | CLP_BUF_VEL | CLP_BUF_RHO)
-clp_status clp__sph_run_kernel(sph_run *r, const char *kernel, clp_buffer_set buffers,
-                               size_t global, size_t local, double *phase, clp_error *err);
-clp_status clp__sph_run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
-                              size_t count, size_t local, double *phase, clp_error *err);
+/* sph_step.c: a kernel of the `bits` and, after them, the `own` buffers over `global`
+ * work-items, or over slots first .. first + count - 1, its device time added to *phase when
+ * timed; sph_pack's copies over such slots. */
+#define CLP__SPH_PACK_BUFFERS (CLP_BUF_POS | CLP_BUF_TYPE)
+#define CLP__SPH_PACK_OWN     (CLP__SPH_BIT(CLP__SPH_VEL) | CLP__SPH_BIT(CLP__SPH_RHO))
+clp_status clp__sph_run_kernel(sph_run *r, const char *kernel, clp_buffer_set bits,
+                               clp__sph_buffer_set own, size_t global, size_t local, double *phase,
+                               clp_error *err);
+clp_status clp__sph_run_range(sph_run *r, const char *kernel, clp_buffer_set bits,
+                              clp__sph_buffer_set own, size_t first, size_t count, size_t local,
+                              double *phase, clp_error *err);
 clp_status clp__sph_pack(sph_run *r, size_t first, size_t count, clp_error *err);
 
 /* The checkpoint file an SPH run writes to its output folder. */

@@ -81,8 +81,8 @@ static clp_status initial_state(sph_run *r, const double *xyz, const uint32_t *t
         const double density = r->c.rho0 * pow(1.0 + r->c.rho0 * g * depth / tait_b, 1.0 / 7.0);
         rho[i] = (float)clp__sph_stored_density(&r->c, r->centred, density);
     }
-    CLP_TRY(clp_worker_write(r->w, CLP_BUF_VEL, vel, err));
-    CLP_TRY(clp_worker_write(r->w, CLP_BUF_RHO, rho, err));
+    CLP_TRY(clp_worker_buffer_write(r->w, r->own[CLP__SPH_VEL], vel, err));
+    CLP_TRY(clp_worker_buffer_write(r->w, r->own[CLP__SPH_RHO], rho, err));
 fail:
     free(vel);
     free(rho);
@@ -186,9 +186,7 @@ clp_status clp__sph_setup(sph_run *r, const struct clp__sph_restart *rs,
     clp_buffer_counts counts;
     const clp_buffer_set buffers = clp__sph_model_buffers(r, &counts, arguments);
     CLP_TRY(clp_worker_alloc(r->w, buffers, r->opts, &counts, err));
-    CLP_TRY(clp_grid_lend_sort(
-        r->grid, CLP_BUF_ACC,
-        clp_worker_buffers(r->w) & CLP_BUF_SHIFT ? CLP_BUF_SHIFT : CLP_BUF_DRHO, err));
+    CLP_TRY(clp__sph_buffers_make(r->w, r->grid, r->opts, r->n, r->own, err));
     if (clp_worker_buffers(r->w) & CLP_BUF_CONSTANTS)
         CLP_TRY(clp_worker_write(r->w, CLP_BUF_CONSTANTS, arguments, err));
     CLP_TRY(make_ghosts(r, err));
@@ -225,8 +223,8 @@ clp_status clp__sph_device_snapshot(sph_run *r, uint64_t step, clp__sph_snapshot
     CLP_REQUIRE_ALLOC(vel, err);
     CLP_TRY(clp_grid_read_particles(r->grid, s->xyz, s->id, err));
     CLP_TRY(clp_worker_read(r->w, CLP_BUF_TYPE, s->type, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_VEL, vel, err));
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_RHO, s->rho, err));
+    CLP_TRY(clp_worker_buffer_read(r->w, r->own[CLP__SPH_VEL], vel, err));
+    CLP_TRY(clp_worker_buffer_read(r->w, r->own[CLP__SPH_RHO], s->rho, err));
     for (size_t i = 0; i < r->n; i++)
         for (int a = 0; a < 3; a++)
             s->vel[3 * i + a] = vel[i].s[a];

@@ -50,10 +50,13 @@ typedef struct clp__sph_split {
     clp__sph_gauge_share gauges; /* the rank's part in the gauges */
 } clp__sph_split;
 
-/* The buffers a particle takes to another rank, and those zeroed over a rank's halo. */
-#define CLP__SPH_TRAVELS                                                                           \
-    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO)
-#define CLP__SPH_HALO_ZEROED (CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_XSPH | CLP_BUF_SHIFT)
+/* The bits a particle takes to another rank (and after them the buffers the grid carries:
+ * SPH's velocities and densities, then the ghost nodes), and SPH's own buffers zeroed over a
+ * rank's halo after each rebuild (clp__sph_rank_resort). */
+#define CLP__SPH_TRAVELS (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID)
+#define CLP__SPH_HALO_ZEROED                                                                       \
+    (CLP__SPH_BIT(CLP__SPH_ACC) | CLP__SPH_BIT(CLP__SPH_DRHO) | CLP__SPH_BIT(CLP__SPH_XSPH) |      \
+     CLP__SPH_BIT(CLP__SPH_SHIFT))
 
 /* A rank's hooks (sph_split_hooks.c). */
 extern const clp__sph_hooks clp__sph_rank_hooks;
@@ -85,11 +88,15 @@ clp_status clp__sph_dist_reduce_record(sph_run *r, clp__sph_step_record *rec, cl
 /* Whether any rank was asked to stop or to checkpoint. */
 clp_status clp__sph_dist_agree_flags(sph_run *r, bool *stop, bool *checkpoint, clp_error *err);
 
-/* sph_split_step.c: the step's hooks of a rank. */
+/* sph_split_step.c: a rank's rebuild (clp__dist_rank_rebuild), then SPH's own
+ * CLP__SPH_HALO_ZEROED set to 0 over its halos; the step's hooks of a rank. */
+clp_status clp__sph_rank_resort(sph_run *r, clp_error *err);
 clp_status clp__sph_rank_rebuild(sph_run *r, clp_grid_timing *t, clp_error *err);
 clp_status clp__sph_rank_run_owned(sph_run *r, const clp_step *s, double *seconds, clp_error *err);
-clp_status clp__sph_rank_forces(sph_run *r, clp_buffer_set buffers, size_t local, clp_error *err);
-clp_status clp__sph_rank_exchange_begin(sph_run *r, clp_buffer_set fields, clp_error *err);
+clp_status clp__sph_rank_forces(sph_run *r, clp_buffer_set bits, clp__sph_buffer_set own,
+                                size_t local, clp_error *err);
+clp_status clp__sph_rank_exchange_begin(sph_run *r, clp_buffer_set fields, clp__sph_buffer_set own,
+                                        clp_error *err);
 clp_status clp__sph_rank_exchange_end(sph_run *r, clp_error *err);
 
 /* sph_split_restart.c: a rank's restart, on the checkpoint's own slabs (its piece restored)

@@ -39,9 +39,9 @@ static clp_status placed(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
     clp__sph_split *s = r->split;
     CLP_TRY(clp__dist_rank_init(&s->dist, s->comm, r->w, r->grid, &s->slabs, &r->geo,
-                                CLP__SPH_TRAVELS, CLP__SPH_HALO_ZEROED, err));
+                                CLP__SPH_TRAVELS, 0, err));
     clp__dist_rank_uploaded(&s->dist, s->owned);
-    CLP_TRY(clp__dist_rank_rebuild(&s->dist, err));
+    CLP_TRY(clp__sph_rank_resort(r, err));
 fail:
     return st;
 }

@@ -5,45 +5,63 @@
 
 #include <string.h>
 
-clp_status clp__sph_run_kernel(sph_run *r, const char *kernel, clp_buffer_set buffers,
-                               size_t global, size_t local, double *phase, clp_error *err) {
-    const clp_step s = {kernel, buffers, global, local};
+clp_status clp__sph_run_kernel(sph_run *r, const char *kernel, clp_buffer_set bits,
+                               clp__sph_buffer_set own, size_t global, size_t local, double *phase,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_step s = {kernel, bits, global, local};
     double seconds = 0;
-    clp_status st = clp_worker_run_step(r->w, &s, r->timed ? &seconds : NULL, err);
+    CLP_TRY(clp__sph_set_buffers(r->w, &s, r->own, own, NULL, 0, err));
+    st = clp_worker_run_step(r->w, &s, r->timed ? &seconds : NULL, err);
     *phase += seconds;
+fail:
     return st;
 }
 
-clp_status clp__sph_run_range(sph_run *r, const char *kernel, clp_buffer_set buffers, size_t first,
-                              size_t count, size_t local, double *phase, clp_error *err) {
-    const clp_step s = {kernel, buffers, 0, local};
+clp_status clp__sph_run_range(sph_run *r, const char *kernel, clp_buffer_set bits,
+                              clp__sph_buffer_set own, size_t first, size_t count, size_t local,
+                              double *phase, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_step s = {kernel, bits, 0, local};
     double seconds = 0;
-    clp_status st =
-        clp_worker_run_step_range(r->w, &s, first, count, r->timed ? &seconds : NULL, err);
+    CLP_TRY(clp__sph_set_buffers(r->w, &s, r->own, own, NULL, 0, err));
+    st = clp_worker_run_step_range(r->w, &s, first, count, r->timed ? &seconds : NULL, err);
     *phase += seconds;
+fail:
     return st;
 }
 
 clp_status clp__sph_pack(sph_run *r, size_t first, size_t count, clp_error *err) {
-    return clp__sph_run_range(r, "sph_pack", CLP__SPH_PACK_BUFFERS, first, count, 0,
-                              &r->timing.forces, err);
+    return clp__sph_run_range(r, "sph_pack", CLP__SPH_PACK_BUFFERS, CLP__SPH_PACK_OWN, first, count,
+                              0, &r->timing.forces, err);
 }
 
-/* Runs a kernel of one work-item per particle over the particles this device owns. */
-static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set buffers,
-                                double *phase, clp_error *err) {
-    const clp_step s = {kernel, buffers, r->n, 0};
+/* Runs step s, its arguments set, over the particles this device owns. */
+static clp_status run_owned(sph_run *r, const clp_step *s, double *phase, clp_error *err) {
     double seconds = 0;
-    clp_status st = r->hooks->run_owned(r, &s, r->timed ? &seconds : NULL, err);
+    clp_status st = r->hooks->run_owned(r, s, r->timed ? &seconds : NULL, err);
     *phase += seconds;
     return st;
 }
 
-/* A split run's neighbours get the `fields` of this rank's edges into their halos, with
- * nothing to overlap (nothing to do on one device). */
-static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp_error *err) {
+/* Runs a kernel of one work-item per particle of the `bits` and the `own` buffers after them
+ * over the particles this device owns. */
+static clp_status run_particles(sph_run *r, const char *kernel, clp_buffer_set bits,
+                                clp__sph_buffer_set own, double *phase, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(r->hooks->exchange_begin(r, fields, err));
+    const clp_step s = {kernel, bits, r->n, 0};
+    CLP_TRY(clp__sph_set_buffers(r->w, &s, r->own, own, NULL, 0, err));
+    CLP_TRY(run_owned(r, &s, phase, err));
+fail:
+    return st;
+}
+
+/* A split run's neighbours get the `fields` and the `own` buffers of this rank's edges into
+ * their halos, with nothing to overlap (nothing to do on one device). */
+static clp_status refresh_halo(sph_run *r, clp_buffer_set fields, clp__sph_buffer_set own,
+                               clp_error *err) {
+    clp_status st = CLP_OK;
+    CLP_TRY(r->hooks->exchange_begin(r, fields, own, err));
     CLP_TRY(r->hooks->exchange_end(r, err));
 fail:
     return st;
@@ -65,6 +83,28 @@ static bool summed_density(const sph_run *r) {
     return clp__sph_density_of(r->opts) == CLP_SPH_DENSITY_SUMMATION;
 }
 
+#define OWN(b)   CLP__SPH_BIT(CLP__SPH_##b)
+#define RHO_ONLY OWN(RHO)
+
+/* The boundary particles' density under mDBC: the densities, then the ghost nodes after SPH's
+ * own (clp__sph_set_buffers). */
+static clp_status mdbc(sph_run *r, clp_error *err) {
+    clp_status st = CLP_OK;
+    const clp_step s = {"sph_mdbc",
+                        CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
+                            CLP_BUF_CELL_END | CLP_BUF_CONSTANTS,
+                        r->n, 0};
+    CLP_TRY(clp__sph_set_buffers(r->w, &s, r->own, RHO_ONLY, &r->ghost, 1, err));
+    CLP_TRY(run_owned(r, &s, &r->timing.boundary, err));
+fail:
+    return st;
+}
+
+/* The forces' buffers after the grid's bits and the constants: the state, the rates, the
+ * largest |a| and |v|, the XSPH correction and the shifting sums. */
+#define FORCES_OWN                                                                                 \
+    (OWN(VEL) | OWN(RHO) | OWN(ACC) | OWN(DRHO) | OWN(LARGEST) | OWN(XSPH) | OWN(SHIFT))
+
 /* The particles' rates at the current state: the boundary particles' density first under
  * mDBC, the fluid's when it is a sum. */
 static clp_status rates(sph_run *r, clp_error *err) {
@@ -75,29 +115,22 @@ static clp_status rates(sph_run *r, clp_error *err) {
         CLP_TRY(r->hooks->exchange_end(r, err)); /* their densities need the halo's state */
         r->packed = false;                       /* and they change densities */
     }
-    if (r->ghost) { /* the ghost nodes, its own buffer, after the bits */
-        const clp_step mdbc = {"sph_mdbc",
-                               CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_CELL_START |
-                                   CLP_BUF_CELL_END | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
-                               r->n, 0};
-        CLP_TRY(clp_worker_set_step_buffers(r->w, &mdbc, &r->ghost, 1, err));
-        CLP_TRY(run_particles(r, mdbc.kernel, mdbc.buffers, &r->timing.boundary, err));
-    }
+    if (r->ghost)
+        CLP_TRY(mdbc(r, err));
     if (summed)
-        CLP_TRY(run_particles(r, "sph_density", grid | CLP_BUF_RHO | CLP_BUF_CONSTANTS,
+        CLP_TRY(run_particles(r, "sph_density", grid | CLP_BUF_CONSTANTS, RHO_ONLY,
                               &r->timing.density, err));
-    if (r->ghost || summed)
-        CLP_TRY(refresh_halo(r, CLP_BUF_RHO, err)); /* the forces read the halo's densities */
-    const clp_buffer_set forces = grid | CLP_BUF_VEL | CLP_BUF_RHO | CLP_BUF_ACC | CLP_BUF_DRHO |
-                                  CLP_BUF_SPH_LARGEST | CLP_BUF_XSPH | CLP_BUF_SHIFT |
-                                  CLP_BUF_CONSTANTS;
+    if (r->ghost || summed) /* the forces read the halo's densities */
+        CLP_TRY(refresh_halo(r, 0, RHO_ONLY, err));
+    const clp_buffer_set forces = grid | CLP_BUF_CONSTANTS;
     size_t local;
     if (r->pencils) {
-        CLP_TRY(clp__sph_run_kernel(r, "sph_forces", forces, r->pencil.groups * r->pencil.group,
-                                    r->pencil.group, &r->timing.forces, err));
+        CLP_TRY(clp__sph_run_kernel(r, "sph_forces", forces, FORCES_OWN,
+                                    r->pencil.groups * r->pencil.group, r->pencil.group,
+                                    &r->timing.forces, err));
     } else {
         CLP_TRY(forces_group(r, &local, err));
-        CLP_TRY(r->hooks->forces(r, forces, local, err));
+        CLP_TRY(r->hooks->forces(r, forces, FORCES_OWN, local, err));
     }
 fail:
     return st;
@@ -107,23 +140,21 @@ fail:
  * new step record. */
 static clp_status choose_step(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(clp__sph_run_kernel(r, "sph_dt",
-                                CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_CONSTANTS, 1, 1,
+    CLP_TRY(clp__sph_run_kernel(r, "sph_dt", CLP_BUF_CONSTANTS, OWN(LARGEST) | OWN(STEP), 1, 1,
                                 &r->timing.time_step, err));
     CLP_TRY(r->hooks->agree_step(r, err)); /* a split run's ranks take the smallest */
 fail:
     return st;
 }
 
-/* The buffers of the integration kernels: the state every one takes (with the forces' largest
- * |a| and |v|, which the corrector clears), the state at the start of a step
- * (predictor-corrector), and those the end of a step checks. */
-#define STATE_BUFFERS                                                                              \
-    (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_VEL | CLP_BUF_RHO |           \
-     CLP_BUF_ACC | CLP_BUF_DRHO | CLP_BUF_SPH_LARGEST | CLP_BUF_SPH_STEP | CLP_BUF_XSPH |          \
-     CLP_BUF_CONSTANTS)
-#define OLD_BUFFERS (CLP_BUF_POS_OLD | CLP_BUF_VEL_OLD | CLP_BUF_RHO_OLD)
-#define END_BUFFERS CLP_BUF_SHIFT
+/* The buffers of the integration kernels: the bits every one takes, and of SPH's own the state
+ * every one takes (with the forces' largest |a| and |v|, which the corrector clears), the state
+ * at the start of a step (predictor-corrector), and those the end of a step checks. */
+#define STATE_BITS (CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE | CLP_BUF_ID | CLP_BUF_CONSTANTS)
+#define STATE_OWN                                                                                  \
+    (OWN(VEL) | OWN(RHO) | OWN(ACC) | OWN(DRHO) | OWN(LARGEST) | OWN(STEP) | OWN(XSPH))
+#define OLD_OWN (OWN(POS_OLD) | OWN(VEL_OLD) | OWN(RHO_OLD))
+#define END_OWN OWN(SHIFT)
 
 /* What the step record says beyond the step: particles the integration excluded (an error
  * with sph.outliers=stop, else a warning), and the step's largest move, added to the bound
@@ -132,8 +163,9 @@ static clp_status read_step_record(sph_run *r, clp__sph_clock *clock, clp_error 
     clp_status st = CLP_OK;
     clp__sph_step_record rec;
     _Static_assert(sizeof rec == 5 * sizeof(cl_uint), "the step record is five words");
-    CLP_TRY(clp_worker_read(r->w, CLP_BUF_SPH_STEP, &rec, err)); /* the host keeps the clock */
-    CLP_TRY(r->hooks->agree_record(r, &rec, err));               /* a split run's, of every rank */
+    /* the host keeps the clock; a split run's record is every rank's */
+    CLP_TRY(clp_worker_buffer_read(r->w, r->own[CLP__SPH_STEP], &rec, err));
+    CLP_TRY(r->hooks->agree_record(r, &rec, err));
     clock->dt = rec.dt;
     clock->moved += rec.moved;
     clock->rebuild_due = clock->moved > r->half_skin;
@@ -173,7 +205,7 @@ static bool rates_may_go_ahead(const sph_run *r, const clp__sph_clock *clock, bo
 static clp_status drop_rates_ahead(sph_run *r, clp_error *err) {
     const cl_uint cleared[2] = {0, 0};
     r->rates_ahead = false;
-    return clp_worker_write(r->w, CLP_BUF_SPH_LARGEST, cleared, err);
+    return clp_worker_buffer_write(r->w, r->own[CLP__SPH_LARGEST], cleared, err);
 }
 
 clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp_error *err) {
@@ -199,18 +231,18 @@ clp_status clp__sph_step(sph_run *r, clp__sph_clock *clock, bool next_plain, clp
     CLP_TRY(choose_step(r, err));
     /* the integration kernels write the packed copies with the state (cl/sph/sph.cl) */
     if (symplectic) {
-        CLP_TRY(run_particles(r, "sph_integrate", STATE_BUFFERS | END_BUFFERS,
+        CLP_TRY(run_particles(r, "sph_integrate", STATE_BITS, STATE_OWN | END_OWN,
                               &r->timing.integration, err));
     } else {
-        CLP_TRY(run_particles(r, "sph_predict", STATE_BUFFERS | OLD_BUFFERS | CLP_BUF_SHIFT,
+        CLP_TRY(run_particles(r, "sph_predict", STATE_BITS, STATE_OWN | OLD_OWN | OWN(SHIFT),
                               &r->timing.integration, err));
-        CLP_TRY(r->hooks->exchange_begin(r, CLP__SPH_HALO_STATE, err));
+        CLP_TRY(r->hooks->exchange_begin(r, CLP__SPH_HALO_STATE, CLP__SPH_HALO_OWN, err));
         CLP_TRY(rates(r, err));
-        CLP_TRY(run_particles(r, "sph_correct", STATE_BUFFERS | OLD_BUFFERS | END_BUFFERS,
+        CLP_TRY(run_particles(r, "sph_correct", STATE_BITS, STATE_OWN | OLD_OWN | END_OWN,
                               &r->timing.integration, err));
     }
     /* ended by the next step's forces, or dropped by its rebuild */
-    CLP_TRY(r->hooks->exchange_begin(r, CLP__SPH_HALO_STATE, err));
+    CLP_TRY(r->hooks->exchange_begin(r, CLP__SPH_HALO_STATE, CLP__SPH_HALO_OWN, err));
     if (rates_may_go_ahead(r, clock, next_plain)) {
         CLP_TRY(rates(r, err));
         r->rates_ahead = true;
