@@ -408,8 +408,8 @@ CLP_API void clp_worker_set_profiling(clp_worker *worker, bool on);
 CLP_API void clp_worker_set_stop(clp_worker *worker, volatile sig_atomic_t *stop);
 
 /* ---- Buffers: symbolic bitmask names with a traits table (src/worker/buffer_table.c): the
- * grid's and the constants, which the sort and a split run carry. Every model owns its own
- * buffers by name (below). */
+ * the grid's (its per-particle ones the sort and a split run carry) and the constants. Every
+ * model owns its own buffers by name (below). */
 
 typedef uint64_t clp_buffer_set; /* an OR of CLP_BUF_* bits */
 
@@ -421,8 +421,9 @@ typedef enum clp_buffer_kind {
     CLP_PER_CUSTOM    /* counts.custom[bit index] */
 } clp_buffer_kind;
 
-/* Buffer names. Grid buffers come first: a kernel lists its buffer parameters in bit order,
- * so the neighbour-iteration parameters (CLP_GRID_PARAMS in cl/grid) open every model kernel. */
+/* Buffer names. A kernel lists these parameters in bit order, the constants last, so the
+ * neighbour-iteration parameters (CLP_GRID_PARAMS in cl/grid) open every model kernel and a
+ * model's own buffers follow them (clp_worker_set_step_buffers). */
 #define CLP_BUF_BIT(k) ((clp_buffer_set)1 << (k))
 /* float4: global position, or offset from the cell centre */
 #define CLP_BUF_POS CLP_BUF_BIT(0)
@@ -444,37 +445,14 @@ typedef enum clp_buffer_kind {
 #define CLP_BUF_CELL_COUNT CLP_BUF_BIT(8)
 /* uint[8]: outside count, first outside id, max count */
 #define CLP_BUF_GRID_STATUS CLP_BUF_BIT(9)
-/* float4: velocity, m/s */
-#define CLP_BUF_VEL CLP_BUF_BIT(10)
-/* float: density (kg/m^3), or rho/rho0 - 1 */
-#define CLP_BUF_RHO CLP_BUF_BIT(11)
-/* float4: acceleration, m/s^2 */
-#define CLP_BUF_ACC CLP_BUF_BIT(12)
-/* float: rate of change of density */
-#define CLP_BUF_DRHO CLP_BUF_BIT(13)
-/* uint[2]: the bits of the largest |a| and |v| of the fluid at the last force evaluation */
-#define CLP_BUF_SPH_LARGEST CLP_BUF_BIT(14)
-/* uint[5]: the step the device chose, and what its integration saw (cl/sph/sph.cl) */
-#define CLP_BUF_SPH_STEP CLP_BUF_BIT(15)
-/* float4: XSPH velocity correction, m/s */
-#define CLP_BUF_XSPH CLP_BUF_BIT(16)
-/* float4: positions at the start of a step */
-#define CLP_BUF_POS_OLD CLP_BUF_BIT(17)
-/* float4: velocities at the start of a step */
-#define CLP_BUF_VEL_OLD CLP_BUF_BIT(18)
-/* float: densities at the start of a step */
-#define CLP_BUF_RHO_OLD CLP_BUF_BIT(19)
 /* float: the model's constants, when not inlined */
-#define CLP_BUF_CONSTANTS CLP_BUF_BIT(20)
+#define CLP_BUF_CONSTANTS CLP_BUF_BIT(10)
 /* float4: positions at the last rebuild */
-#define CLP_BUF_POS_REBUILT CLP_BUF_BIT(21)
-/* float4: SPH particle shifting, the concentration gradient xyz and the divergence of
- * position w */
-#define CLP_BUF_SHIFT CLP_BUF_BIT(22)
+#define CLP_BUF_POS_REBUILT CLP_BUF_BIT(11)
 /* uint4 per particle: the sort's scratch, into which the reorder gathers each re-sorted
  * buffer before copying it back (one scratch for all of them, not a second copy of each) */
-#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(23)
-enum { CLP_BUF_COUNT = 24 };
+#define CLP_BUF_SORT_SCRATCH CLP_BUF_BIT(12)
+enum { CLP_BUF_COUNT = 13 };
 
 typedef struct clp_buffer_traits {
     clp_buffer_set bit;
@@ -709,9 +687,9 @@ CLP_API clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts);
 typedef struct clp_grid clp_grid;
 
 /* The grid of a worker whose program contains clp_grid_cl_files() built with
- * clp_grid_constants(). Allocates the grid's buffers, and releases the other re-sorted buffers
- * the worker holds (left by an earlier run): a model allocates its own after this call. Every
- * re-sorted buffer must hold one element per particle (else an update is CLP_USAGE). */
+ * clp_grid_constants(). Allocates the grid's buffers, and releases those of the grid's an
+ * earlier run left that these options do not need. Every re-sorted buffer, the grid's and those
+ * a model has it carry, must hold one element per particle (else an update is CLP_USAGE). */
 CLP_API clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
                                    const clp_grid_geometry *geometry, size_t particles,
                                    clp_grid **out, clp_error *err);

@@ -92,13 +92,9 @@ clp_status clp_grid_create(clp_worker *worker, const clp_options *opts,
     /* a rebuild that the moves call for comes after a move past half the skin */
     g->check_displacement = !g->check_moves;
     g->buffers = grid_buffers(geometry, opts);
-    /* a new particle set: the sort moves every re-sorted buffer the worker holds, so those an
-       earlier run left (of another particle count) go, before the model allocates its own */
-    clp_buffer_set stale = 0;
-    for (int i = 0; i < CLP_BUF_COUNT; i++)
-        if (clp_buffer_traits_of(1ull << i)->resorted)
-            stale |= 1ull << i;
-    clp__worker_release(worker, (stale & ~CLP_GRID_BUFFERS) | (CLP_GRID_BUFFERS & ~g->buffers));
+    /* a new particle set: the grid's buffers an earlier run left that these options do not
+       need go */
+    clp__worker_release(worker, CLP_GRID_BUFFERS & ~g->buffers);
     const clp_buffer_counts counts = grid_counts(geometry, particles);
     CLP_TRY(clp_worker_alloc(worker, g->buffers & ~CLP_BUF_NEIB_LIST, opts, &counts, err));
     if (!g->radix)

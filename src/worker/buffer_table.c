@@ -21,13 +21,6 @@
         .bit = (bit_), .name = (name_), .element_type = (type_), .element_size = (size_),          \
         .components = (components_), .kind = (kind_), NEEDS(option_, value_)                       \
     }
-#define PREDICTOR(bit_, name_, components_)                                                        \
-    {                                                                                              \
-        .bit = (bit_), .name = (name_), .element_type = "float", .element_size = sizeof(cl_float), \
-        .components = (components_), .kind = CLP_PER_PARTICLE,                                     \
-        NEEDS("sph.integrator", CLP_SPH_INTEGRATOR_PREDICTOR_CORRECTOR_NAME)                       \
-    }
-
 static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     SORTED(CLP_BUF_POS, "pos", "float", sizeof(cl_float), 4),
     SORTED(CLP_BUF_KEY, "key", "uint", sizeof(cl_uint), 1),
@@ -41,20 +34,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
     ROW_IF(CLP_BUF_CELL_COUNT, "cell_count", "uint", sizeof(cl_uint), 1, CLP_PER_CELL, "grid.sort",
            CLP_GRID_SORT_COUNTING_NAME),
     ROW(CLP_BUF_GRID_STATUS, "grid_status", "uint", sizeof(cl_uint), 8, CLP_SINGLE),
-    SORTED(CLP_BUF_VEL, "vel", "float", sizeof(cl_float), 4),
-    SORTED(CLP_BUF_RHO, "rho", "float", sizeof(cl_float), 1),
-    ROW(CLP_BUF_ACC, "acc", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE),
-    /* With shifting, the rate of density goes in the shifting sums' w (cl/sph/sph.cl). */
-    ROW_IF(CLP_BUF_DRHO, "drho", "float", sizeof(cl_float), 1, CLP_PER_PARTICLE, "sph.shifting",
-           "false"),
-    ROW(CLP_BUF_SPH_LARGEST, "sph_largest", "uint", sizeof(cl_uint), 2, CLP_SINGLE),
-    ROW(CLP_BUF_SPH_STEP, "sph_step", "uint", sizeof(cl_uint), 5, CLP_SINGLE),
-    ROW_IF(CLP_BUF_XSPH, "xsph", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE, "sph.xsph",
-           "true"),
-    /* The predictor-corrector's state at the start of a step; never lives across a sort. */
-    PREDICTOR(CLP_BUF_POS_OLD, "pos_old", 4),
-    PREDICTOR(CLP_BUF_VEL_OLD, "vel_old", 4),
-    PREDICTOR(CLP_BUF_RHO_OLD, "rho_old", 1),
     ROW_IF(CLP_BUF_CONSTANTS, "constants", "float", sizeof(cl_float), 1, CLP_PER_CUSTOM,
            "core.inline_constants", "false"),
     /* For the check that no particle moved more than half the skin between rebuilds. */
@@ -67,8 +46,6 @@ static const clp_buffer_traits traits[CLP_BUF_COUNT] = {
      .needs_option = "neighbors.every",
      .needs_value = "1",
      .needs_not = true},
-    ROW_IF(CLP_BUF_SHIFT, "shift", "float", sizeof(cl_float), 4, CLP_PER_PARTICLE, "sph.shifting",
-           "true"),
     ROW(CLP_BUF_SORT_SCRATCH, "sort_scratch", "uint", sizeof(cl_uint), 4, CLP_PER_PARTICLE),
 };
 

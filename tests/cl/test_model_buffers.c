@@ -10,8 +10,8 @@ static const char source[] = "kernel void scale(global float *a, float k, uint n
                              "    if (i < n)\n"
                              "        a[i] *= k;\n"
                              "}\n"
-                             "kernel void add_to(global const float *bit, global float *own) {\n"
-                             "    own[get_global_id(0)] += bit[get_global_id(0)];\n"
+                             "kernel void add_to(global const uint *bit, global float *own) {\n"
+                             "    own[get_global_id(0)] += (float)bit[get_global_id(0)];\n"
                              "}\n";
 
 static void test_buffers(test_env *t) {
@@ -147,15 +147,17 @@ static void test_step_buffers(test_env *t) {
     clp_options *opts = test_options(t, NULL);
     CLP_ASSERT_OK(clp_worker_build_for(w, source, opts, NULL, NULL, &err), &err);
     const clp_buffer_counts counts = {.particles = N};
-    CLP_ASSERT_OK(clp_worker_alloc(w, CLP_BUF_RHO, opts, &counts, &err), &err);
+    CLP_ASSERT_OK(clp_worker_alloc(w, CLP_BUF_ID, opts, &counts, &err), &err);
     clp_options_destroy(opts);
     clp_buffer *own;
     CLP_ASSERT_OK(clp_worker_buffer_create(w, "test.own", N * sizeof(float), &own, &err), &err);
-    float in[N], out[N];
+    cl_uint in[N];
+    float out[N];
     for (int i = 0; i < N; i++)
-        in[i] = (float)i;
-    CLP_ASSERT_OK(clp_worker_write(w, CLP_BUF_RHO, in, &err), &err);
-    const clp_step step = {"add_to", CLP_BUF_RHO | CLP_BUF_VEL, N, 1}; /* no vel: not an arg */
+        in[i] = (cl_uint)i;
+    CLP_ASSERT_OK(clp_worker_write(w, CLP_BUF_ID, in, &err), &err);
+    /* the worker holds no pos_rebuilt: not an argument */
+    const clp_step step = {"add_to", CLP_BUF_ID | CLP_BUF_POS_REBUILT, N, 1};
     CLP_ASSERT_OK(clp_worker_set_step_buffers(w, &step, &own, 1, &err), &err);
     CLP_ASSERT_OK(clp_worker_run_step(w, &step, NULL, &err), &err);
     CLP_ASSERT_OK(clp_worker_run_step(w, &step, NULL, &err), &err);

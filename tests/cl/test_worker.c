@@ -215,38 +215,38 @@ static void test_warning_log_kept(test_env *t) {
     clp_cache_close(cache);
 }
 
-/* The CLP_BUF_* set: rho always, pos_rebuilt unless neighbors.every is 1 (a needs_not row), the
+/* The CLP_BUF_* set: id always, pos_rebuilt unless neighbors.every is 1 (a needs_not row), the
  * constants, when not inlined, as many as counted. */
 static void test_buffers(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
-    const clp_buffer_set all = CLP_BUF_RHO | CLP_BUF_POS_REBUILT;
+    const clp_buffer_set all = CLP_BUF_ID | CLP_BUF_POS_REBUILT;
     const char *skin[] = {"neighbors.every=4", NULL};
     const char *passed[] = {"core.inline_constants=false", NULL};
     clp_options *plain = test_options(t, NULL);
     clp_options *skinned = test_options(t, skin);
     clp_options *constants = test_options(t, passed);
-    CLP_ASSERT_EQ(clp_buffers_needed(all, plain), CLP_BUF_RHO);
+    CLP_ASSERT_EQ(clp_buffers_needed(all, plain), CLP_BUF_ID);
     CLP_ASSERT_EQ(clp_buffers_needed(all, skinned), all);
 
     clp_buffer_counts counts = {.particles = 1000};
     counts.custom[clp__buffer_index(CLP_BUF_CONSTANTS)] = 7;
     CLP_ASSERT_OK(clp_worker_alloc(t->worker, all | CLP_BUF_CONSTANTS, constants, &counts, &err),
                   &err);
-    CLP_ASSERT_EQ(clp_worker_buffers(t->worker), CLP_BUF_RHO | CLP_BUF_CONSTANTS);
-    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_RHO), 4000);
+    CLP_ASSERT_EQ(clp_worker_buffers(t->worker), CLP_BUF_ID | CLP_BUF_CONSTANTS);
+    CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_ID), 4000);
     CLP_ASSERT_EQ(clp_worker_buffer_bytes(t->worker, CLP_BUF_CONSTANTS), 28);
 
     /* More than the device can hold in one allocation: refused, naming the buffer and its
      * bytes; where the largest allocation is the whole memory (rusticl's 2 GiB), refused for
      * the total, with its bytes. */
     clp_buffer_counts huge = {.particles = (size_t)(t->device->max_mem_alloc_size / 4 + 1)};
-    CLP_ASSERT_STATUS(clp_worker_alloc(t->worker, CLP_BUF_RHO, plain, &huge, &err),
+    CLP_ASSERT_STATUS(clp_worker_alloc(t->worker, CLP_BUF_ID, plain, &huge, &err),
                       CLP_DEVICE_MEMORY, &err);
     char expected[128];
     if (huge.particles * 4 > t->device->global_mem_size)
         snprintf(expected, sizeof expected, "the buffers need %zu bytes", huge.particles * 4);
     else
-        snprintf(expected, sizeof expected, "buffer \"rho\" (%zu bytes)", huge.particles * 4);
+        snprintf(expected, sizeof expected, "buffer \"id\" (%zu bytes)", huge.particles * 4);
     CLP_ASSERT_CONTAINS(err.message, expected);
     clp_options_destroy(plain);
     clp_options_destroy(skinned);
@@ -254,32 +254,34 @@ static void test_buffers(test_env *t) {
 }
 
 /* axpy over 1000 elements, not a multiple of the work-group size: the kernel's guard keeps
- * the rounded-up work-items out of bounds. Its x and y are two float bits of the CLP_BUF_* set,
- * rho and drho (without shifting), bound in bit order by the steps. */
+ * the rounded-up work-items out of bounds. Its x and y are two buffers of the test's own, which
+ * a step of no bits takes as its arguments (clp_worker_set_step_buffers). */
 static void test_launch(test_env *t) {
     clp_error err = CLP_ERROR_INIT;
-    const char *small[] = {"selftest.n=1000", "selftest.alpha=2", "sph.shifting=false", NULL};
+    const char *small[] = {"selftest.n=1000", "selftest.alpha=2", NULL};
     clp_options *opts = test_options(t, small);
     build(t, t->cache_dir, opts);
     size_t local = 0;
     CLP_ASSERT_OK(clp_launch_local_size(t->worker, "selftest_axpy", &local, &err), &err);
     CLP_ASSERT(local >= 1 && local <= t->device->max_work_group_size);
-    clp_buffer_counts counts = {.particles = 1000};
-    CLP_ASSERT_OK(clp_worker_alloc(t->worker, CLP_BUF_RHO | CLP_BUF_DRHO, opts, &counts, &err),
-                  &err);
+    const char *const names[] = {"test.x", "test.y"};
+    const size_t bytes[] = {1000 * sizeof(float), 1000 * sizeof(float)};
+    clp_buffer *xy[2];
+    CLP_ASSERT_OK(clp_worker_buffers_create(t->worker, names, bytes, 2, xy, &err), &err);
     float x[1000], y[1000];
     for (int i = 0; i < 1000; i++) {
         x[i] = (float)i;
         y[i] = 1.0f;
     }
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_RHO, x, &err), &err);
-    CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_DRHO, y, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, xy[0], x, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, xy[1], y, &err), &err);
     clp_worker_set_profiling(t->worker, true);
     double seconds = -1;
-    clp_step step = {"selftest_axpy", CLP_BUF_RHO | CLP_BUF_DRHO, 1000, 0};
+    clp_step step = {"selftest_axpy", 0, 1000, 0};
+    CLP_ASSERT_OK(clp_worker_set_step_buffers(t->worker, &step, xy, 2, &err), &err);
     CLP_ASSERT_OK(clp_worker_run_step(t->worker, &step, &seconds, &err), &err);
     CLP_ASSERT(seconds >= 0);
-    CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_DRHO, y, &err), &err);
+    CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, xy[1], y, &err), &err);
     for (int i = 0; i < 1000; i++)
         CLP_ASSERT_EQ(y[i], 2 * i + 1); /* exact in float for these values */
 
@@ -289,10 +291,10 @@ static void test_launch(test_env *t) {
     for (size_t r = 0; r < 2; r++) {
         for (int i = 0; i < 1000; i++)
             y[i] = 1.0f;
-        CLP_ASSERT_OK(clp_worker_write(t->worker, CLP_BUF_DRHO, y, &err), &err);
+        CLP_ASSERT_OK(clp_worker_buffer_write(t->worker, xy[1], y, &err), &err);
         const size_t first = ranges[r][0], count = ranges[r][1];
         CLP_ASSERT_OK(clp_worker_run_step_range(t->worker, &step, first, count, NULL, &err), &err);
-        CLP_ASSERT_OK(clp_worker_read(t->worker, CLP_BUF_DRHO, y, &err), &err);
+        CLP_ASSERT_OK(clp_worker_buffer_read(t->worker, xy[1], y, &err), &err);
         for (size_t i = 0; i < 1000; i++) {
             const bool inside = i >= first && i < first + count;
             if (y[i] != (inside ? 2.0f * (float)i + 1 : 1.0f))
