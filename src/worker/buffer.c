@@ -190,13 +190,13 @@ clp_status clp__worker_realloc(clp_worker *w, clp_buffer_set bit, size_t bytes, 
     return alloc_one(w, clp_buffer_traits_of(bit), i, bytes, err);
 }
 
-unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
+unsigned long long clp__worker_bit_bytes(const clp_worker *w) {
     unsigned long long total = 0;
     for (int i = 0; i < CLP_BUF_COUNT; i++)
         total += w->aliases & (1ull << i) ? 0 : w->buffer_bytes[i];
     for (size_t p = 1; p < w->n_list_pieces; p++)
         total += w->buffer_bytes[clp__buffer_index(CLP_BUF_NEIB_LIST)];
-    return total + clp__worker_owned_bytes(w);
+    return total;
 }
 
 clp_buffer_set clp_worker_buffers(const clp_worker *w) {
@@ -212,18 +212,18 @@ cl_mem clp_worker_buffer(const clp_worker *w, clp_buffer_set bit) {
     return i < 0 ? NULL : w->buffers[i];
 }
 
-/* Makes buffer index i live in `host` (named `name`, `held` bytes), retained. */
-static clp_status alias_mem(clp_worker *w, int i, cl_mem host, size_t held, const char *name,
-                            size_t bytes, clp_error *err) {
+clp_status clp__worker_alias_mem(clp_worker *w, clp_buffer_set bit, cl_mem host, size_t held,
+                                 const char *name, size_t bytes, clp_error *err) {
     clp_status st = CLP_OK;
+    const int i = clp__buffer_index(bit);
     CLP_REQUIRE(i >= 0 && host && held >= bytes, err, CLP_USAGE,
                 "buffer \"%s\" (%zu bytes) cannot live in buffer \"%s\" (%zu bytes)",
-                i >= 0 ? clp_buffer_traits_of(1ull << i)->name : "(unknown)", bytes, name, held);
+                i >= 0 ? clp_buffer_traits_of(bit)->name : "(unknown)", bytes, name, held);
     CLP_CL_CHECK(clRetainMemObject(host), err, "buffer \"%s\": clRetainMemObject", name);
     release_buffer(w, i);
     w->buffers[i] = host;
     w->buffer_bytes[i] = bytes;
-    w->aliases |= 1ull << i;
+    w->aliases |= bit;
 fail:
     return st;
 }
@@ -231,19 +231,9 @@ fail:
 clp_status clp__worker_alias(clp_worker *w, clp_buffer_set bit, clp_buffer_set host, size_t bytes,
                              clp_error *err) {
     const int h = clp__buffer_index(host);
-    return alias_mem(w, clp__buffer_index(bit), h >= 0 ? w->buffers[h] : NULL,
-                     h >= 0 ? w->buffer_bytes[h] : 0,
-                     h >= 0 ? clp_buffer_traits_of(host)->name : "(unknown)", bytes, err);
-}
-
-clp_status clp__worker_alias_owned(clp_worker *w, clp_buffer_set bit, const clp_buffer *host,
-                                   size_t bytes, clp_error *err) {
-    clp_status st = CLP_OK;
-    CLP_TRY(clp__buffer_check_owner(w, host, err));
-    CLP_TRY(alias_mem(w, clp__buffer_index(bit), clp_buffer_mem(host), clp_buffer_size(host),
-                      clp_buffer_name(host), bytes, err));
-fail:
-    return st;
+    return clp__worker_alias_mem(
+        w, bit, h >= 0 ? w->buffers[h] : NULL, h >= 0 ? w->buffer_bytes[h] : 0,
+        h >= 0 ? clp_buffer_traits_of(host)->name : "(unknown)", bytes, err);
 }
 
 clp_status clp__worker_list_pieces(clp_worker *w, size_t pieces, size_t stride, size_t particles,

@@ -128,6 +128,18 @@ unsigned long long clp__worker_owned_bytes(const clp_worker *w) {
     return total;
 }
 
+unsigned long long clp__worker_allocated_bytes(const clp_worker *w) {
+    return clp__worker_bit_bytes(w) + clp__worker_owned_bytes(w);
+}
+
+clp_status clp__worker_alias_owned(clp_worker *w, clp_buffer_set bit, const clp_buffer *host,
+                                   size_t bytes, clp_error *err) {
+    const clp_status st = clp__buffer_check_owner(w, host, err);
+    return st != CLP_OK
+               ? st
+               : clp__worker_alias_mem(w, bit, host->mem, host->bytes, host->name, bytes, err);
+}
+
 /* CLP_USAGE unless bytes offset .. offset + bytes - 1 lie in `b`. */
 static clp_status check_range(const clp_buffer *b, size_t offset, size_t bytes, clp_error *err) {
     if (offset > b->bytes || bytes > b->bytes - offset)

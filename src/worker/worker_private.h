@@ -66,7 +66,10 @@ clp_status clp__worker_realloc(clp_worker *worker, clp_buffer_set bit, size_t by
  * large), in place of its own: for a buffer only used while the host's contents are dead. */
 clp_status clp__worker_alias(clp_worker *worker, clp_buffer_set bit, clp_buffer_set host,
                              size_t bytes, clp_error *err);
-/* The same in a model's own buffer `host` (model_buffers.c) of this worker's. */
+/* The same in `host`, memory of `held` bytes named `name` (buffer.c), and in a model's own
+ * buffer of this worker's (model_buffers.c). */
+clp_status clp__worker_alias_mem(clp_worker *worker, clp_buffer_set bit, cl_mem host, size_t held,
+                                 const char *name, size_t bytes, clp_error *err);
 clp_status clp__worker_alias_owned(clp_worker *worker, clp_buffer_set bit, const clp_buffer *host,
                                    size_t bytes, clp_error *err);
 /* Makes the neighbour list `pieces` buffers of `piece_bytes`, each the list of `stride`
@@ -86,9 +89,10 @@ void clp__worker_release_owned(clp_worker *worker);
 /* CLP_USAGE unless `buffer` is one of the worker's own (model_buffers.c). */
 clp_status clp__buffer_check_owner(const clp_worker *worker, const clp_buffer *buffer,
                                    clp_error *err);
-/* The bytes of every buffer allocated, the CLP_BUF_* set's (aliases left out) and the models'
- * own. */
+/* The bytes of every buffer allocated, the CLP_BUF_* set's (aliases left out, buffer.c) and the
+ * models' own (model_buffers.c). */
 unsigned long long clp__worker_allocated_bytes(const clp_worker *worker);
+unsigned long long clp__worker_bit_bytes(const clp_worker *worker);
 /* The bytes of the buffers models own (model_buffers.c). */
 unsigned long long clp__worker_owned_bytes(const clp_worker *worker);
 
