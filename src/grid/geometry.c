@@ -34,7 +34,7 @@ const char *const *clp_grid_cl_files(void) {
 
 clp_buffer_set clp_grid_iteration_buffers(const clp_options *opts) {
     clp_buffer_set set = CLP_BUF_POS | CLP_BUF_KEY | CLP_BUF_TYPE;
-    if (!clp__neighbors_mode_of(opts) == CLP_NEIGHBORS_MODE_LIST)
+    if (clp__neighbors_mode_of(opts) != CLP_NEIGHBORS_MODE_LIST)
         return set | CLP_BUF_CELL_START | CLP_BUF_CELL_END;
     /* bits say which of the cells' particles are neighbours */
     const clp_buffer_set cells = clp__neighbors_format_of(opts) == CLP_NEIGHBORS_FORMAT_BITS
