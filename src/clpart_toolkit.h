@@ -175,10 +175,11 @@ CLP_API void clp_device_list_destroy(clp_device_list *list);
 CLP_API size_t clp_device_list_count(const clp_device_list *list);
 /* Borrowed until the list is destroyed. */
 CLP_API const clp_device_info *clp_device_list_get(const clp_device_list *list, size_t i);
-/* Selector: an index ("1"), a type ("gpu", "cpu", "accelerator"), or a case-insensitive
- * substring of platform, vendor or device name. NULL or "" means the default: the first GPU,
- * else the first CPU, else the first device. No match is CLP_NO_DEVICE with the list in the
- * message. */
+/* Selector: an index ("1"), a type ("gpu", "cpu", "accelerator"), an implementation's short
+ * name ("pocl") or a case-insensitive substring of platform, vendor or device name, or either
+ * of those last two with ":K", the K-th (from 0) device it matches ("pocl:1"). NULL or "" means the
+ * default: the first GPU, else the first CPU, else the first device. No match is CLP_NO_DEVICE with
+ * the list in the message. */
 CLP_API clp_status clp_device_select(const clp_device_list *list, const char *selector,
                                      const clp_device_info **out, clp_error *err);
 CLP_API const char *clp_device_type_name(cl_device_type type);

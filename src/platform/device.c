@@ -373,6 +373,24 @@ bool clp__device_matches_name(const clp_device_info *d, const char *selector) {
     return false;
 }
 
+/* "NAME:K": the K-th (from 0) device that NAME matches as clp__device_matches_name reads it,
+ * so that "pocl:0,pocl:1" names PoCL's first two devices whatever other platforms list before
+ * them. Returns false when the selector is not of that form; *found is the device's index, or
+ * count when NAME matches K devices or fewer. */
+static bool nth_matching(const clp_device_list *list, const char *selector, size_t *found) {
+    const char *colon = strrchr(selector, ':');
+    if (!colon || colon == selector || !colon[1] ||
+        strspn(colon + 1, "0123456789") != strlen(colon + 1))
+        return false;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - selector), selector);
+    unsigned long long k = strtoull(colon + 1, NULL, 10);
+    for (*found = 0; *found < list->count; (*found)++)
+        if (clp__device_matches_name(&list->devices[*found], name) && k-- == 0)
+            break;
+    return true;
+}
+
 /* CLP_NO_DEVICE with "<head>; devices: 0: <platform> / <name> (<type>), ...", cut with "..."
  * where the list does not fit; a complete list stays one character short of the message
  * size, so a message that fills it is always a cut one. */
@@ -404,6 +422,7 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
     size_t count = clp_device_list_count(list);
     size_t found = count;
     bool by_index = selector && *selector && strspn(selector, "0123456789") == strlen(selector);
+    bool by_name_index = false;
     if (!selector || !*selector) {
         /* the first GPU, else the first CPU, else the first of any other type; a simulator
            only when there is nothing else (a program run under `oclgrind PROG`) */
@@ -419,6 +438,8 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
     } else if (by_index) {
         unsigned long long i = strtoull(selector, NULL, 10); /* too big: ULLONG_MAX */
         found = i < count ? (size_t)i : count;
+    } else if (nth_matching(list, selector, &found)) {
+        by_name_index = true;
     } else {
         size_t t = 0;
         while (t < TYPE_COUNT && strcasecmp(selector, type_names[t].name) != 0)
@@ -435,6 +456,9 @@ clp_status clp_device_select(const clp_device_list *list, const char *selector,
         if (by_index)
             snprintf(head, sizeof head, "no device has index %.24s (%zu device%s)", selector, count,
                      count == 1 ? "" : "s");
+        else if (by_name_index)
+            snprintf(head, sizeof head, "'%.64s' names no device: too few devices match '%.*s'",
+                     selector, (int)(strrchr(selector, ':') - selector), selector);
         else if (find_short_name(selector) >= 0) {
             const int k = find_short_name(selector);
             snprintf(head, sizeof head, "no device matches '%.64s' (platform '%s'%s%s)", selector,

@@ -185,6 +185,25 @@ static void check_extensions(const clp_device_info *dev) {
     CLP_ASSERT_EQ(clp_device_has_extension(dev, first + 1), has_token(dev->extensions, first + 1));
 }
 
+/* "NAME:K": the K-th device whose name holds the last device's name, counted here from the
+ * reference enumeration; one past the last is CLP_NO_DEVICE naming the selector. */
+static void check_nth_selector(const clp_device_list *list, const ref_device *refs, size_t n) {
+    const char *name = refs[n - 1].name;
+    size_t k = 0;
+    char sel[320];
+    for (size_t i = 0; i < n; i++) {
+        if (!strstr(refs[i].name, name))
+            continue;
+        snprintf(sel, sizeof sel, "%s:%zu", name, k++);
+        CLP_ASSERT_EQ(select_index(list, sel), i);
+    }
+    CLP_ASSERT(k >= 1);
+    snprintf(sel, sizeof sel, "%s:%zu", name, k);
+    clp_error err = CLP_ERROR_INIT;
+    expect_no_device(list, sel, &err);
+    CLP_ASSERT_CONTAINS(err.message, "too few devices match");
+}
+
 /* The no-match message lists devices in order, "i: <platform> / <name> (<type>)", and cuts
  * the rest with "..." only where the message is full. */
 static void check_no_match(const clp_device_list *list) {
@@ -293,6 +312,8 @@ int main(void) {
     CLP_ASSERT_CONTAINS(range_err.message, sel);
     clp_error huge_err = CLP_ERROR_INIT;
     expect_no_device(list, "99999999999999999999999", &huge_err);
+
+    check_nth_selector(list, refs, n);
 
     /* Types, case-insensitive. */
     check_type_selector(list, refs, n, "cpu", CL_DEVICE_TYPE_CPU);
