@@ -760,6 +760,17 @@ fail:
     return st;
 }
 
+clp_status clp__dist_rank_zero_halo(clp__dist_rank *r, clp_buffer *buffer, clp_error *err) {
+    clp_status st = CLP_OK;
+    const size_t each = clp_buffer_size(buffer) / r->capacity;
+    const size_t halos[2][2] = {{0, r->owned_first}, {r->owned_end, r->halo_end}};
+    for (int side = 0; side < 2; side++)
+        CLP_TRY(clp_worker_buffer_zero_range(r->worker, buffer, halos[side][0] * each,
+                                             (halos[side][1] - halos[side][0]) * each, err));
+fail:
+    return st;
+}
+
 clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     const field_list fields = travelling(r);

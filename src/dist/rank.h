@@ -77,6 +77,10 @@ void clp__dist_rank_restored(clp__dist_rank *r);
  * sender found it in, and the sort with the neighbour list puts every particle in place;
  * r->timing gets their device time. */
 clp_status clp__dist_rank_rebuild(clp__dist_rank *r, clp_error *err);
+/* Zeroes a model's own per-particle buffer (one element a slot) over the halo, the slots below
+ * owned_first and from owned_end to halo_end: values no rank computes there, left by the
+ * particles a rebuild moved, are zero rather than stale. */
+clp_status clp__dist_rank_zero_halo(clp__dist_rank *r, clp_buffer *buffer, clp_error *err);
 
 /* Copies the `fields` of each edge into the neighbour's halo: after every kernel that changes
  * what the neighbour's kernels read of the halo. */

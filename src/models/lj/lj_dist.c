@@ -122,13 +122,8 @@ fail:
 static clp_status rebuild(clp__lj_rank *r, clp_error *err) {
     clp_status st = CLP_OK;
     CLP_TRY(clp__dist_rank_rebuild(&r->dist, err));
-    const size_t halos[2][2] = {{0, r->dist.owned_first}, {r->dist.owned_end, r->dist.halo_end}};
-    for (int i = CLP__LJ_FORCE; i < CLP__LJ_OWN; i++) {
-        const size_t each = clp_buffer_size(r->own[i]) / r->slots;
-        for (int side = 0; side < 2; side++)
-            CLP_TRY(clp_worker_buffer_zero_range(r->worker, r->own[i], halos[side][0] * each,
-                                                 (halos[side][1] - halos[side][0]) * each, err));
-    }
+    for (int i = CLP__LJ_FORCE; i < CLP__LJ_OWN; i++)
+        CLP_TRY(clp__dist_rank_zero_halo(&r->dist, r->own[i], err));
 fail:
     return st;
 }

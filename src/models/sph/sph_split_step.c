@@ -5,17 +5,10 @@
 
 clp_status clp__sph_rank_resort(sph_run *r, clp_error *err) {
     clp_status st = CLP_OK;
-    const clp__dist_rank *d = &r->split->dist;
     CLP_TRY(clp__dist_rank_rebuild(&r->split->dist, err));
-    const size_t halos[2][2] = {{0, d->owned_first}, {d->owned_end, d->halo_end}};
-    for (int b = 0; b < CLP__SPH_BUFFERS; b++) {
-        if (!(CLP__SPH_HALO_ZEROED & CLP__SPH_BIT(b)) || !r->own[b])
-            continue;
-        const size_t each = clp_buffer_size(r->own[b]) / r->n;
-        for (int side = 0; side < 2; side++)
-            CLP_TRY(clp_worker_buffer_zero_range(r->w, r->own[b], halos[side][0] * each,
-                                                 (halos[side][1] - halos[side][0]) * each, err));
-    }
+    for (int b = 0; b < CLP__SPH_BUFFERS; b++)
+        if ((CLP__SPH_HALO_ZEROED & CLP__SPH_BIT(b)) && r->own[b])
+            CLP_TRY(clp__dist_rank_zero_halo(&r->split->dist, r->own[b], err));
 fail:
     return st;
 }
