@@ -233,15 +233,19 @@ clp_status clp_options_apply_assignment(clp_options *opts, const char *assignmen
     return CLP_OK;
 }
 
-clp_status clp__options_decide(clp_options *opts, size_t i, clp_option_value value,
+clp_status clp__options_decide(clp_options *opts, const char *name, clp_option_value value,
                                clp_error *err) {
-    const clp__option_def *def = clp__schema_option(opts->schema, i);
     clp__where where = {opts->case_path, decided};
+    size_t i;
+    clp_status st = clp__schema_lookup(opts->schema, name, &where, &i, err);
+    if (st != CLP_OK)
+        return st;
+    const clp__option_def *def = clp__schema_option(opts->schema, i);
     if (value.type != def->type)
         return CLP_FAIL(err, CLP_USAGE, "a run decided option '%s' with a value of type %s, not %s",
                         def->name, clp__option_type_name(value.type),
                         clp__option_type_name(def->type));
-    const clp_status st = clp__value_check(def, &value, &where, err);
+    st = clp__value_check(def, &value, &where, err);
     if (st != CLP_OK)
         return st;
     set_origin(&value, CLP_ORIGIN_DECIDED, decided);

@@ -44,10 +44,12 @@ const clp__option_def *clp__schema_option(const clp_schema *schema, size_t i);
 const clp_option_value *clp__options_value_at(const clp_options *opts, size_t i);
 
 /* A run's decision (src/models: a format that fits the device, a fallback mode, a register
- * cap): option i takes `value` of its type, checked against its range or values as a user's
- * would be (CLP_OPTION_RANGE, CLP_OPTION_VALUE or, for another type, CLP_USAGE), with
- * CLP_ORIGIN_DECIDED. The typed setters of option_enums.h (tools/gen-option-enums) call it. */
-clp_status clp__options_decide(clp_options *opts, size_t i, clp_option_value value, clp_error *err);
+ * cap): option `name` (CLP_OPTION_UNKNOWN when the schema has none) takes `value` of its type,
+ * checked against its range or values as a user's would be (CLP_OPTION_RANGE, CLP_OPTION_VALUE or,
+ * for another type, CLP_USAGE), with CLP_ORIGIN_DECIDED. The typed setters of option_enums.h
+ * (tools/gen-option-enums) call it. */
+clp_status clp__options_decide(clp_options *opts, const char *name, clp_option_value value,
+                               clp_error *err);
 
 /* "bool", "int", "float" or "enum". */
 const char *clp__option_type_name(clp_option_type type);
