@@ -47,6 +47,31 @@ int4 global_cell(float4 *p) {
     return c;
 }
 
+/* Where the next sort files a particle at pos p with key `key`: its cell in *c, *p re-expressed
+ * for it (local offsets from the new cell, global positions wrapped), and whether that cell
+ * lies in the grid. A model that takes particles out of a walled domain asks this, so that it
+ * and the sort never disagree on a particle at the domain's edge. */
+bool sorted_cell(float4 *p, uint key, int4 *c) {
+#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
+    int4 shift = convert_int4(floor((*p + 0.5f * CLP_GRID_CELL) / CLP_GRID_CELL));
+    shift.w = 0;
+    if (CLP_CORE_DIM == 2)
+        shift.z = 0;
+    *p -= convert_float4(shift) * CLP_GRID_CELL;
+    *c = wrap_cell(key_cell(key) + shift);
+    return key != CLP_GRID_OUTSIDE && cell_inside(*c);
+#else
+    *c = global_cell(p);
+    return cell_inside(*c);
+#endif
+}
+
+/* Whether the next sort finds a particle at (p, key) inside the grid. */
+bool stays_in_grid(float4 p, uint key) {
+    int4 c;
+    return sorted_cell(&p, key, &c);
+}
+
 /* Cell keys for every particle. Global positions wrap on periodic axes; local offsets that
  * left their cell move to the cell they are in now. A particle outside a walled axis gets
  * the key CLP_GRID_OUTSIDE and is counted; an excluded one gets it too, uncounted. */
@@ -61,22 +86,8 @@ __kernel void grid_keys(__global float4 *restrict pos, __global uint *restrict k
         return;
     float4 p = pos[i];
     int4 c;
-    bool inside;
-#if CLP_GRID_POSITIONS == CLP_GRID_POSITIONS_LOCAL
-    inside = key[i] != CLP_GRID_OUTSIDE;
-    c = key_cell(key[i]);
-    int4 shift = convert_int4(floor((p + 0.5f * CLP_GRID_CELL) / CLP_GRID_CELL));
-    shift.w = 0;
-    if (CLP_CORE_DIM == 2)
-        shift.z = 0;
-    p -= convert_float4(shift) * CLP_GRID_CELL;
-    c = wrap_cell(c + shift);
-#else
-    c = global_cell(&p);
-    inside = true;
-#endif
+    const bool inside = sorted_cell(&p, key[i], &c);
     pos[i] = p;
-    inside = inside && cell_inside(c);
     const bool excluded = type[i] == CLP_GRID_EXCLUDED;
     uint k = inside && !excluded ? cell_key(c) : CLP_GRID_OUTSIDE;
     key[i] = k;

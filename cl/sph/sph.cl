@@ -538,11 +538,12 @@ float4 shifting(float4 grad_c, float div, float4 v, float dt CLP_CONSTANTS_FN_PA
     return size > most ? d * (most / size) : d;
 }
 
-/* Why a fluid particle must leave the computation: SPH_OUT_* bits, 0 when it stays. */
-uint outlier_reasons(float4 x, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM) {
+/* Why a fluid particle at (p, key) must leave the computation: SPH_OUT_* bits, 0 when it
+ * stays. Out of the domain is where the next sort finds it out of the grid. */
+uint outlier_reasons(float4 p, uint key, float4 v, float stored_rho CLP_CONSTANTS_FN_PARAM) {
     const float ratio = SPH_RHO(stored_rho) / CLP_SPH_RHO0;
     const float limit = CLP_SPH_SPEED_LIMIT * CLP_SPH_C0;
-    return (position_in_domain(x) ? 0u : SPH_OUT_DOMAIN) |
+    return (stays_in_grid(p, key) ? 0u : SPH_OUT_DOMAIN) |
            (dot(v.xyz, v.xyz) <= limit * limit ? 0u : SPH_OUT_SPEED) |
            (ratio >= CLP_SPH_DENSITY_MIN && ratio <= CLP_SPH_DENSITY_MAX ? 0u : SPH_OUT_DENSITY);
 }
@@ -555,7 +556,7 @@ void step_end(uint i, __global float4 *pos, __global const uint *key, __global u
               __global const uint *id, __global float4 *vel, __global const float *rho,
               __global uint *step, __local uint *moved, float4 move CLP_CONSTANTS_FN_PARAM) {
     const uint why =
-        outlier_reasons(particle_position(pos[i], key[i]), vel[i], rho[i] CLP_CONSTANTS_ARG);
+        outlier_reasons(pos[i], key[i], vel[i], rho[i] CLP_CONSTANTS_ARG);
     if (why) {
         type[i] = CLP_GRID_EXCLUDED;
         pos[i].w = as_float(CLP_GRID_EXCLUDED);
