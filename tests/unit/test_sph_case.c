@@ -254,6 +254,56 @@ static void test_counts_3d(void) {
     printf("ok 3D counts: 60 fluid, 1552 closed-tank and 1160 open-tank particles\n");
 }
 
+/* Walls meet at their boxes' edges whatever the spacing: a tank 39.6 spacings long lays its
+ * floor as 40 points 0.396 / 40 apart, so that the gap to the far wall is under a spacing
+ * (floor's last point at 0.39 - 0.004875, far wall's first at 0.396 + 0.005), and a wall box
+ * 4.6 by 5 spacings holds 5 by 5 points 0.0092 by 0.01 apart, up to half a step from its far
+ * faces. The fluid keeps the spacing, and the open top's side walls the fluid's lattice. */
+static void test_walls_meet(void) {
+    clp_error err = CLP_ERROR_INIT;
+    clp_sph_case c = loaded(write_2d("", "", NULL, "{'min': [0, 0], 'max': [0.396, 0.25]}",
+                                     "[{'min': [0.2, 0], 'max': [0.246, 0.05]}]"),
+                            2);
+    size_t n, n_fluid;
+    CLP_ASSERT_OK(clp__sph_count(&c, &n, &n_fluid, &err), &err);
+    double *xyz;
+    uint32_t *types;
+    CLP_ASSERT_OK(clp__sph_particles(&c, n, &xyz, &types, &err), &err);
+    const double step = 0.396 / 40;
+    size_t floor_points = 0, box_points = 0, side_points = 0;
+    double floor_last = -1, far_first = 1;
+    for (size_t k = n_fluid; k < n; k++) {
+        const double x = xyz[3 * k], y = xyz[3 * k + 1];
+        if (y < 0 && x > 0 && x < 0.396) { /* the floor's points between the side walls */
+            const double u = x / step - 0.5;
+            CLP_ASSERT_NEAR(u, lround(u), 1e-9);
+            floor_points++;
+            floor_last = fmax(floor_last, x);
+        }
+        if (x > 0.396 && y > 0) {
+            far_first = fmin(far_first, x);
+            const double v = y / 0.01 - 0.5; /* the open side wall: the fluid's rows */
+            CLP_ASSERT_NEAR(v, lround(v), 1e-9);
+            side_points++;
+        }
+        if (x > 0.2 && x < 0.246 && y > 0 && y < 0.05) {
+            CLP_ASSERT_NEAR((x - 0.2) / 0.0092 - 0.5, lround((x - 0.2) / 0.0092 - 0.5), 1e-9);
+            box_points++;
+        }
+    }
+    CLP_ASSERT_EQ(floor_points, 3 * 40);
+    CLP_ASSERT_NEAR(floor_last, 0.396 - step / 2, 1e-12);
+    CLP_ASSERT_NEAR(far_first, 0.396 + 0.005, 1e-12);
+    CLP_ASSERT(far_first - floor_last < 0.01);
+    CLP_ASSERT_EQ(side_points, 3 * 25);
+    CLP_ASSERT_EQ(box_points, 25);
+    for (size_t k = 0; k < n_fluid; k++) /* the fluid column: spacing 0.01 */
+        CLP_ASSERT_NEAR(xyz[3 * k] / 0.01 - 0.5, lround(xyz[3 * k] / 0.01 - 0.5), 1e-9);
+    free(xyz);
+    free(types);
+    printf("ok walls meet: a floor of 40 points 0.0099 apart, a box of 5 x 5\n");
+}
+
 /* A fluid box thinner than a spacing holds no particle; a spacing giving 2^31 or more
  * particles is refused before anything is allocated. */
 static void test_count_errors(void) {
@@ -680,6 +730,7 @@ int main(void) {
     test_values();
     test_counts_2d();
     test_counts_3d();
+    test_walls_meet();
     test_count_errors();
     test_physics();
     test_constants();

@@ -6,13 +6,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends the lattice points of box [min, max) (spacing dp, first point half a spacing in)
- * with type `type`; counts only when xyz is NULL. */
-static size_t fill_box(const double min[3], const double max[3], int dim, double dp, uint32_t type,
-                       double *xyz, uint32_t *types, size_t at) {
+/* The lattice points along one axis: up to three runs (a wall's corner layers, its face, the
+ * far corner's layers), each `n` points from half a step past `lo`. */
+typedef struct {
+    int runs;
+    double lo[3], step[3];
+    long n[3];
+} axis_lattice;
+
+/* Adds the points of [lo, hi) to l. Fluid keeps the spacing dp, and so its mass; a wall's
+ * points spread evenly over the whole face (the nearest whole count of spacings), so that
+ * walls meet at their box's edges whatever the spacing: with dp alone, a tank 874.9 spacings
+ * long left a hole of 1.9 spacings between its floor and its far wall, and mDBC, which lets
+ * the fluid come within half a spacing of a wall, drained through it. A run of exact spacings
+ * that continues the last one extends it, so a lattice that fits is laid as one run. */
+static void axis_add(axis_lattice *l, double lo, double hi, double dp, bool wall) {
+    const double spacings = (hi - lo) / dp;
+    long n = wall ? lround(spacings) : lround(floor(spacings + 1e-9));
+    if (wall && n < 1)
+        n = 1;
+    const bool exact = fabs(spacings - (double)n) < 1e-9 * fmax(1.0, spacings);
+    const int last = l->runs - 1;
+    if (exact && last >= 0 && l->step[last] == dp &&
+        fabs(l->lo[last] + (double)l->n[last] * dp - lo) < 1e-9 * dp) {
+        l->n[last] += n;
+        return;
+    }
+    l->lo[l->runs] = lo;
+    l->step[l->runs] = exact || !wall ? dp : (hi - lo) / (double)n;
+    l->n[l->runs++] = n;
+}
+
+static long axis_count(const axis_lattice *l) {
+    long n = 0;
+    for (int r = 0; r < l->runs; r++)
+        n += l->n[r];
+    return n;
+}
+
+static double axis_at(const axis_lattice *l, long i) {
+    int r = 0;
+    while (i >= l->n[r])
+        i -= l->n[r++];
+    return l->lo[r] + ((double)i + 0.5) * l->step[r];
+}
+
+/* Appends the points of the lattice ax (x fastest, then y, then z) with type `type`; counts
+ * only when xyz is NULL. */
+static size_t fill_lattice(const axis_lattice ax[3], int dim, uint32_t type, double *xyz,
+                           uint32_t *types, size_t at) {
     long n[3] = {1, 1, 1};
     for (int a = 0; a < dim; a++)
-        n[a] = lround(floor((max[a] - min[a]) / dp + 1e-9));
+        n[a] = axis_count(&ax[a]);
     if (!xyz)
         return at + (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     for (long k = 0; k < n[2]; k++)
@@ -20,36 +65,48 @@ static size_t fill_box(const double min[3], const double max[3], int dim, double
             for (long i = 0; i < n[0]; i++, at++) {
                 const long idx[3] = {i, j, k};
                 for (int a = 0; a < 3; a++)
-                    xyz[3 * at + a] = a < dim ? min[a] + (idx[a] + 0.5) * dp : 0.0;
+                    xyz[3 * at + a] = a < dim ? axis_at(&ax[a], idx[a]) : 0.0;
                 types[at] = type;
             }
     return at;
 }
 
+/* Appends the lattice points of box [min, max), fluid (type 0) or wall (1). */
+static size_t fill_box(const double min[3], const double max[3], int dim, double dp, uint32_t type,
+                       double *xyz, uint32_t *types, size_t at) {
+    axis_lattice ax[3] = {{0}};
+    for (int a = 0; a < dim; a++)
+        axis_add(&ax[a], min[a], max[a], dp, type == 1);
+    return fill_lattice(ax, dim, type, xyz, types, at);
+}
+
 /* Boundary particles: `layers` spacings thick around the tank's inner box, every face but
- * the top when it is open. Built as the thick shell minus the inner box. */
+ * the top when it is open. Built as the thick shell minus the inner box: each face is a slab
+ * of the shell, and slabs do not overlap. */
 static size_t fill_tank(const clp_sph_case *c, double *xyz, uint32_t *types, size_t at) {
     const int dim = c->dim, up = dim - 1;
     const double t = c->layers * c->dp;
-    double outer_min[3], outer_max[3];
-    for (int a = 0; a < 3; a++) {
-        outer_min[a] = c->tank.min[a] - t;
-        outer_max[a] = c->tank.max[a] + (a == up && c->open_top ? 0 : t);
-    }
-    /* Each face is a slab of the shell; slabs do not overlap. */
     for (int a = 0; a < dim; a++) {
         for (int side = 0; side < 2; side++) {
             if (a == up && side == 1 && c->open_top)
                 continue;
-            double min[3], max[3];
-            for (int b = 0; b < 3; b++) {
+            axis_lattice ax[3] = {{0}};
+            for (int b = 0; b < dim; b++) {
+                const double lo = c->tank.min[b], hi = c->tank.max[b];
+                if (b == a) { /* the slab's layers */
+                    axis_add(&ax[b], side ? hi : lo - t, side ? hi + t : lo, c->dp, true);
+                    continue;
+                }
                 /* earlier axes keep to the inner box, later ones span the whole shell */
-                min[b] = b < a ? c->tank.min[b] : outer_min[b];
-                max[b] = b < a ? c->tank.max[b] : outer_max[b];
+                const bool open = b == up && c->open_top;
+                if (b > a)
+                    axis_add(&ax[b], lo - t, lo, c->dp, true);
+                /* the side walls of an open top meet nothing up there: the fluid's lattice */
+                axis_add(&ax[b], lo, hi, c->dp, !open);
+                if (b > a && !open)
+                    axis_add(&ax[b], hi, hi + t, c->dp, true);
             }
-            min[a] = side ? c->tank.max[a] : outer_min[a];
-            max[a] = side ? outer_max[a] : c->tank.min[a];
-            at = fill_box(min, max, dim, c->dp, 1, xyz, types, at);
+            at = fill_lattice(ax, dim, 1, xyz, types, at);
         }
     }
     return at;
