@@ -87,7 +87,8 @@ clp_status clp__csv_row(clp__csv *csv, const double *values, clp_error *err) {
         char number[32];
         if (i > 0)
             fputc(',', csv->file);
-        fputs(clp__csv_format_number(values[i], number), csv->file);
+        if (!isnan(values[i])) /* a missing value, such as a dry gauge's, is an empty field */
+            fputs(clp__csv_format_number(values[i], number), csv->file);
     }
     return end_row(csv, err);
 }
@@ -145,9 +146,11 @@ static clp_status read_rows(const char *path, FILE *file, const char *const *col
         double *row = *rows + count * n_columns;
         char *p = line;
         for (size_t i = 0; i < n_columns; i++) {
-            char *end;
-            row[i] = strtod(p, &end);
-            CLP_REQUIRE(end != p && *end == (i + 1 < n_columns ? ',' : '\n'), err, CLP_IO,
+            char *end = p;
+            const char after = i + 1 < n_columns ? ',' : '\n';
+            const bool empty = *p == after; /* a missing value */
+            row[i] = empty ? NAN : strtod(p, &end);
+            CLP_REQUIRE((end != p || empty) && *end == after, err, CLP_IO,
                         "%s, row %zu: not %zu numbers", path, count + 1, n_columns);
             p = end + 1;
         }

@@ -3,6 +3,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,11 +73,13 @@ static clp_status read_row(clp__csv_table *t, const char *line, size_t number, s
     double *row = t->values + t->n_rows * t->n_columns;
     const char *p = line;
     for (size_t i = 0; i < t->n_columns; i++) {
-        char *end;
-        row[i] = strtod(p, &end);
+        char *end = (char *)p;
         const char want = i + 1 < t->n_columns ? ',' : '\0';
+        /* an empty field is a missing value (a dry gauge's): NaN */
+        const bool empty = want ? *p == ',' : (*p == '\0' || blank(p));
+        row[i] = empty ? NAN : strtod(p, &end);
         const bool ends = want ? *end == ',' : (*end == '\0' || blank(end));
-        CLP_REQUIRE_FILE(t->path, end != p && ends, err,
+        CLP_REQUIRE_FILE(t->path, (end != p || empty) && ends, err,
                          "%s:%zu: column %zu (%s) is not a number, or the row has not %zu columns",
                          t->path, number, i + 1, t->columns[i], t->n_columns);
         p = end + 1;

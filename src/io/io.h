@@ -137,8 +137,9 @@ clp_status clp__csv_continue_in(const char *dir, const char *name, const char *c
 clp_status clp__csv_write_table(const char *dir, const char *name, const char *const *columns,
                                 size_t n_columns, const double *rows, size_t n_rows,
                                 clp_error *err);
-/* Appends one row of n_columns values (see clp__csv_format_number) and flushes it to the
- * file, so a crash keeps every completed row. */
+/* Appends one row of n_columns values (see clp__csv_format_number; a NaN, a missing value
+ * such as a dry gauge's, is an empty field, which the readers take back as NaN) and flushes it
+ * to the file, so a crash keeps every completed row. */
 clp_status clp__csv_row(clp__csv *csv, const double *values, clp_error *err);
 /* Closes and frees `csv` (NULL does nothing); reports a failed final close as CLP_IO. */
 clp_status clp__csv_close(clp__csv *csv, clp_error *err);
