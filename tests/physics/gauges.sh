@@ -3,7 +3,10 @@
 # box 0.08 m wide and 0.012 m high on the floor, mDBC), checked at every sample from 0.05 s against
 # what a still tank must give: water heights within half a spacing of 0.1 m; pressures within
 # 3 % of rho0 g (H - y) at their point (2.0 % measured, while the start settles in the first
-# 0.1 s), velocities below 0.01 m/s; the force on the wall box within 2 % of the weight of the
+# 0.1 s), the third point on the far wall, which the run says it moved into the fluid at the
+# same height; the fourth, 3 cm above the water, dry (empty fields) in every row; with
+# sph.gauge_wall=refuse the case is refused, naming the point on the wall;
+# velocities below 0.01 m/s; the force on the wall box within 2 % of the weight of the
 # water above it, rho0 g (H - 0.012) 0.08 (N/m), and no sideways force above 1 % of it. A run
 # stopped at 0.25 s and restarted writes the same gauges.csv, byte for byte; a run split between
 # two devices writes the same gauges to 0.1 s (tests/physics/gauges_agree.py).
@@ -17,6 +20,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$clpart" run "$case_file" --out "$work/run" </dev/null >/dev/null 2>"$work/log" ||
     { cat "$work/log"; exit 1; }
+grep -q "1 gauge point lies on a wall: sampled 1.5 h" "$work/log" ||
+    { echo "the run did not say it moved the point on the far wall:"; cat "$work/log"; exit 1; }
+if "$clpart" run "$case_file" -s sph.gauge_wall=refuse --out "$work/refused" </dev/null \
+    >/dev/null 2>"$work/refused.log"; then
+    echo "sph.gauge_wall=refuse ran a case with a gauge point on a wall"
+    exit 1
+fi
+grep -q "'gauges'.points\[2\] (0.2, 0.05) lies on the tank's wall x = 0.2" "$work/refused.log" ||
+    { echo "the refusal does not name the point:"; cat "$work/refused.log"; exit 1; }
+[ ! -e "$work/refused/gauges.csv" ] || { echo "a refused case wrote gauges.csv"; exit 1; }
 python3 - "$case_file" "$work/run/gauges.csv" <<'PY'
 import csv, json, sys
 case = json.load(open(sys.argv[1]))
@@ -32,7 +45,10 @@ worst = {"height": 0.0, "pressure": 0.0, "speed": 0.0, "force": 0.0, "sideways":
 for r in rows:
     for k in range(len(gauges["heights"])):
         worst["height"] = max(worst["height"], abs(float(r[f"height_{k}"]) - H))
-    for k, point in enumerate(gauges["points"]):
+    dry = len(gauges["points"]) - 1  # above the water
+    if any(r[f"{q}_{dry}"] != "" for q in ("pressure", "vx", "vy")):
+        failed.append(f"the gauge above the water is not dry at t = {r['time']}")
+    for k, point in enumerate(gauges["points"][:dry]):
         expected = rho0 * g * (H - point[1])
         worst["pressure"] = max(worst["pressure"], abs(float(r[f"pressure_{k}"]) / expected - 1))
         worst["speed"] = max(worst["speed"], abs(float(r[f"vx_{k}"])) + abs(float(r[f"vy_{k}"])))

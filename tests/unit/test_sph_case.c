@@ -539,6 +539,38 @@ static void test_density_and_gauges(void) {
     printf("ok stored density and gauge points\n");
 }
 
+/* Gauge points on a wall move along the nearest face's normal to the offset into the fluid
+ * (docs/models/sph.md, 'gauges'): on the far wall 3 mm above the floor, to 1.5 cm before it at
+ * the same height; on the wall box's top, and inside the box 5 mm under its top, to 1.5 cm
+ * above it; behind the far wall, out through it. A point in the fluid, 2 cm from the far wall
+ * and over half a spacing from any face, stays. With `refuse` the first point on a wall is an
+ * error naming it and the face. */
+static void test_gauge_place(void) {
+    clp_error err = CLP_ERROR_INIT;
+    const char *path = write_2d("",
+                                "'gauges': {'interval': 0.01, 'points': [[0.4, 0.003], [0.22, "
+                                "0.05], [0.23, 0.045], [0.405, 0.1], [0.38, 0.1]]}",
+                                NULL, NULL, NULL);
+    clp_sph_case c = loaded(path, 2);
+    size_t moved;
+    CLP_ASSERT_OK(clp__sph_gauges_place(&c, 0.015, false, path, &moved, &err), &err);
+    CLP_ASSERT_EQ(moved, 4);
+    const double want[5][2] = {{0.385, 0.003}, {0.22, 0.065}, {0.23, 0.065}, {0.385, 0.1},
+                               {0.38, 0.1}};
+    for (int k = 0; k < 5; k++) {
+        CLP_ASSERT_NEAR(c.gauges.points[k][0], want[k][0], 1e-15);
+        CLP_ASSERT_NEAR(c.gauges.points[k][1], want[k][1], 1e-15);
+    }
+    c = loaded(path, 2);
+    CLP_ASSERT_STATUS(clp__sph_gauges_place(&c, 0.015, true, path, &moved, &err), CLP_CASE, &err);
+    CLP_ASSERT_CONTAINS(err.message, "'gauges'.points[0] (0.4, 0.003) lies on the tank's wall "
+                                     "x = 0.4");
+    CLP_ASSERT_CONTAINS(err.message, "sph.gauge_wall=move");
+    CLP_ASSERT_CONTAINS(err.message, path);
+    clp_error_clear(&err);
+    printf("ok gauge points on walls: moved 1.5 cm into the fluid, or refused\n");
+}
+
 /* The outliers' phrase names each reason with its bound: c0 times sph.speed_limit, rho0
  * times sph.density_min and sph.density_max. */
 static void test_outlier_reasons(void) {
@@ -731,6 +763,7 @@ int main(void) {
     test_counts_2d();
     test_counts_3d();
     test_walls_meet();
+    test_gauge_place();
     test_count_errors();
     test_physics();
     test_constants();

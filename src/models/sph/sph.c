@@ -194,8 +194,7 @@ static bool box_holds(const clp_box *b, const double *x, int dim, bool closed) {
     return true;
 }
 
-/* Whether a ghost node at x lies in the fluid's space: in the tank, outside every wall box. */
-static bool in_fluid_space(const clp_sph_case *c, const double *x) {
+bool clp__sph_in_fluid_space(const clp_sph_case *c, const double *x) {
     if (c->has_tank && !box_holds(&c->tank, x, c->dim, true))
         return false;
     for (size_t b = 0; b < c->n_walls; b++)
@@ -223,7 +222,7 @@ bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]
                 const double face = side ? w->max[a] : w->min[a], distance = fabs(face - x[a]);
                 double mirror[3] = {x[0], x[1], x[2]};
                 mirror[a] = 2 * face - x[a];
-                if (distance < nearest && in_fluid_space(c, mirror)) {
+                if (distance < nearest && clp__sph_in_fluid_space(c, mirror)) {
                     nearest = distance;
                     to_ghost[0] = to_ghost[1] = to_ghost[2] = 0;
                     to_ghost[a] = mirror[a] - x[a];

@@ -46,6 +46,9 @@ void clp__sph_phase_bytes(const clp_options *opts, const clp_grid_geometry *geom
  * wall into the fluid: through the closest point of the tank's inside for a tank particle,
  * across the nearest face with fluid space behind it for a wall box's. False when x has none. */
 bool clp__sph_ghost(const clp_sph_case *c, const double x[3], double to_ghost[3]);
+/* Whether point x lies in the fluid's space: in the tank (faces included), outside every wall
+ * box (its faces excepted). */
+bool clp__sph_in_fluid_space(const clp_sph_case *c, const double *x);
 /* The physical CLP_SPH_* constants, computed in double, which may be kernel arguments
  * (core.inline_constants). CLP_SPH_MAX_CONSTANTS bounds them with those sph_run.c adds: the
  * gauges' CLP_SPH_GAUGE_POINTS and the x-pencil layout's. */

@@ -23,6 +23,7 @@ struct clp__sph_gauges {
     const clp__sph_gauge_share *share; /* what this device owns: all of it, or a rank's part */
     cl_float4 *points;       /* written before each sample: a re-cut makes the buffers anew */
     size_t n_points, column; /* points sampled; of which per height column */
+    double dry;              /* the fluid fraction below which a point reads dry */
     double floor, step;      /* the columns' first point and spacing on the vertical */
     size_t wall_first[CLP_CASE_MAX_BOXES], wall_end[CLP_CASE_MAX_BOXES];
     cl_float4 *samples, *force; /* read back: two per point; one per particle */
@@ -162,15 +163,16 @@ static clp_status sum_alone(const void *rank, double *v, size_t n, clp_error *er
 static const clp__sph_gauge_share alone = {NULL,        settle_alone, owns_alone,
                                            slots_alone, run_alone,    sum_alone};
 
-clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
-                                uint64_t step, clp__sph_gauges **out, clp_error *err) {
+clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, double dry, const char *dir,
+                                bool restart, uint64_t step, clp__sph_gauges **out,
+                                clp_error *err) {
     clp_status st = CLP_OK;
     double *kept = NULL;
     size_t n_kept = 0;
     clp__sph_gauges *g = calloc(1, sizeof *g);
     CLP_REQUIRE_ALLOC(g, err);
     *g = (clp__sph_gauges){
-        .c = c, .w = w, .share = &alone, .n_points = clp__sph_gauge_points(c, NULL)};
+        .c = c, .w = w, .share = &alone, .n_points = clp__sph_gauge_points(c, NULL), .dry = dry};
     column_extent(c, &g->floor, &g->step, &g->column);
     clp__sph_wall_ids(c, g->wall_first, g->wall_end);
     g->samples = malloc((2 * g->n_points + 1) * sizeof *g->samples);
@@ -309,12 +311,14 @@ clp_status clp__sph_gauges_sample(clp__sph_gauges *g, clp_buffer_set grid, doubl
     for (size_t k = 0; k < s->n_heights; k++)
         g->row[at++] = column_height(g, k);
     for (size_t k = 0; k < s->n_points; k++) {
-        /* Shepard averages; a point no fluid reaches reads 0 */
+        /* Shepard averages of the fluid; a point with too little fluid around it (a fluid
+           fraction sum_j V_j W below g->dry) is dry: missing values, empty fields */
         const double *p = g->sums + 8 * (s->n_heights * g->column + k);
         const double sum = p[0];
-        g->row[at++] = sum > 0 ? p[1] / sum : 0.0;
+        const bool wet = sum > 0 && sum >= g->dry;
+        g->row[at++] = wet ? p[1] / sum : NAN;
         for (int a = 0; a < dim; a++)
-            g->row[at++] = sum > 0 ? p[4 + a] / sum : 0.0;
+            g->row[at++] = wet ? p[4 + a] / sum : NAN;
     }
     for (size_t k = 0; k < (size_t)dim * s->n_walls; k++)
         g->row[at++] = g->sums[8 * g->n_points + k];

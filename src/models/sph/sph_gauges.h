@@ -8,6 +8,12 @@
 
 typedef struct clp__sph_gauges clp__sph_gauges;
 
+/* Places the case's pressure points (sph_gauge_place.c): one on a wall's face (within half a
+ * spacing of it, or behind it) moves along the nearest face's normal to `offset` from it,
+ * where that is fluid, or with `refuse` the case (`path`) is refused with CLP_CASE naming the
+ * point and the face. *moved counts the points moved; -v logs each. */
+clp_status clp__sph_gauges_place(clp_sph_case *c, double offset, bool refuse, const char *path,
+                                 size_t *moved, clp_error *err);
 /* The points the gauges sample (out NULL: only counted): each water-height gauge's column,
  * from the floor (the tank's, else the domain's bottom) to the domain's top every half
  * spacing, then the pressure points. */
@@ -21,9 +27,10 @@ extern const char *const clp__sph_gauge_buffer_names[4];
 /* The device memory they take beside the model's, for `particles` slots (none without gauges). */
 clp_memory_need clp__sph_gauge_need(const clp_sph_case *c, size_t particles);
 /* Gauges on `w`, and gauges.csv in `dir` (NULL: none, a split run's rank other than 0): new,
- * or continued after `step` on a restart. *out is new. */
-clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, const char *dir, bool restart,
-                                uint64_t step, clp__sph_gauges **out, clp_error *err);
+ * or continued after `step` on a restart. A point whose fluid fraction is below `dry`
+ * (sph.gauge_dry) writes empty fields. *out is new. */
+clp_status clp__sph_gauges_open(const clp_sph_case *c, clp_worker *w, double dry, const char *dir,
+                                bool restart, uint64_t step, clp__sph_gauges **out, clp_error *err);
 /* A split run's rank in the gauges (sph_split_gauges.c gives it): every rank samples on its slab
  * and keeps what it owns, the points in its layers of the case's grid and the force on its
  * own particles; their sums meet on rank 0, which writes them. Its functions take `rank`, and

@@ -128,8 +128,8 @@ clp_status clp__sph_model_start(void *model, clp__run *run, clp_error *err) {
     else if (run->out_dir)
         CLP_TRY(clp__sph_outputs_open(&m->out, run->out_dir, err));
     if (r->c.gauges.interval > 0 && r->hooks->samples_gauges(r, run->out_dir))
-        CLP_TRY(
-            clp__sph_gauges_open(&r->c, r->w, run->out_dir, restarted, run->step, &m->gauges, err));
+        CLP_TRY(clp__sph_gauges_open(&r->c, r->w, clp__sph_gauge_dry_of(r->opts), run->out_dir,
+                                     restarted, run->step, &m->gauges, err));
 fail:
     return st;
 }

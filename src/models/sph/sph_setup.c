@@ -2,6 +2,7 @@
  * again) at rest at hydrostatic density, the grid, buffers and program, and its snapshots; a
  * split run's rank places its slab through its hooks. */
 #include "models/models.h"
+#include "models/sph/sph_gauges.h"
 #include "models/sph/sph_restart.h"
 #include "models/sph/sph_run.h"
 
@@ -17,6 +18,17 @@ clp_status clp__sph_load(sph_run *r, const char *case_path, clp_error *err) {
     r->centred = clp__sph_centred_density_of(r->opts);
     CLP_TRY(clp__sph_case_load(case_path, r->c.dim, &r->c, err));
     clp__sph_physics(&r->c, &r->phys);
+    size_t moved;
+    const double offset = clp__sph_gauge_offset_of(r->opts) * r->phys.h;
+    CLP_TRY(clp__sph_gauges_place(&r->c, offset,
+                                  clp__sph_gauge_wall_of(r->opts) == CLP_SPH_GAUGE_WALL_REFUSE,
+                                  case_path, &moved, err));
+    if (moved)
+        CLP_WARN(CLP_LOG_RUN,
+                 "%zu gauge point%s on a wall: sampled %g h (%g m) into the fluid along the "
+                 "wall's normal (sph.gauge_offset; -v says where; sph.gauge_wall=refuse refuses "
+                 "them)",
+                 moved, moved == 1 ? " lies" : "s lie", clp__sph_gauge_offset_of(r->opts), offset);
     CLP_TRY(clp__sph_count(&r->c, &r->n, &r->n_fluid, err));
     r->particles = r->n;
     clp_grid_desc desc = {.radius = 2.0 * r->phys.h};
