@@ -23,7 +23,9 @@ import sys
 NOT_VALUES = {
     ("src/models/pso/pso_run.c", "particle"): "summary.json's key and a diagnostic's name",
     ("src/models/repulsive/repulsive_case.c", "auto"): "the case's \"dt\": \"auto\"",
+    ("src/models/search/search_case.c", "move"): "the search case's key \"move\"",
     ("src/models/sph/sph_case.c", "xyz"): "the letters of a case's coordinates",
+    ("src/models/sph/sph_gauge_place.c", "xyz"): "the letters of a face's axis",
 }
 # Files whose tables name options as data, matched by name at run time.
 BY_NAME = {"src/worker/buffer.c": "the buffer traits' and stages' conditions (needs_option)"}
