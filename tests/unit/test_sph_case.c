@@ -555,7 +555,7 @@ static void test_gauge_place(void) {
     size_t moved;
     CLP_ASSERT_OK(clp__sph_gauges_place(&c, 0.015, false, path, &moved, &err), &err);
     CLP_ASSERT_EQ(moved, 4);
-    const double want[5][2] = {{0.385, 0.003}, {0.22, 0.065}, {0.23, 0.065}, {0.385, 0.1},
+    const double want[5][2] = {{0.385, 0.015}, {0.22, 0.065}, {0.23, 0.065}, {0.385, 0.1},
                                {0.38, 0.1}};
     for (int k = 0; k < 5; k++) {
         CLP_ASSERT_NEAR(c.gauges.points[k][0], want[k][0], 1e-15);

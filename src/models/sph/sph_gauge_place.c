@@ -67,9 +67,27 @@ static void format_point(const double *x, int dim, char *out, size_t size) {
         snprintf(out, size, "(%g, %g)", x[0], x[1]);
 }
 
+/* Moves the point off the other faces it lies within `offset` of, a corner's, so that the
+ * kernel around it is fluid on every side: a sensor on a side wall 3 mm above the floor is
+ * sampled `offset` above it where that exceeds 3 mm (at finer spacings, nearer its height). */
+static void clear_corner(const clp_sph_case *c, int placed_axis, double offset, double x[3]) {
+    face faces[6 + 6 * CLP_CASE_MAX_BOXES];
+    double d[6 + 6 * CLP_CASE_MAX_BOXES];
+    const size_t n = faces_near(c, x, offset, faces, d);
+    for (size_t f = 0; f < n; f++) {
+        if (faces[f].axis == placed_axis || d[f] < 0)
+            continue;
+        const double kept = x[faces[f].axis];
+        x[faces[f].axis] = faces[f].at + faces[f].sign * offset;
+        if (!clp__sph_in_fluid_space(c, x))
+            x[faces[f].axis] = kept;
+    }
+}
+
 /* Of the n faces near x (distances d), the nearest whose side at `offset` from it is fluid,
- * with the point there in placed; -1 where none is. So a point on a side wall near the floor
- * moves off the side wall and keeps its height above the floor. */
+ * with the point there in placed, clear of a corner's other faces; -1 where none is. So a
+ * point on a side wall near the floor moves off the side wall, and off the floor where it is
+ * nearer than `offset`. */
 static long place_off(const clp_sph_case *c, const double *x, const face *faces, const double *d,
                       size_t n, double offset, double placed[3]) {
     bool tried[6 + 6 * CLP_CASE_MAX_BOXES] = {false};
@@ -82,8 +100,10 @@ static long place_off(const clp_sph_case *c, const double *x, const face *faces,
         for (int a = 0; a < 3; a++)
             placed[a] = x[a];
         placed[faces[nearest].axis] = faces[nearest].at + faces[nearest].sign * offset;
-        if (clp__sph_in_fluid_space(c, placed))
+        if (clp__sph_in_fluid_space(c, placed)) {
+            clear_corner(c, faces[nearest].axis, offset, placed);
             return nearest;
+        }
     }
     return -1;
 }
@@ -118,7 +138,9 @@ clp_status clp__sph_gauges_place(clp_sph_case *c, double offset, bool refuse, co
                          : "place it in the fluid, or let clpart move it there "
                            "(sph.gauge_wall=move)");
         format_point(placed, c->dim, where, sizeof where);
-        CLP_INFO(CLP_LOG_RUN, "gauge point %zu %s lies on %s: sampled at %s, %g m into the fluid",
+        CLP_INFO(CLP_LOG_RUN,
+                 "gauge point %zu %s lies on %s: sampled at %s, %g m into the fluid (and as far "
+                 "from a corner's other faces)",
                  k, point, wall, where, offset);
         for (int a = 0; a < 3; a++)
             x[a] = placed[a];
