@@ -7,7 +7,8 @@ measured record's (data/lobovsky_2014): for each of the four sensors and each ru
   are seen through the same sampling;
 - mean: the mean p* over t* 3 to 7, the quasi-static load a smoother must not change;
 - peak: the largest p* up to t* = 7 (the impact's own, whenever it comes).
-Dry samples (empty fields) are p = 0. usage: sph_pressure_noise.py DATA_DIR LABEL=GAUGES.csv..."""
+Dry samples (empty fields) are p = 0. Where a diagnostics.csv lies beside gauges.csv, the
+fluid particles excluded by the end are given too. usage: sph_pressure_noise.py DATA_DIR LABEL=GAUGES.csv..."""
 import bisect
 import csv
 import math
@@ -32,6 +33,15 @@ def run(path):
     scale = 1 / (RHO0 * G * H)
     times = [float(r["time"]) * math.sqrt(G / H) for r in rows]
     return times, [[float(r[f"pressure_{k}"] or 0) * scale for r in rows] for k in range(4)]
+
+
+def excluded(path):
+    """The excluded count at the end of the run beside a gauges.csv; '-' without one."""
+    diagnostics = os.path.join(os.path.dirname(path), "diagnostics.csv")
+    if not os.path.exists(diagnostics):
+        return "-"
+    rows = list(csv.DictReader(open(diagnostics, newline="")))
+    return rows[-1]["excluded"] if rows else "-"
 
 
 def sample(times, values, at):
@@ -78,13 +88,13 @@ def main():
     print(f"noise, mean (t* 3-7) and peak of p* from the record's first impact t* = {start:.3f}"
           f" to 7; running mean over {WIDTH} in t*")
     print(f"{'run':28}" + "".join(f"{'s' + s + ' noise':>10}{'mean':>7}{'peak':>7}"
-                                  for s in SENSORS))
+                                  for s in SENSORS) + f"{'excluded':>9}")
     for label, path in runs:
         times, sensors = run(path)
         line = f"{label:28}"
         for k in range(4):
             line += "{:10.3f}{:7.3f}{:7.2f}".format(*figures(times, sensors[k], start))
-        print(line)
+        print(line + f"{excluded(path):>9}")
         # the record through the same sampling, once, with the first run's instants
         if label == runs[0][0]:
             inside = [t for t in times if measured[0][0][0] <= t <= measured[0][0][-1]]
