@@ -9,35 +9,9 @@ the last snapshot the particle of each ID stands where it stands in the first ru
 would put it a lattice spacing or more away). Exit status 1 when not."""
 import json
 import math
-import re
-import struct
 import sys
 
-TYPES = {"Float32": "f", "Float64": "d", "UInt32": "I", "Int64": "q"}
-
-
-def read_vtp(path):
-    """The arrays of a clpart .vtp file (raw appended data): name -> list of tuples."""
-    data = open(path, "rb").read()
-    head, raw = data.split(b'<AppendedData encoding="raw">', 1)
-    raw = raw[raw.index(b"_") + 1:]
-    arrays = {}
-    for tag in re.findall(rb"<DataArray [^>]*>", head):
-        attrs = dict(re.findall(rb'(\w+)="([^"]*)"', tag))
-        name, kind = attrs[b"Name"].decode(), TYPES[attrs[b"type"].decode()]
-        width = int(attrs.get(b"NumberOfComponents", b"1"))
-        offset = int(attrs[b"offset"])
-        size = struct.unpack_from("<Q", raw, offset)[0]
-        values = struct.unpack_from("<%d%s" % (size // struct.calcsize(kind), kind), raw, offset + 8)
-        arrays[name] = [tuple(values[i:i + width]) for i in range(0, len(values), width)]
-    return arrays
-
-
-def snapshots(run):
-    index = open(run + "/particles.pvd").read()
-    files = re.findall(r'file="([^"]+)"', index)
-    assert files, f"{run}: particles.pvd lists no snapshot"
-    return [run + "/" + f for f in files]
+from vtp import points, read_vtp, snapshots
 
 
 def fill_box(lo, hi, dim, dp, out):
@@ -96,13 +70,13 @@ def by_id(path, n, bad):
     if "id" not in arrays:
         bad.append(f"{path}: no id array")
         return None
-    ids = [i[0] for i in arrays["id"]]
+    ids = list(arrays["id"])
     if sorted(ids) != list(range(n)):
         missing = len(set(range(n)) - set(ids))
         bad.append(f"{path}: {len(ids)} IDs, {len(set(ids))} distinct, {missing} of 0..{n - 1} missing")
         return None
     positions = [None] * n
-    for i, x in zip(ids, arrays["position"]):
+    for i, x in zip(ids, points(arrays["position"])):
         positions[i] = x
     return positions
 
@@ -120,7 +94,7 @@ def main():
     n = len(lattice)
     bad, reference = [], None
     for run in sys.argv[2:]:
-        files = snapshots(run)
+        files = [path for _, path in snapshots(run)]
         first, last = by_id(files[0], n, bad), by_id(files[-1], n, bad)
         if first is None or last is None:
             continue

@@ -56,11 +56,11 @@ python3 "$check" "$lj" "$work/lj-one" "$work/lj-split" || fail "LJ: the particle
 python3 - "$lj" "$work/lj-split" <<PY || fail "LJ: a position outside the periodic box"
 import json, sys
 sys.path.insert(0, "$(dirname "$0")")
-from particle_ids import read_vtp, snapshots
+from vtp import read_vtp, snapshots
 lj = json.load(open(sys.argv[1]))["lj"]
 box = (4 * lj["fcc_cells"] ** 3 / lj["density"]) ** (1 / 3)
-for f in snapshots(sys.argv[2]):
-    outside = [x for p in read_vtp(f)["position"] for x in p if not 0 <= x < box]
+for _, f in snapshots(sys.argv[2]):
+    outside = [x for x in read_vtp(f)["position"] if not 0 <= x < box]
     assert not outside, (f, outside[:3], box)
 print("LJ: every position in [0, %.4f)" % box)
 PY

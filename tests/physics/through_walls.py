@@ -5,37 +5,12 @@ the top (a particle once above the tank's walls, or first seen past them less th
 below their top, went over). A wall's surface lies half a spacing before its first layer of particles; a fluid
 particle may be pressed up to that layer in an impact, but one past it is through the wall.
 Prints the count, and for the first few where and when; exit status 1 when any went through."""
-import os
-import re
-import struct
+import json
 import sys
 
+from vtp import read_vtp, snapshots
+
 MARGIN = 0.1  # m below the walls' top: what a splash over the top has not yet fallen by a snapshot
-
-
-def read_vtp(path):
-    """The arrays of a clpart .vtp snapshot (raw appended data, UInt64 headers), by name."""
-    data = open(path, "rb").read()
-    head, raw = data.split(b'<AppendedData encoding="raw">', 1)
-    raw = raw[raw.index(b"_") + 1:]
-    kinds = {b"Float64": "d", b"Float32": "f", b"UInt32": "I"}
-    arrays = {}
-    for tag in re.finditer(rb"<DataArray([^>]*)>", head):
-        attributes = dict(re.findall(rb'(\w+)="([^"]*)"', tag.group(1)))
-        kind = kinds.get(attributes.get(b"type"))
-        if kind is None or b"offset" not in attributes:
-            continue
-        at = int(attributes[b"offset"])
-        count = struct.unpack_from("<Q", raw, at)[0] // struct.calcsize(kind)
-        arrays[attributes[b"Name"].decode()] = struct.unpack_from(f"<{count}{kind}", raw, at + 8)
-    return arrays
-
-
-def snapshots(run):
-    """(time, path) of each snapshot, from particles.pvd."""
-    index = open(os.path.join(run, "particles.pvd")).read()
-    return [(float(t), os.path.join(run, f))
-            for t, f in re.findall(r'timestep="([^"]+)"[^>]*file="([^"]+)"', index)]
 
 
 def through(x, kind, dim, tank, boxes, depth):
@@ -64,7 +39,6 @@ def through(x, kind, dim, tank, boxes, depth):
 
 
 def main():
-    import json
     run, case_path = sys.argv[1:3]
     case = json.load(open(case_path))
     dim = case["options"]["core.dim"]
