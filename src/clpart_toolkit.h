@@ -196,13 +196,15 @@ typedef enum clp_option_type {
 } clp_option_type;
 
 /* Where a value came from, for messages: the default, a case file, a preset, the command line,
- * or the run itself (a decision for the device, as sph.fit_device's list-free fallback). */
+ * the run itself (a decision for the device, as sph.fit_device's list-free fallback), or the
+ * tuning database (a performance option's value measured best on a device like this one). */
 typedef enum clp_origin_kind {
     CLP_ORIGIN_DEFAULT,
     CLP_ORIGIN_CASE,
     CLP_ORIGIN_PRESET,
     CLP_ORIGIN_COMMAND_LINE,
-    CLP_ORIGIN_DECIDED
+    CLP_ORIGIN_DECIDED,
+    CLP_ORIGIN_TUNING
 } clp_origin_kind;
 
 typedef struct clp_option_value {
@@ -242,6 +244,18 @@ CLP_API clp_status clp_options_apply_case(clp_options *opts, const char *case_pa
 /* Applies one "name=value" command-line assignment; `argument` names it in errors. */
 CLP_API clp_status clp_options_apply_assignment(clp_options *opts, const char *assignment,
                                                 clp_error *err);
+/* A tuning database's value for performance option `name` (`value` as -s takes it: "simd",
+ * "true"), with `origin_text` ("tuning: FILE, entry 3"): taken only where the option is still
+ * at its default, so that a case, a preset or -s always wins; *taken says whether it was.
+ * An option that is not a performance option, or not of the schema, or a value it refuses, is
+ * CLP_OPTION_* with `origin_text` as the source, and nothing changes. A tuned value behind an
+ * unmet dependency changes nothing, as a default there does, and clp_options_check lets it
+ * be. */
+CLP_API clp_status clp_options_tune(clp_options *opts, const char *name, const char *value,
+                                    const char *origin_text, bool *taken, clp_error *err);
+/* Whether the value was set by the user: a case, a preset or -s (not a default, the run's
+ * decision or the tuning database). */
+CLP_API bool clp_option_set_by_user(const clp_option_value *v);
 /* Checks every depends_any/depends_all after all values are in. */
 CLP_API clp_status clp_options_check(const clp_options *opts, clp_error *err);
 /* The case's "model" (NULL when no case named one). Borrowed. */

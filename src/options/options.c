@@ -253,6 +253,34 @@ clp_status clp__options_decide(clp_options *opts, const char *name, clp_option_v
     return CLP_OK;
 }
 
+clp_status clp_options_tune(clp_options *opts, const char *name, const char *value,
+                            const char *origin_text, bool *taken, clp_error *err) {
+    clp__where where = {origin_text, name};
+    size_t i;
+    clp_option_value v;
+    *taken = false;
+    clp_status st = clp__schema_lookup(opts->schema, name, &where, &i, err);
+    if (st != CLP_OK)
+        return st;
+    const clp__option_def *def = clp__schema_option(opts->schema, i);
+    if (!def->performance)
+        return CLP_FAIL_AT(err, CLP_OPTION_VALUE, origin_text, -1, -1,
+                           "%s is not a performance option: a tuning database may not set it",
+                           name);
+    st = clp__value_from_text(def, value, &where, &v, err);
+    if (st != CLP_OK || opts->values[i].origin != CLP_ORIGIN_DEFAULT)
+        return st;
+    set_origin(&v, CLP_ORIGIN_TUNING, origin_text);
+    opts->values[i] = v;
+    *taken = true;
+    return CLP_OK;
+}
+
+bool clp_option_set_by_user(const clp_option_value *v) {
+    return v->origin == CLP_ORIGIN_CASE || v->origin == CLP_ORIGIN_PRESET ||
+           v->origin == CLP_ORIGIN_COMMAND_LINE;
+}
+
 /* "core.summation = kbn" for one condition. */
 static void append_condition(clp_strbuf *sb, const clp_schema *schema, const clp__condition *c) {
     const clp__option_def *target = clp__schema_option(schema, c->option);
@@ -317,8 +345,11 @@ clp_status clp_options_check(const clp_options *opts, clp_error *err) {
     size_t n = clp_schema_count(opts->schema);
     for (size_t i = 0; i < n; i++) {
         const clp__option_def *def = clp__schema_option(opts->schema, i);
-        /* An option left at its default may sit behind an unmet dependency. */
-        if (def->depends_kind == CLP_DEPENDS_NONE || opts->values[i].origin == CLP_ORIGIN_DEFAULT)
+        /* An option left at its default, or at a tuning database's value, may sit behind an
+           unmet dependency: there it changes nothing. */
+        const clp_origin_kind origin = opts->values[i].origin;
+        if (def->depends_kind == CLP_DEPENDS_NONE || origin == CLP_ORIGIN_DEFAULT ||
+            origin == CLP_ORIGIN_TUNING)
             continue;
         size_t met = 0;
         for (size_t k = 0; k < def->n_depends; k++)

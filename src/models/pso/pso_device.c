@@ -17,7 +17,7 @@ clp_status clp__pso_layout_make(const clp_options *opts, int dim, clp__pso_field
                                 clp_error *err) {
     const char *used = dim == 3 ? "pso.layout" : "pso.wide_layout";
     const char *unused = dim == 3 ? "pso.wide_layout" : "pso.layout";
-    if (clp_options_get(opts, unused)->origin != CLP_ORIGIN_DEFAULT)
+    if (clp_option_set_by_user(clp_options_get(opts, unused)))
         return CLP_FAIL(err, CLP_CASE, "%s applies to %s dimensions and this swarm has %d: set %s",
                         unused, dim == 3 ? "other than 3" : "3", dim, used);
     clp__pso_field_layout l = {.chunk = 1};
