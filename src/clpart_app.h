@@ -299,6 +299,11 @@ typedef struct clp_model {
     /* The case's assembled device source (`dev` NULL where it is not needed). *out is new. */
     clp_status (*source)(const clp_options *opts, const clp_device_info *dev, const char *case_path,
                          char **out, clp_error *err);
+    /* How many particles (atoms, points) the case holds, read from its file before a device is
+     * chosen: the size that picks a tuning database's entry. NULL: the model has no
+     * performance option to tune. */
+    clp_status (*particles)(const clp_options *opts, const char *case_path, size_t *n,
+                            clp_error *err);
     /* Runs a case to its end; NULL for a model that another command runs, named by `runner`. */
     clp_status (*run)(clp_worker *worker, const clp_options *opts, const char *case_path,
                       const clp_run_config *config, clp_error *err);

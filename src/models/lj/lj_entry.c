@@ -1,5 +1,6 @@
 /* The Lennard-Jones model's registry entry (src/models/registry.c lists it). */
 #include "models/lj/lj.h"
+#include "models/lj/lj_case.h"
 #include "models/models.h"
 
 /* Its programs are sized from the device, for every option. */
@@ -20,6 +21,16 @@ static const clp_model_stage lj_stages[] = {
     CLP__STAGE("lj_forces", "pair forces and virial, by lj.strategy", CLP_PHASE_FORCES),
     CLP__STAGE("lj_kick", "second half kick", CLP_PHASE_INTEGRATION), CLP__STAGES_END};
 
+/* The case's atoms: the size a tuning entry is chosen by. */
+static clp_status lj_particles(const clp_options *opts, const char *case_path, size_t *n,
+                               clp_error *err) {
+    (void)opts;
+    clp__lj_case c;
+    const clp_status st = clp__lj_case_load(case_path, &c, err);
+    *n = st == CLP_OK ? c.n : 0;
+    return st;
+}
+
 const clp_model clp__lj_entry = {.name = "lj",
                                  .throughput_unit = "atom-steps/s",
                                  .steps_name = "steps",
@@ -35,5 +46,6 @@ const clp_model clp__lj_entry = {.name = "lj",
                                  .run_chooses_value = CLP_LJ_STRATEGY_AUTO_NAME,
                                  .source_needs_device = always,
                                  .source = clp_lj_source,
+                                 .particles = lj_particles,
                                  .run = clp_lj_run,
                                  .run_rank = clp__lj_run_rank};

@@ -1,6 +1,7 @@
 /* The particle swarm model's registry entry (src/models/registry.c lists it). */
 #include "models/models.h"
 #include "models/pso/pso.h"
+#include "models/pso/pso_case.h"
 
 /* The option modules its programs take: options/<module>.json. */
 static const char *const pso_modules[] = {"core", "pso", NULL};
@@ -16,6 +17,17 @@ static const clp_model_stage pso_stages[] = {
     CLP__STAGE("pso_reduce_final", "swarm best", CLP_PHASE_FORCES),
     CLP__STAGES_END};
 
+/* The swarm's particles: the size a tuning entry is chosen by. */
+static clp_status pso_particles(const clp_options *opts, const char *case_path, size_t *n,
+                                clp_error *err) {
+    clp__pso_case c;
+    const clp_status st = clp__pso_case_load(case_path, clp__pso_objective_of(opts), &c, err);
+    *n = st == CLP_OK ? c.params.particles : 0;
+    if (st == CLP_OK)
+        clp__pso_case_free(&c);
+    return st;
+}
+
 const clp_model clp__pso_entry = {.name = "pso",
                                   .throughput_unit = "component-updates/s",
                                   .steps_name = "iterations",
@@ -25,4 +37,5 @@ const clp_model clp__pso_entry = {.name = "pso",
                                   .diagnostics = clp__pso_diagnostics,
                                   .outputs = pso_outputs,
                                   .source = clp_pso_source,
+                                  .particles = pso_particles,
                                   .run = clp_pso_run};

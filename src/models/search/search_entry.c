@@ -13,6 +13,16 @@ static const clp_model_stage search_stages[] = {
                CLP_PHASE_FORCES),
     CLP__STAGES_END};
 
+/* The lattice's particles: the size a tuning entry is chosen by. */
+static clp_status search_particles(const clp_options *opts, const char *case_path, size_t *n,
+                                   clp_error *err) {
+    (void)opts;
+    clp__search_case c;
+    const clp_status st = clp__search_case_load(case_path, &c, err);
+    *n = st == CLP_OK ? c.params.side * c.params.side * c.params.side : 0;
+    return st;
+}
+
 const clp_model clp__search_entry = {.name = "search",
                                      .throughput_unit = "particle-updates/s",
                                      .steps_name = "steps",
@@ -24,4 +34,5 @@ const clp_model clp__search_entry = {.name = "search",
                                      .diagnostics = clp__search_diagnostics,
                                      .outputs = search_outputs,
                                      .source = clp_search_source,
+                                     .particles = search_particles,
                                      .run = clp_search_run};

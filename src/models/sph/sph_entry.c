@@ -40,6 +40,15 @@ static const clp_model_stage sph_stages[] = {
 static const char *const sph_own_buffers[] = {CLP__SPH_BUFFER_NAMES, CLP__SPH_GAUGE_BUFFERS,
                                               CLP__SPH_GHOST, NULL};
 
+/* The case's particles (fluid, tank and walls): the size a tuning entry is chosen by. */
+static clp_status sph_particles(const clp_options *opts, const char *case_path, size_t *n,
+                                clp_error *err) {
+    clp_sph_case c;
+    size_t fluid;
+    const clp_status st = clp__sph_case_load(case_path, (int)clp__core_dim_of(opts), &c, err);
+    return st != CLP_OK ? st : clp__sph_count(&c, n, &fluid, err);
+}
+
 const clp_model clp__sph_entry = {.name = "sph",
                                   .throughput_unit = "particle-steps/s",
                                   .steps_name = "steps",
@@ -54,5 +63,6 @@ const clp_model clp__sph_entry = {.name = "sph",
                                   .checkpoint = CLP__SPH_CHECKPOINT,
                                   .source_needs_device = sph_device_laid_out,
                                   .source = clp_sph_source,
+                                  .particles = sph_particles,
                                   .run = clp_sph_run,
                                   .run_rank = clp__sph_run_rank};
