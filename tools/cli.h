@@ -10,6 +10,7 @@ typedef struct clp_cli {
     const char *device;    /* --device SEL, else $CLPART_DEVICE, else NULL (default device) */
     const char *cache_dir; /* --cache-dir DIR, else NULL (the library's default) */
     bool no_cache;         /* --no-cache or CLPART_NO_CACHE=1 */
+    bool no_tuning;        /* --no-tuning or CLPART_NO_TUNING=1: the schema's defaults */
     /* the command line as given, global flags included (run.json records it) */
     int argc;
     char *const *argv;

@@ -90,6 +90,7 @@ clp_status cli_option_applies(const clp_schema *schema, const char *model, const
 }
 
 void cli_case_free(cli_case *c) {
+    json_decref(c->tuning);
     clp_options_destroy(c->options);
     clp_schema_destroy(c->schema);
     *c = (cli_case){0};

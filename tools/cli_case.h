@@ -5,10 +5,15 @@
 #include "cli.h"
 #include "internal.h"
 
+#include <jansson.h>
+
 typedef struct cli_case {
     clp_schema *schema;
     clp_options *options;
     const char *case_path; /* borrowed from argv; NULL when none was given */
+    /* what cli_case_tune took from the tuning database, as run.json's "tuning" holds it:
+       {"entry", "match", "options": {NAME: VALUE}}; NULL before, or when it took none */
+    json_t *tuning;
 } cli_case;
 
 /* Parses "[CASE] [-s NAME=VALUE]... [-p PRESET]..." (argv[0] is the subcommand): defaults,
@@ -19,6 +24,15 @@ void cli_case_free(cli_case *c);
  * on a PSO case): set, it would change nothing. Unknown names and a NULL model pass. */
 clp_status cli_option_applies(const clp_schema *schema, const char *model, const char *name,
                               clp_error *err);
+/* The tuning database's values (tuning_db.h) for the performance options the case, its presets
+ * and -s leave at their defaults, from the entry closest to device `dev`, the case's model and
+ * its particles; -v says which entry and what it took, or why none. Nothing with --no-tuning.
+ * A database that cannot be read is a warning, and the defaults stand. */
+clp_status cli_case_tune(cli_case *c, const clp_cli *cli, const clp_device_info *dev,
+                         clp_error *err);
+/* The same for the device the global flags select, listed without a context; without any
+ * OpenCL platform the defaults stand (-v says so). */
+clp_status cli_case_tune_selected(cli_case *c, const clp_cli *cli, clp_error *err);
 /* The assembled source of the case's model, laid out for the device the global flags select
  * where the model's entry says it needs one. *source is new. */
 clp_status cli_case_source(const cli_case *c, const clp_cli *cli, char **source, clp_error *err);

@@ -62,6 +62,8 @@ static void print_help(FILE *out) {
                  "  --cache-dir DIR  program binary cache (default $CLPART_CACHE_DIR,\n"
                  "                   $XDG_CACHE_HOME/clpart or ~/.cache/clpart)\n"
                  "  --no-cache       build every program from source (also CLPART_NO_CACHE=1)\n"
+                 "  --no-tuning      performance options at their defaults, not the tuning\n"
+                 "                   database's (also CLPART_NO_TUNING=1)\n"
                  "  -v               report builds, cache hits and build logs\n"
                  "  --log CATS       debug output for device,options,build,cache,buffer,run,all\n"
                  "  --help, --version\n");
@@ -142,6 +144,8 @@ static int parse_global_flags(int *argc, char **argv, clp_cli *cli) {
             cli->verbose++;
         } else if (!strcmp(a, "--no-cache")) {
             cli->no_cache = true;
+        } else if (!strcmp(a, "--no-tuning")) {
+            cli->no_tuning = true;
         } else if (!strcmp(a, "--device")) {
             cli->device = argv[++i];
         } else if (!strcmp(a, "--cache-dir")) {
@@ -164,6 +168,8 @@ static int dispatch(int argc, char **argv, clp_cli *cli) {
     cli->device = getenv("CLPART_DEVICE");
     const char *no_cache = getenv("CLPART_NO_CACHE");
     cli->no_cache = no_cache && *no_cache && strcmp(no_cache, "0") != 0;
+    const char *no_tuning = getenv("CLPART_NO_TUNING");
+    cli->no_tuning = no_tuning && *no_tuning && strcmp(no_tuning, "0") != 0;
     const char *log = getenv("CLPART_LOG");
     if (log && *log) {
         unsigned categories;

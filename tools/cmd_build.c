@@ -12,9 +12,11 @@ int cmd_build(int argc, char **argv, const clp_cli *cli) {
     cli_session s = {0};
     char *source = NULL;
     clp_build_report report;
-    clp_status st = cli_case_source(&c, cli, &source, &err);
+    clp_status st = cli_session_open(cli, &s, &err);
+    if (st == CLP_OK) /* the program a run on this device builds */
+        st = cli_case_tune(&c, cli, clp_worker_device(s.worker), &err);
     if (st == CLP_OK)
-        st = cli_session_open(cli, &s, &err);
+        st = cli_case_source(&c, cli, &source, &err);
     if (st == CLP_OK)
         st = clp_worker_build_for(s.worker, source, c.options, s.cache, &report, &err);
     if (st == CLP_OK) {

@@ -222,6 +222,8 @@ int cmd_run(int argc, char **argv, const clp_cli *cli) {
                              .timing = timed ? &timing : NULL};
     bool reports = true; /* under mpirun, rank 0 speaks for the run */
     run_record record = {0};
+    if (st == CLP_OK && !several) /* a split run takes the defaults on every device */
+        st = cli_case_tune(&c, cli, clp_worker_device(s.worker), &err);
     if (st == CLP_OK)
         st = run_record_begin(&record, out_dir, cli, &c, model, &config, &err);
     split.started = record_started;

@@ -112,12 +112,13 @@ clp_status run_record_begin(run_record *rec, const char *out_dir, const clp_cli 
                   config->max_steps ? json_integer((json_int_t)config->max_steps) : json_null(),
                   "time", config->max_time > 0 ? json_real(config->max_time) : json_null());
     rec->root = json_pack(
-        "{s:s, s:o, s:o, s:{s:s, s:s, s:s}, s:s, s:o, s:o, s:o, s:o, s:o, s:n, s:s, s:n, s:n}",
+        "{s:s, s:o, s:o, s:{s:s, s:s, s:s}, s:s, s:o, s:O, s:o, s:o, s:o, s:o, s:n, s:s, s:n, "
+        "s:n}",
         "clpart", clp_version(), "command", command_line(cli), "cwd", working_folder(), "case",
         "path", c->case_path, "hash", hash, "name", stem, "model", model->name, "options",
-        options(c, model), "host", host(), "limits", limits, "restart",
-        config->restart ? json_string(config->restart) : json_null(), "started", utc_now(), "ended",
-        "status", "running", "error", "result");
+        options(c, model), "tuning", c->tuning ? c->tuning : json_null(), "host", host(), "limits",
+        limits, "restart", config->restart ? json_string(config->restart) : json_null(), "started",
+        utc_now(), "ended", "status", "running", "error", "result");
     CLP_REQUIRE(rec->root, err, CLP_NOMEM,
                 "cannot make run.json: out of host memory, or text that is not UTF-8 (the case "
                 "path, the working folder or the CPU's name)");

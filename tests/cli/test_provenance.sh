@@ -30,7 +30,7 @@ sys.path.insert(0, here)
 from xxh64 import xxh64
 r = json.load(open(folder + "/run.json"))
 devices = "devices" if "devices" in r else "device"
-keys = ["clpart", "command", "cwd", "case", "model", "options", devices, "host", "limits",
+keys = ["clpart", "command", "cwd", "case", "model", "options", devices, "tuning", "host", "limits",
         "restart", "started", "ended", "status", "error", "result"]
 assert list(r) == keys, list(r)
 assert r["clpart"] == os.popen(os.environ["CLPART"] + " --version").read().split(" ", 1)[1].strip(), r["clpart"]
