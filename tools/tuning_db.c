@@ -67,11 +67,6 @@ void tuning_identity_of(const clp_device_info *dev, tuning_identity *out) {
         copy(out->architecture, sizeof out->architecture, dev->name);
 }
 
-json_t *tuning_identity_json(const tuning_identity *id) {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "platform", id->platform, "vendor", id->vendor,
-                     "name", id->name, "type", id->type, "architecture", id->architecture);
-}
-
 /* Both given and equal. */
 static bool same(const char *a, const char *b) {
     return *a && *b && !strcmp(a, b);
@@ -99,7 +94,8 @@ const char *tuning_match_name(tuning_match m) {
     }
 }
 
-char *tuning_db_user_path(void) {
+/* The user's file (new; "" when no folder is named). */
+static char *user_path(void) {
     clp_strbuf sb = {0};
     const char *env;
     if ((env = getenv("CLPART_TUNING_DB")) && *env)
@@ -139,7 +135,7 @@ clp_status tuning_db_paths(char ***paths, size_t *n, clp_error *err) {
     }
     if (count)
         qsort(list, count, sizeof *list, by_name);
-    char *user = tuning_db_user_path();
+    char *user = user_path();
     if (user && *user) {
         if (count + 1 > room) {
             char **grown = realloc(list, (count + 1) * sizeof *list);

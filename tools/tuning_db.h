@@ -30,9 +30,6 @@ typedef struct tuning_identity {
 } tuning_identity;
 
 void tuning_identity_of(const clp_device_info *dev, tuning_identity *out);
-/* The identity as an entry holds it: {"platform", "vendor", "name", "type", "architecture"}
- * (new). */
-json_t *tuning_identity_json(const tuning_identity *id);
 tuning_match tuning_compare(const tuning_identity *entry, const tuning_identity *device);
 /* "the same device", "the same vendor and architecture", "the same type of device" */
 const char *tuning_match_name(tuning_match m);
@@ -54,8 +51,6 @@ typedef struct tuning_db {
  * wins where both match as closely. *paths (new, each new) gets *n of them; the user's file
  * may not exist. */
 clp_status tuning_db_paths(char ***paths, size_t *n, clp_error *err);
-/* The user's file (new). */
-char *tuning_db_user_path(void);
 /* Reads each file of `paths` in order; a missing one holds no entry. A file that is not a
  * database of this format, and an entry that is not whole or names an option that is not a
  * performance option of `schema` or a value it refuses, are left out with a warning that
