@@ -80,13 +80,17 @@ clp_status cli_case_tune(cli_case *c, const clp_cli *cli, const clp_device_info 
     CLP_TRY(clp_model_find(clp_options_model(c->options), &model, err));
     if (!model->particles)
         return CLP_OK; /* nothing of it is tuned */
-    CLP_TRY(model->particles(c->options, c->case_path, &particles, err));
     CLP_TRY(tuning_db_paths(&paths, &n_paths, err));
     CLP_TRY(tuning_db_load((const char *const *)paths, n_paths, c->schema, &db, err));
     tuning_identity id;
     tuning_identity_of(dev, &id);
     tuning_match match;
-    const tuning_entry *e = tuning_db_lookup(&db, &id, model->name, (double)particles, &match);
+    /* the case is read for its size only where some entry may be taken */
+    const tuning_entry *e = tuning_db_lookup(&db, &id, model->name, 0, &match);
+    if (e) {
+        CLP_TRY(model->particles(c->options, c->case_path, &particles, err));
+        e = tuning_db_lookup(&db, &id, model->name, (double)particles, &match);
+    }
     if (!e) {
         CLP_INFO(CLP_LOG_OPTIONS,
                  "tuning: no entry for model %s on %s (%s, architecture %s) in %zu file%s: the "

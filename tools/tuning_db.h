@@ -59,8 +59,8 @@ clp_status tuning_db_load(const char *const *paths, size_t n, const clp_schema *
                           tuning_db *db, clp_error *err);
 void tuning_db_free(tuning_db *db);
 /* The entry of `model` for `particles` particles on device `id`: of those that match best,
- * the one measured at the closest size (by the ratio of particle counts), the last read of
- * those as close. NULL when none matches. */
+ * the one measured at the closest size (by the ratio of particle counts; `particles` 0: any
+ * size), the last read of those as close. NULL when none matches. */
 const tuning_entry *tuning_db_lookup(const tuning_db *db, const tuning_identity *id,
                                      const char *model, double particles, tuning_match *match);
 
