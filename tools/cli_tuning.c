@@ -18,9 +18,7 @@ static clp_status take(cli_case *c, const tuning_entry *e, json_t **taken, clp_e
     const char *name;
     const json_t *value;
     json_object_foreach(e->options, name, value) {
-        const char *text = json_is_string(value) ? json_string_value(value)
-                           : json_is_true(value) ? "true"
-                                                 : "false";
+        const char *text = json_string_value(value);
         bool took;
         CLP_TRY(clp_options_tune(c->options, name, text, origin, &took, err));
         if (took)

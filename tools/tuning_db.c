@@ -211,6 +211,7 @@ static void read_entry(const json_t *e, const clp_schema *schema, const char *wh
         snprintf(why, size, "%s", err.message);
         return;
     }
+    out->options = json_object(); /* the values as text, as a run hands them on */
     const char *name;
     const json_t *value;
     json_object_foreach((json_t *)options, name, value) {
@@ -224,13 +225,16 @@ static void read_entry(const json_t *e, const clp_schema *schema, const char *wh
             snprintf(why, size, "%s", err.message);
             break;
         }
+        if (!out->options || json_object_set_new(out->options, name, json_string(text))) {
+            snprintf(why, size, "out of host memory");
+            break;
+        }
     }
     clp_options_destroy(scratch);
     if (*why)
         return;
     out->model = strdup(json_string_value(model));
     out->particles = json_number_value(particles);
-    out->options = json_deep_copy(options);
     out->where = strdup(where);
     if (!out->model || !out->options || !out->where)
         snprintf(why, size, "out of host memory");

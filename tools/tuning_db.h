@@ -38,7 +38,7 @@ typedef struct tuning_entry {
     tuning_identity device;
     char *model;
     double particles; /* the size it was measured at */
-    json_t *options;  /* NAME: value as -s takes it ("simd", "true"), each checked */
+    json_t *options;  /* NAME: value text as -s takes it ("simd", "true"), each checked */
     char *where;      /* "FILE, entry K" (K from 1) */
 } tuning_entry;
 
