@@ -29,6 +29,7 @@ int cmd_cache(int argc, char **argv, const clp_cli *cli);
 int cmd_run(int argc, char **argv, const clp_cli *cli);
 int cmd_sweep(int argc, char **argv, const clp_cli *cli);
 int cmd_bench(int argc, char **argv, const clp_cli *cli);
+int cmd_tune(int argc, char **argv, const clp_cli *cli);
 int cmd_report(int argc, char **argv, const clp_cli *cli);
 int cmd_compare(int argc, char **argv, const clp_cli *cli);
 

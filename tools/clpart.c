@@ -36,6 +36,12 @@ static const command commands[] = {
      cmd_sweep},
     {"bench", "the portability benchmark: probes and standard workloads on each device",
      "bench [--devices SEL,...|all[:NAME]] [--suite quick|standard|FILE] [--out DIR]", cmd_bench},
+    {"tune", "search the performance options for the fastest on each device, and save them",
+     "tune CASE [-s NAME=V1,V2,...]... [--strategy exhaustive|random|anneal|tpe] "
+     "[--evaluations N] [--seconds S] [--seed S] [--devices SEL,...|all[:NAME]] [--steps N | "
+     "--time T] [--repeat R] [--spread F] [--budget SECONDS] [--out DIR] [--save]; tune "
+     "--replay DIR [--strategy S,...|all] [--seeds N] [--target F] [--evaluations N]",
+     cmd_tune},
     {"compare", "compare two runs of a case, quantity by quantity, within tolerances",
      "compare A B [--tol QUANTITY=REL[,ABS]]... [--tolerances FILE] [--model NAME] [--all] "
      "[--json]",

@@ -274,47 +274,14 @@ static clp_status measure(bench *b, size_t d, const cli_session *s, const char *
                           const char *name, uint64_t steps, json_t *options,
                           const sweep_timing *timing, double prune_below, json_t **out,
                           clp_error *err) {
-    clp_status st = CLP_OK;
-    char hash[17], *key = NULL;
-    json_t *record = NULL;
-    CLP_TRY(cli_file_hash(case_path, hash, err));
     const sweep_plan plan = {.case_path = case_path,
                              .schema = b->schema,
                              .limits = {.max_steps = steps},
                              .timing = *timing,
                              .prune_below = prune_below};
-    record = sweep_record_new(&plan, hash, NULL, options, b->dev.identities[d]);
-    key = sweep_record_key(record);
-    CLP_REQUIRE_ALLOC(key, err);
-    json_t *known = json_object_get(b->done, key);
-    if (known) {
-        *out = json_incref(known);
-        goto fail;
-    }
-    json_object_set_new(record, "workload", json_string(name));
-    const double started = sweep_unix_time(), start = clp__now();
-    st = sweep_run_options(&plan, s, options, record, err);
-    json_object_set_new(record, "started", json_real(started));
-    json_object_set_new(record, "seconds", json_real(clp__now() - start));
-    if (st == CLP_OK)
-        st = sweep_results_append(b->results, record, err);
-    if (st == CLP_OK) {
-        char *text = sweep_options_text(options);
-        fprintf(stderr, "device %zu: %s %s: %s", b->dev.devices[d]->index, name,
-                text && *text ? text : "defaults",
-                json_string_value(json_object_get(record, "status")));
-        free(text);
-        if (json_object_get(record, "throughput"))
-            fprintf(stderr, ", %.4g %s", json_real_value(json_object_get(record, "throughput")),
-                    json_string_value(json_object_get(record, "unit")));
-        fprintf(stderr, " (%.1f s)\n", clp__now() - start);
-        json_object_set(b->done, key, record);
-        *out = json_incref(record);
-    }
-fail:
-    free(key);
-    json_decref(record);
-    return st;
+    sweep_store store = {.done = b->done, .path = b->results};
+    return sweep_measure(&plan, s, b->dev.devices[d], b->dev.identities[d], name, options, &store,
+                         out, err);
 }
 
 static bool record_ok(const json_t *record) {

@@ -411,6 +411,7 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     sw->plan.timing = (sweep_timing){DEFAULT_REPEAT, SWEEP_DEFAULT_SPREAD, SWEEP_DEFAULT_BUDGET};
     for (int i = 1; i < argc; i++) {
         const bool value = i + 1 < argc;
+        bool taken;
         if ((!strcmp(argv[i], "-s") || !strcmp(argv[i], "-c")) && value) {
             CLP_TRY(add_axis(sw, argv[i], argv[i + 1], argv[i][1] == 'c', err));
             i++;
@@ -442,29 +443,11 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
             CLP_REQUIRE(sw->schedule == SWEEP_BY_HARDWARE || sw->schedule == schedule, err,
                         CLP_USAGE, "--serial and --parallel exclude each other");
             sw->schedule = schedule;
-        } else if (!strcmp(argv[i], "--steps") && value)
-            CLP_TRY(
-                cli_positive("--steps", argv[++i], true, &sw->plan.limits.max_steps, NULL, err));
-        else if (!strcmp(argv[i], "--time") && value)
-            CLP_TRY(cli_positive("--time", argv[++i], false, NULL, &sw->plan.limits.max_time, err));
-        else if (!strcmp(argv[i], "--repeat") && value) {
-            uint64_t r;
-            CLP_TRY(cli_positive("--repeat", argv[++i], true, &r, NULL, err));
-            CLP_REQUIRE(r <= SWEEP_MAX_SAMPLES, err, CLP_USAGE,
-                        "--repeat takes at most %d runs, not %llu", SWEEP_MAX_SAMPLES,
-                        (unsigned long long)r);
-            sw->plan.timing.min_repeat = (int)r;
-        } else if (!strcmp(argv[i], "--spread") && value)
-            CLP_TRY(cli_positive("--spread", argv[++i], false, NULL, &sw->plan.timing.spread, err));
-        else if (!strcmp(argv[i], "--budget") && value) {
-            char *end;
-            errno = 0;
-            const double budget = strtod(argv[++i], &end); /* 0: no run beyond --repeat */
-            CLP_REQUIRE(end != argv[i] && !*end && !errno && budget >= 0 && isfinite(budget), err,
-                        CLP_USAGE, "--budget takes a number of seconds of at least 0, not '%s'",
-                        argv[i]);
-            sw->plan.timing.budget = budget;
-        } else if (argv[i][0] == '-' && argv[i][1])
+        } else if ((st = sweep_plan_flag(argc, argv, &i, &sw->plan, &taken, err)) != CLP_OK)
+            goto fail;
+        else if (taken)
+            continue;
+        else if (argv[i][0] == '-' && argv[i][1])
             return CLP_FAIL_AT(err, CLP_USAGE, "command line", -1, -1,
                                "unknown flag '%s' (or it lacks its value)", argv[i]);
         else if (n_kept < 4)
@@ -487,14 +470,8 @@ static clp_status parse(int argc, char **argv, sweep *sw, cli_case *base, clp_er
     sw->combinations = sw->combos ? json_array_size(sw->combos) : sw->product;
     if (!sw->combos && (sw->fraction || sw->max))
         CLP_TRY(sample(sw, err));
-    char *stem = out ? NULL : cli_file_stem(sw->case_path); /* sweep/<case file name> */
-    CLP_REQUIRE(out || stem, err, CLP_NOMEM, "out of host memory");
-    const int length = out ? snprintf(sw->dir, sizeof sw->dir, "%s", out)
-                           : snprintf(sw->dir, sizeof sw->dir, "sweep/%s", stem);
-    free(stem);
-    CLP_REQUIRE(length >= 0 && (size_t)length < sizeof sw->dir, err, CLP_USAGE,
-                "the output folder's path is longer than %zu characters", sizeof sw->dir - 1);
-    snprintf(sw->results, sizeof sw->results, "%s/results.jsonl", sw->dir);
+    CLP_TRY(sweep_out_dir(out, "sweep", sw->case_path, sw->dir, sizeof sw->dir, sw->results,
+                          sizeof sw->results, err));
     CLP_TRY(cli_file_hash(sw->case_path, sw->case_hash, err));
     sw->plan.case_path = sw->case_path;
     sw->plan.schema = base->schema;

@@ -251,6 +251,98 @@ recorded:
 #undef RECORD_FAILURE
 }
 
+clp_status sweep_plan_flag(int argc, char **argv, int *i, sweep_plan *plan, bool *taken,
+                           clp_error *err) {
+    clp_status st = CLP_OK;
+    const char *flag = argv[*i];
+    *taken = *i + 1 < argc &&
+             (!strcmp(flag, "--steps") || !strcmp(flag, "--time") || !strcmp(flag, "--repeat") ||
+              !strcmp(flag, "--spread") || !strcmp(flag, "--budget"));
+    if (!*taken)
+        return CLP_OK;
+    const char *text = argv[++*i];
+    if (!strcmp(flag, "--steps"))
+        CLP_TRY(cli_positive(flag, text, true, &plan->limits.max_steps, NULL, err));
+    else if (!strcmp(flag, "--time"))
+        CLP_TRY(cli_positive(flag, text, false, NULL, &plan->limits.max_time, err));
+    else if (!strcmp(flag, "--repeat")) {
+        uint64_t r;
+        CLP_TRY(cli_positive(flag, text, true, &r, NULL, err));
+        CLP_REQUIRE(r <= SWEEP_MAX_SAMPLES, err, CLP_USAGE,
+                    "--repeat takes at most %d runs, not %llu", SWEEP_MAX_SAMPLES,
+                    (unsigned long long)r);
+        plan->timing.min_repeat = (int)r;
+    } else if (!strcmp(flag, "--spread"))
+        CLP_TRY(cli_positive(flag, text, false, NULL, &plan->timing.spread, err));
+    else {
+        char *end;
+        errno = 0;
+        const double budget = strtod(text, &end); /* 0: no run beyond --repeat */
+        CLP_REQUIRE(end != text && !*end && !errno && budget >= 0 && isfinite(budget), err,
+                    CLP_USAGE, "--budget takes a number of seconds of at least 0, not '%s'", text);
+        plan->timing.budget = budget;
+    }
+fail:
+    return st;
+}
+
+clp_status sweep_out_dir(const char *out, const char *folder, const char *case_path, char *dir,
+                         size_t dir_size, char *results, size_t results_size, clp_error *err) {
+    clp_status st = CLP_OK;
+    char *stem = out ? NULL : cli_file_stem(case_path);
+    CLP_REQUIRE(out || stem, err, CLP_NOMEM, "out of host memory");
+    const int length =
+        out ? snprintf(dir, dir_size, "%s", out) : snprintf(dir, dir_size, "%s/%s", folder, stem);
+    CLP_REQUIRE(length >= 0 && (size_t)length < dir_size, err, CLP_USAGE,
+                "the output folder's path is longer than %zu characters", dir_size - 1);
+    snprintf(results, results_size, "%s/results.jsonl", dir);
+fail:
+    free(stem);
+    return st;
+}
+
+clp_status sweep_measure(const sweep_plan *plan, const cli_session *s, const clp_device_info *dev,
+                         const json_t *identity, const char *label, json_t *options,
+                         sweep_store *store, json_t **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    char hash[17], *key = NULL;
+    json_t *record = NULL;
+    CLP_TRY(cli_file_hash(plan->case_path, hash, err));
+    record = sweep_record_new(plan, hash, NULL, options, identity);
+    key = sweep_record_key(record);
+    CLP_REQUIRE_ALLOC(key, err);
+    json_t *known = json_object_get(store->done, key);
+    if (known) {
+        *out = json_incref(known);
+        goto fail;
+    }
+    if (label)
+        json_object_set_new(record, "workload", json_string(label));
+    const double started = sweep_unix_time(), start = clp__now();
+    st = sweep_run_options(plan, s, options, record, err);
+    json_object_set_new(record, "started", json_real(started));
+    json_object_set_new(record, "seconds", json_real(clp__now() - start));
+    if (st == CLP_OK)
+        st = sweep_results_append(store->path, record, err);
+    if (st == CLP_OK) {
+        char *text = sweep_options_text(options);
+        fprintf(stderr, "device %zu: %s%s%s: %s", dev->index, label ? label : "", label ? " " : "",
+                text && *text ? text : "defaults",
+                json_string_value(json_object_get(record, "status")));
+        free(text);
+        if (json_object_get(record, "throughput"))
+            fprintf(stderr, ", %.4g %s", json_real_value(json_object_get(record, "throughput")),
+                    json_string_value(json_object_get(record, "unit")));
+        fprintf(stderr, " (%.1f s)\n", clp__now() - start);
+        json_object_set(store->done, key, record);
+        *out = json_incref(record);
+    }
+fail:
+    free(key);
+    json_decref(record);
+    return st;
+}
+
 double sweep_unix_time(void) {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);

@@ -53,6 +53,12 @@ typedef struct sweep_plan {
     void *observer;
 } sweep_plan;
 
+/* Whether argv[*i] is one of the flags that say how each option set is run and timed
+ * (--steps N, --time T, --repeat R, --spread F, --budget SECONDS): then *taken, its value is
+ * read into `plan` and *i moves onto it. */
+clp_status sweep_plan_flag(int argc, char **argv, int *i, sweep_plan *plan, bool *taken,
+                           clp_error *err);
+
 /* Runs one option set (an object NAME: value text, a preset under "preset") on the session's
  * device into `record`: its status (ok, refused, build failed, run failed, pruned) with the reason,
  * build time and cache hit, the time before the runs, the warm-up's rate, the rate of every
@@ -64,6 +70,27 @@ typedef struct sweep_plan {
  * a signal stopped it. */
 clp_status sweep_run_options(const sweep_plan *plan, const cli_session *s, json_t *options,
                              json_t *record, clp_error *err);
+
+/* The records of a results.jsonl by their key (sweep_results_load), and that file, which new
+ * records are appended to. */
+typedef struct sweep_store {
+    json_t *done;
+    const char *path;
+} sweep_store;
+
+/* The record of `options` of the plan's case on device `dev` (`identity` as the records hold
+ * it): the one `store` holds under the same key, else run now (sweep_run_options), appended to
+ * its file and kept, with a line on stderr that names `label`, the options, the status and
+ * the rate. `label` (NULL: none) is also the new record's "workload". *out is new. */
+clp_status sweep_measure(const sweep_plan *plan, const cli_session *s, const clp_device_info *dev,
+                         const json_t *identity, const char *label, json_t *options,
+                         sweep_store *store, json_t **out, clp_error *err);
+
+/* The output folder of a command that measures case `case_path`: `out`, else
+ * FOLDER/<the case file's stem> ("sweep/lj_liquid"), into dir; its results.jsonl into
+ * results. */
+clp_status sweep_out_dir(const char *out, const char *folder, const char *case_path, char *dir,
+                         size_t dir_size, char *results, size_t results_size, clp_error *err);
 
 /* The key of a result (new text): what changes its measurement, as one line: the case
  * hash, the case parameters, the options, the device, the run's limits and the timing. */

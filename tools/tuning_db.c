@@ -2,6 +2,7 @@
 #include "tuning_db.h"
 #include "base/json_file.h"
 #include "internal.h"
+#include "io/io.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -94,8 +95,7 @@ const char *tuning_match_name(tuning_match m) {
     }
 }
 
-/* The user's file (new; "" when no folder is named). */
-static char *user_path(void) {
+char *tuning_db_user_path(void) {
     clp_strbuf sb = {0};
     const char *env;
     if ((env = getenv("CLPART_TUNING_DB")) && *env)
@@ -135,7 +135,7 @@ clp_status tuning_db_paths(char ***paths, size_t *n, clp_error *err) {
     }
     if (count)
         qsort(list, count, sizeof *list, by_name);
-    char *user = user_path();
+    char *user = tuning_db_user_path();
     if (user && *user) {
         if (count + 1 > room) {
             char **grown = realloc(list, (count + 1) * sizeof *list);
@@ -333,4 +333,79 @@ const tuning_entry *tuning_db_lookup(const tuning_db *db, const tuning_identity 
     }
     *match = best_match;
     return best;
+}
+
+static json_t *identity_json(const tuning_identity *id) {
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "platform", id->platform, "vendor", id->vendor,
+                     "name", id->name, "type", id->type, "architecture", id->architecture);
+}
+
+/* Whether entry `e` of a file is for the same device and model at about the same size. */
+static bool same_entry(const json_t *e, const json_t *device, const char *model, double particles) {
+    const json_t *size = json_object_get(e, "particles");
+    return json_equal(json_object_get(e, "device"), (json_t *)device) &&
+           json_is_string(json_object_get(e, "model")) &&
+           !strcmp(json_string_value(json_object_get(e, "model")), model) && json_is_number(size) &&
+           json_number_value(size) > 0 &&
+           fabs(log(json_number_value(size) / particles)) < 0.5 * log(2.0);
+}
+
+clp_status tuning_db_save(const char *path, const tuning_identity *device, const char *model,
+                          double particles, const json_t *options, const char *note, bool *replaced,
+                          clp_error *err) {
+    clp_status st = CLP_OK;
+    json_t *root = NULL, *entry = NULL;
+    char *text = NULL;
+    *replaced = false;
+    FILE *probe = fopen(path, "r");
+    if (probe) {
+        fclose(probe);
+        CLP_TRY(clp__json_load(path, CLP_JSON, &root, err));
+        const json_t *format = json_object_get(root, "clpart_tuning");
+        CLP_REQUIRE_FILE(path,
+                         json_is_integer(format) && json_integer_value(format) == TUNING_FORMAT &&
+                             json_is_array(json_object_get(root, "entries")),
+                         err,
+                         "%s is not a tuning database of format %d: not overwritten (move it "
+                         "away, or name another file with CLPART_TUNING_DB)",
+                         path, TUNING_FORMAT);
+    } else {
+        CLP_REQUIRE_FILE(path, errno == ENOENT, err, "cannot read %s: %s", path, strerror(errno));
+        root = json_pack("{s:i, s:[]}", "clpart_tuning", TUNING_FORMAT, "entries");
+        char folder[1024], why[256];
+        snprintf(folder, sizeof folder, "%s", path);
+        char *slash = strrchr(folder, '/');
+        if (slash && slash != folder) {
+            *slash = '\0';
+            CLP_REQUIRE_FILE(path, clp__make_dirs(folder, why, sizeof why), err,
+                             "cannot make %s: %s", folder, why);
+        }
+    }
+    entry = json_pack("{s:o, s:s, s:f, s:O}", "device", identity_json(device), "model", model,
+                      "particles", particles, "options", options);
+    CLP_REQUIRE(root && entry, err, CLP_NOMEM, "out of host memory");
+    if (note)
+        json_object_set_new(entry, "note", json_string(note));
+    json_t *entries = json_object_get(root, "entries");
+    for (size_t k = 0; k < json_array_size(entries) && !*replaced; k++)
+        if (same_entry(json_array_get(entries, k), json_object_get(entry, "device"), model,
+                       particles)) {
+            json_array_set(entries, k, entry);
+            *replaced = true;
+        }
+    if (!*replaced)
+        json_array_append(entries, entry);
+    char *dumped = json_dumps(root, JSON_INDENT(2));
+    CLP_REQUIRE_ALLOC(dumped, err);
+    clp_strbuf sb = {0};
+    clp__sb_appendf(&sb, "%s\n", dumped);
+    free(dumped);
+    text = clp__sb_take(&sb);
+    CLP_REQUIRE_ALLOC(text, err);
+    CLP_TRY(clp__atomic_write_file(path, text, strlen(text), err));
+fail:
+    free(text);
+    json_decref(entry);
+    json_decref(root);
+    return st;
 }

@@ -64,4 +64,15 @@ void tuning_db_free(tuning_db *db);
 const tuning_entry *tuning_db_lookup(const tuning_db *db, const tuning_identity *id,
                                      const char *model, double particles, tuning_match *match);
 
+/* The user's file (new; "" when no folder names it). */
+char *tuning_db_user_path(void);
+/* Writes an entry of `model` measured at `particles` on `device`, with `options` (NAME: value
+ * text) and `note`, into the file at `path` (made, with its folders, when missing): in place of
+ * any entry there for the same device and model at a size within a factor of sqrt(2), else
+ * after the others; the file whole or not at all. A file that is not a database of this format
+ * is not overwritten: CLP_IO naming it. *replaced says whether an entry was replaced. */
+clp_status tuning_db_save(const char *path, const tuning_identity *device, const char *model,
+                          double particles, const json_t *options, const char *note, bool *replaced,
+                          clp_error *err);
+
 #endif

@@ -344,20 +344,24 @@ static clp_status depends_error(const clp_options *opts, size_t i, clp_error *er
 clp_status clp_options_check(const clp_options *opts, clp_error *err) {
     size_t n = clp_schema_count(opts->schema);
     for (size_t i = 0; i < n; i++) {
-        const clp__option_def *def = clp__schema_option(opts->schema, i);
         /* An option left at its default, or at a tuning database's value, may sit behind an
            unmet dependency: there it changes nothing. */
         const clp_origin_kind origin = opts->values[i].origin;
-        if (def->depends_kind == CLP_DEPENDS_NONE || origin == CLP_ORIGIN_DEFAULT ||
-            origin == CLP_ORIGIN_TUNING)
+        if (origin == CLP_ORIGIN_DEFAULT || origin == CLP_ORIGIN_TUNING)
             continue;
-        size_t met = 0;
-        for (size_t k = 0; k < def->n_depends; k++)
-            met += clp__value_equal(&opts->values[def->depends[k].option], &def->depends[k].value);
-        if (def->depends_kind == CLP_DEPENDS_ANY ? met == 0 : met < def->n_depends)
+        if (!clp__option_depends_met(opts, i))
             return depends_error(opts, i, err);
     }
     return CLP_OK;
+}
+
+bool clp__option_depends_met(const clp_options *opts, size_t i) {
+    const clp__option_def *def = clp__schema_option(opts->schema, i);
+    size_t met = 0;
+    for (size_t k = 0; k < def->n_depends; k++)
+        met += clp__value_equal(&opts->values[def->depends[k].option], &def->depends[k].value);
+    return def->depends_kind == CLP_DEPENDS_NONE ||
+           (def->depends_kind == CLP_DEPENDS_ANY ? met > 0 : met == def->n_depends);
 }
 
 const clp_option_value *clp_options_get(const clp_options *opts, const char *name) {

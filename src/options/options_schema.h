@@ -42,6 +42,10 @@ typedef struct clp__option_def {
 const clp__option_def *clp__schema_option(const clp_schema *schema, size_t i);
 /* The value of the option at schema index i. */
 const clp_option_value *clp__options_value_at(const clp_options *opts, size_t i);
+/* Whether the depends_any/depends_all of the option at schema index i hold for the values now
+ * in `opts` (true for an option that depends on nothing): where they fail, its value changes
+ * nothing. */
+bool clp__option_depends_met(const clp_options *opts, size_t i);
 
 /* A run's decision (src/models: a format that fits the device, a fallback mode, a register
  * cap): option `name` (CLP_OPTION_UNKNOWN when the schema has none) takes `value` of its type,

@@ -3,7 +3,9 @@
  * closest size; the last file read wins a tie), what is left out with a warning (a file that
  * is not JSON, one of another format, entries that are not whole or set an option that is not
  * a performance option), that reading writes nothing, the architecture a device is known by,
- * and that a tuned value never overrides one the case or -s set. No OpenCL device is needed. */
+ * that a tuned value never overrides one the case or -s set, and what clpart tune --save writes
+ * (a new file in new folders, an entry replaced at the same size and added at another, a file
+ * of another kind left as it was). No OpenCL device is needed. */
 #include "../../tools/tuning_db.h"
 #include "test.h"
 
@@ -125,6 +127,53 @@ static void identities(void) {
     CLP_ASSERT_EQ(tuning_compare(&typeless, &here), TUNING_NO_MATCH);
 }
 
+/* tuning_db_save, read back as a run reads the file. */
+static void saving(const clp_schema *schema) {
+    clp_error err = CLP_ERROR_INIT;
+    char path[512];
+    snprintf(path, sizeof path, "%s/new/folder/v1.json", dir);
+    const tuning_identity id = {"Portable Computing Language", "AuthenticAMD",
+                                "cpu-znver3-AMD EPYC 7543", "cpu", "znver3"};
+    json_t *first = json_pack("{s:s, s:s}", "lj.strategy", "simd", "grid.key", "morton");
+    json_t *second = json_pack("{s:s}", "lj.strategy", "par_cell");
+    bool replaced = true;
+    CLP_ASSERT_OK(tuning_db_save(path, &id, "lj", 32000, first, "first", &replaced, &err), &err);
+    CLP_ASSERT(!replaced);
+    /* within a factor of sqrt(2): the same size, replaced; 4 times larger: another entry */
+    CLP_ASSERT_OK(tuning_db_save(path, &id, "lj", 40000, second, NULL, &replaced, &err), &err);
+    CLP_ASSERT(replaced);
+    CLP_ASSERT_OK(tuning_db_save(path, &id, "lj", 128000, first, NULL, &replaced, &err), &err);
+    CLP_ASSERT(!replaced);
+    const char *paths[] = {path};
+    tuning_db db;
+    const int before = warnings;
+    CLP_ASSERT_OK(tuning_db_load(paths, 1, schema, &db, &err), &err);
+    CLP_ASSERT_EQ(warnings, before);
+    CLP_ASSERT_EQ(db.n, 2);
+    expect(&db, &id, "lj", 32000, "par_cell", TUNING_SAME_DEVICE);
+    expect(&db, &id, "lj", 100000, "simd", TUNING_SAME_DEVICE);
+    tuning_db_free(&db);
+    /* a file that is not a database is not overwritten */
+    char *other = write_file("other.json", "{\"not\": \"a database\"}\n");
+    char *kept = read_all(other);
+    CLP_ASSERT_STATUS(tuning_db_save(other, &id, "lj", 32000, first, NULL, &replaced, &err), CLP_IO,
+                      &err);
+    CLP_ASSERT_CONTAINS(err.message, "not overwritten");
+    char *now = read_all(other);
+    CLP_ASSERT_STR_EQ(now, kept);
+    free(kept);
+    free(now);
+    remove(other);
+    remove(path);
+    char folder[512];
+    snprintf(folder, sizeof folder, "%s/new/folder", dir);
+    remove(folder);
+    snprintf(folder, sizeof folder, "%s/new", dir);
+    remove(folder);
+    json_decref(first);
+    json_decref(second);
+}
+
 int main(void) {
     CLP_ASSERT(mkdtemp(dir) != NULL);
     clp_log_set_sink(sink, NULL);
@@ -190,6 +239,7 @@ int main(void) {
     clp_options_destroy(opts);
 
     identities();
+    saving(schema);
     tuning_db_free(&db);
     clp_schema_destroy(schema);
     free(before);
@@ -197,6 +247,6 @@ int main(void) {
     for (size_t i = 0; i + 1 < sizeof paths / sizeof paths[0]; i++)
         remove(paths[i]);
     remove(dir);
-    printf("tuning database: lookups, fallbacks, what is left out and why\n");
+    printf("tuning database: lookups, fallbacks, what is left out and why, saving\n");
     return 0;
 }
