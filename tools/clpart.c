@@ -40,7 +40,7 @@ static const command commands[] = {
      "tune CASE [-s NAME=V1,V2,...]... [--strategy exhaustive|random|anneal|tpe] "
      "[--evaluations N] [--seconds S] [--seed S] [--devices SEL,...|all[:NAME]] [--steps N | "
      "--time T] [--repeat R] [--spread F] [--budget SECONDS] [--out DIR] [--save]; tune "
-     "--replay DIR [--strategy S,...|all] [--seeds N] [--target F] [--evaluations N]",
+     "--replay DIR [--strategy S,...|all] [--seeds N] [--target F] [--evaluations N] [--out DIR]",
      cmd_tune},
     {"compare", "compare two runs of a case, quantity by quantity, within tolerances",
      "compare A B [--tol QUANTITY=REL[,ABS]]... [--tolerances FILE] [--model NAME] [--all] "

@@ -722,7 +722,7 @@ int cmd_bench(int argc, char **argv, const clp_cli *cli) {
         snprintf(b.results, sizeof b.results, "%s/results.jsonl", b.dir);
     }
     if (st == CLP_OK)
-        st = sweep_results_load(b.results, &b.done, &err);
+        st = sweep_results_load(b.results, false, &b.done, &err);
     if (st == CLP_OK)
         st = bench_document(&b, &err);
     for (size_t d = 0; st == CLP_OK && d < b.dev.n; d++)

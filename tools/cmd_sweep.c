@@ -757,7 +757,7 @@ int cmd_sweep(int argc, char **argv, const clp_cli *cli) {
             st = CLP_FAIL_AT(&err, CLP_IO, sw.dir, -1, -1, "cannot make %s: %s", sw.dir, why);
     }
     if (st == CLP_OK)
-        st = sweep_results_load(sw.results, &sw.done, &err);
+        st = sweep_results_load(sw.results, false, &sw.done, &err);
     size_t known = 0, ok = 0;
     if (st == CLP_OK) {
         count_results(&sw, &known, &ok);

@@ -28,7 +28,7 @@ enum { DEFAULT_REPEAT = 3, DEFAULT_EVALUATIONS = 24 };
 static const double prune_fraction = 0.25;
 
 typedef struct tune {
-    const char *selectors, *replay, *strategies;
+    const char *selectors, *replay, *strategies, *out;
     tune_strategy strategy;
     tune_budget budget;
     uint64_t seed, seeds;
@@ -133,6 +133,18 @@ static json_t *t4_result(const tune_space *sp, size_t k, const json_t *record) {
                      invalidity(status), "correctness", 1, "measurements", measurements);
 }
 
+/* Whether record `best` is faster than `own` beyond their spread: the low end of its median's
+ * interval above the high end of theirs, and by at least min_gain. Run to run, a GPU's rate
+ * moves by a few per cent more than one run's interval says. */
+static bool clearly_faster(const json_t *best, const json_t *own) {
+    static const double min_gain = 1.03;
+    const double low = json_real_value(json_object_get(best, "throughput_low"));
+    const double high = json_real_value(json_object_get(own, "throughput_high"));
+    const double rate = json_real_value(json_object_get(best, "throughput"));
+    const double own_rate = json_real_value(json_object_get(own, "throughput"));
+    return low > high && rate >= min_gain * own_rate;
+}
+
 static clp_status save(tune *t, size_t d, const tune_space *sp, size_t best, double ratio,
                        clp_error *err) {
     clp_status st = CLP_OK;
@@ -234,7 +246,12 @@ static clp_status tune_device(tune *t, size_t d, clp_error *err) {
            json_string_value(json_object_get(l.records[0], "unit")), fastest, ratio,
            text && *text ? text : "the case's options");
     free(text);
-    if (t->save)
+    if (t->save && best != 0 && !clearly_faster(l.records[best], l.records[0])) {
+        printf("device %zu: the best is not faster than the case's options beyond the spread of "
+               "their runs: --save keeps the case's options\n",
+               dev->index);
+        CLP_TRY(save(t, d, &sp, 0, 1, err));
+    } else if (t->save)
         CLP_TRY(save(t, d, &sp, best, ratio, err));
 fail:
     for (size_t k = 0; l.records && k < sp.n; k++)
@@ -322,7 +339,7 @@ static clp_status parse(int argc, char **argv, tune *t, clp_error *err) {
         } else if (!strcmp(argv[i], "--devices") && value)
             t->selectors = argv[++i];
         else if (!strcmp(argv[i], "--out") && value)
-            out = argv[++i];
+            out = t->out = argv[++i];
         else if (!strcmp(argv[i], "--replay") && value)
             t->replay = argv[++i];
         else if (!strcmp(argv[i], "--save"))
@@ -388,7 +405,7 @@ static clp_status run_tune(tune *t, const clp_cli *cli, clp_error *err) {
     snprintf(folder, sizeof folder, "%s", t->dir);
     CLP_REQUIRE(clp__make_dirs(folder, why, sizeof why), err, CLP_IO, "cannot make %s: %s", t->dir,
                 why);
-    CLP_TRY(sweep_results_load(t->results, &t->store.done, err));
+    CLP_TRY(sweep_results_load(t->results, false, &t->store.done, err));
     t->store.path = t->results;
     char hash[17];
     CLP_TRY(cli_file_hash(t->base.case_path, hash, err));
@@ -412,7 +429,7 @@ int cmd_tune(int argc, char **argv, const clp_cli *cli) {
     tune t = {.seed = 1, .seeds = 20, .target = 0.95};
     clp_status st = parse(argc, argv, &t, &err);
     if (st == CLP_OK && t.replay)
-        st = tune_replay(t.replay, t.strategies, t.seeds, t.target, t.budget, &err);
+        st = tune_replay(t.replay, t.out, t.strategies, t.seeds, t.target, t.budget, &err);
     else if (st == CLP_OK)
         st = run_tune(&t, cli, &err);
     int rc;

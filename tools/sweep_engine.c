@@ -379,7 +379,7 @@ static bool record_whole(const json_t *record) {
            json_is_object(json_object_get(record, "options"));
 }
 
-clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
+clp_status sweep_results_load(const char *path, bool any_version, json_t **out, clp_error *err) {
     json_t *done = *out = json_object();
     FILE *f = fopen(path, "r");
     if (!f)
@@ -403,7 +403,7 @@ clp_status sweep_results_load(const char *path, json_t **out, clp_error *err) {
         if (!record_whole(record))
             fprintf(stderr, "clpart: warning: %s:%d is not a whole result; it is run again\n", path,
                     number);
-        else if (version && !strcmp(version, clp_version())) {
+        else if (any_version || (version && !strcmp(version, clp_version()))) {
             char *key = sweep_record_key(record);
             if (key)
                 json_object_set(done, key, record);

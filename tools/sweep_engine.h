@@ -95,9 +95,10 @@ clp_status sweep_out_dir(const char *out, const char *folder, const char *case_p
 /* The key of a result (new text): what changes its measurement, as one line: the case
  * hash, the case parameters, the options, the device, the run's limits and the timing. */
 char *sweep_record_key(const json_t *record);
-/* The records of `path` that this clpart version wrote, by their key (new object); a line
- * that is not a whole record (a run killed mid-write) is skipped with a warning. */
-clp_status sweep_results_load(const char *path, json_t **out, clp_error *err);
+/* The records of `path` by their key (new object): those that this clpart version wrote, or
+ * with `any_version` every one (the last of a key wins); a line that is not a whole record (a
+ * run killed mid-write) is skipped with a warning. */
+clp_status sweep_results_load(const char *path, bool any_version, json_t **out, clp_error *err);
 /* Appends one record to `path`, whole and flushed. */
 clp_status sweep_results_append(const char *path, json_t *record, clp_error *err);
 /* A new record for `options` (and the case parameters `parameters`, NULL when none) of the

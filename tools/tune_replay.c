@@ -177,8 +177,8 @@ fail:
     return st;
 }
 
-clp_status tune_replay(const char *dir, const char *strategies, uint64_t seeds, double target,
-                       tune_budget budget, clp_error *err) {
+clp_status tune_replay(const char *dir, const char *out_dir, const char *strategies, uint64_t seeds,
+                       double target, tune_budget budget, clp_error *err) {
     clp_status st = CLP_OK;
     bool chosen[TUNE_STRATEGY_COUNT];
     json_t *doc = NULL, *done = NULL, *out = json_array();
@@ -190,7 +190,7 @@ clp_status tune_replay(const char *dir, const char *strategies, uint64_t seeds, 
     CLP_TRY(clp__json_load(path, CLP_CASE, &doc, err));
     CLP_REQUIRE_FILE(path, json_is_array(json_object_get(doc, "devices")), err,
                      "%s is not what clpart tune writes (it has no array \"devices\")", path);
-    CLP_TRY(sweep_results_load(results, &done, err));
+    CLP_TRY(sweep_results_load(results, true, &done, err)); /* measurements, whichever wrote them */
     clp__sb_appendf(&table, "clpart tune --replay %s: case %s, %s\n", dir,
                     json_string_value(json_object_get(doc, "case")),
                     budget.evaluations || budget.seconds > 0 ? "under the budget given"
@@ -204,8 +204,14 @@ clp_status tune_replay(const char *dir, const char *strategies, uint64_t seeds, 
     char *text = clp__sb_take(&table);
     CLP_REQUIRE_ALLOC(text, err);
     fputs(text, stdout);
-    st = clp__atomic_write_file((snprintf(path, sizeof path, "%s/replay.md", dir), path), text,
-                                strlen(text), err);
+    const char *into = out_dir ? out_dir : dir;
+    char folder[1024], why[256];
+    snprintf(folder, sizeof folder, "%s", into);
+    if (!clp__make_dirs(folder, why, sizeof why))
+        st = CLP_FAIL_AT(err, CLP_IO, into, -1, -1, "cannot make %s: %s", into, why);
+    snprintf(path, sizeof path, "%s/replay.md", into);
+    if (st == CLP_OK)
+        st = clp__atomic_write_file(path, text, strlen(text), err);
     free(text);
     CLP_TRY(st);
     CLP_TRY(clp__json_write(

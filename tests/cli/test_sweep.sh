@@ -34,8 +34,7 @@ fi
 "$clpart" run "$tiny" -s sph.kernel=cubic --steps 5 --out "$work/cubic" >/dev/null 2>&1 ||
     fail "the separate run of sph.kernel=cubic failed"
 
-python3 - "$work/sweep" "$work/cubic/diagnostics.csv" "$CLPART_DATA_DIR/tolerances/sph.json" <<'PY' ||
-    fail "the records are wrong"
+python3 - "$work/sweep" "$work/cubic/diagnostics.csv" "$CLPART_DATA_DIR/tolerances/sph.json" <<'PY' || fail "the records are wrong"
 import csv, json, math, statistics, sys
 records = [json.loads(line) for line in open(sys.argv[1] + "/results.jsonl")]
 assert len(records) == 4, f"{len(records)} records, not 4"
@@ -366,7 +365,7 @@ for r in records:
     assert r["base_case"].endswith("cases/repulsive_24_2d.json"), r
     case = json.load(open(r["case"]))
     assert r["case"].startswith(sys.argv[1] + "/cases/") and case["repulsive"]["points"] == n, r
-    assert case["repulsive"]["dimensions"] == 2 and case["options"] == {"repulsive.impl": "tiled"}
+    assert case["repulsive"]["dimensions"] == 2 and case["options"] == {}
 assert records[0]["case_hash"] != records[1]["case_hash"], records
 assert "| `repulsive.points=40 repulsive.start=\"latin\"` |" in open(sys.argv[1] + "/summary.md").read()
 PY

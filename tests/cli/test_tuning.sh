@@ -19,7 +19,7 @@ command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 export CLPART_DEVICE=pocl
 unset CLPART_NO_TUNING
 variant "$(cat "$CLPART_DATA_DIR/cases/lj_liquid_small.json")" "$work/lj.json" \
-    options/neighbors.mode=DELETE steps=20 snapshot_every=10
+    steps=20 snapshot_every=10
 "$clpart" options --json >"$work/options.json" || fail "clpart options --json failed"
 "$clpart" devices --json >"$work/devices.json" || fail "clpart devices --json failed"
 db=$work/tuning.json
