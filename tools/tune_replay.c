@@ -215,7 +215,7 @@ clp_status tune_replay(const char *dir, const char *out_dir, const char *strateg
     free(text);
     CLP_TRY(st);
     CLP_TRY(clp__json_write(
-        dir, "replay.json",
+        into, "replay.json",
         json_pack("{s:f, s:I, s:O}", "target", target, "seeds", (json_int_t)seeds, "devices", out),
         JSON_INDENT(1), err));
 fail:
