@@ -33,6 +33,7 @@ typedef struct bench {
     sweep_timing variant_timing; /* the variants': "variant_repeat" and the same targets */
     double prune_factor; /* variants whose warm-up is this many times slower are not timed */
     json_t *doc;         /* bench.json as it grows */
+    const clp_cli *cli;  /* the global flags: --no-tuning */
 } bench;
 
 static double suite_number(const json_t *o, const char *key, double fallback) {
@@ -301,6 +302,45 @@ static json_t *faster(json_t *a, json_t *b) {
                : a;
 }
 
+/* The options a run of the case takes from the tuning database on device d (cli_case_tune) that
+ * differ from the case's own, a new object NAME: value text (empty: the run is the defaults'
+ * run); *tuning what run.json records of it (new; NULL: none). */
+static clp_status tuned_options(const bench *b, size_t d, const char *case_path, json_t **options,
+                                json_t **tuning, clp_error *err) {
+    clp_status st = CLP_OK;
+    cli_case c = {.schema = b->schema, .case_path = case_path}; /* the schema borrowed */
+    clp_options *own = NULL;
+    *tuning = NULL;
+    CLP_TRY(clp_options_create(b->schema, &own, err));
+    CLP_TRY(clp_options_apply_case(own, case_path, NULL, 0, err));
+    CLP_TRY(clp_options_dup(own, &c.options, err));
+    CLP_TRY(cli_case_tune(&c, b->cli, b->dev.devices[d], err));
+    *options = json_object();
+    CLP_REQUIRE_ALLOC(*options, err);
+    const char *name;
+    json_t *value;
+    json_object_foreach(json_object_get(c.tuning, "options"), name, value) {
+        const long i = clp_schema_find(b->schema, name);
+        char text[64];
+        clp__value_format(clp__schema_option(b->schema, (size_t)i),
+                          clp__options_value_at(own, (size_t)i), text, sizeof text);
+        if (strcmp(text, json_string_value(value)) != 0)
+            json_object_set(*options, name, value);
+    }
+    const char *entry = json_string_value(json_object_get(c.tuning, "entry"));
+    const size_t data = strlen(clp_data_dir());
+    if (entry && !strncmp(entry, clp_data_dir(), data) &&
+        entry[data] == '/') /* no machine's path */
+        json_object_set_new(c.tuning, "entry", json_string(entry + data + 1));
+    *tuning = c.tuning;
+    c.tuning = NULL;
+fail:
+    json_decref(c.tuning);
+    clp_options_destroy(c.options);
+    clp_options_destroy(own);
+    return st;
+}
+
 /* The result of `workload` on device d, another of the devices' results in bench.json. A
  * workload with "largest" climbs its patches, smallest first, each timed from one run up after a
  * warm-up, and keeps the largest that ran within its "max_seconds"; it runs the defaults
@@ -313,6 +353,7 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
     const json_t *largest = json_object_get(workload, "largest");
     char case_path[1024], rung[256];
     json_t *defaults = json_object(), *chosen = NULL, *best = NULL, *list = json_array();
+    json_t *tuned = NULL, *tuning = NULL;
     /* the defaults' timing, at least the workload's "repeat" runs; a climb's rungs and its
        best variant, which are large, at least one each */
     sweep_timing timing = b->timing;
@@ -387,12 +428,30 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
             json_decref(record);
         }
     }
+    /* what a run takes from the tuning database: measured where it sets something, and a
+       variant like the others */
+    json_t *tuned_set = NULL;
+    CLP_TRY(tuned_options(b, d, case_path, &tuned_set, &tuning, err));
+    if (json_object_size(tuned_set) && record_ok(chosen)) {
+        st = measure(b, d, s, case_path, json_string_value(json_object_get(chosen, "workload")),
+                     steps, tuned_set, &timing, 0, &tuned, err);
+        json_decref(tuned_set);
+        CLP_TRY(st);
+        json_t *kept = json_incref(faster(best, tuned));
+        json_decref(best);
+        best = kept;
+    } else {
+        json_decref(tuned_set);
+        tuned = json_incref(chosen);
+    }
     json_t *result = json_pack("{s:I, s:O}", "device", (json_int_t)d, "status",
                                json_object_get(chosen, "status"));
     if (json_object_get(chosen, "reason"))
         json_object_set(result, "reason", json_object_get(chosen, "reason"));
     json_object_set(result, "default", chosen);
     json_object_set(result, "best", record_ok(best) ? best : chosen);
+    json_object_set(result, "tuned", record_ok(tuned) ? tuned : chosen);
+    json_object_set(result, "tuning", tuning ? tuning : json_null());
     json_t *entry = json_array_get(json_object_get(b->doc, "workloads"), w);
     if (!json_object_get(entry, "unit") && json_object_get(chosen, "unit"))
         json_object_set(entry, "unit", json_object_get(chosen, "unit"));
@@ -401,6 +460,8 @@ fail:
     json_decref(defaults);
     json_decref(chosen);
     json_decref(best);
+    json_decref(tuned);
+    json_decref(tuning);
     json_decref(list);
     return st;
 }
@@ -655,13 +716,13 @@ static void relative_to(const bench *b, json_t *object, const char *key) {
  * results.jsonl stay as they were) name their case relative to it, as do the reasons of
  * failures, which often name the case. */
 static void relative_cases(bench *b) {
-    const char *keys[2] = {"default", "best"};
+    const char *keys[3] = {"default", "best", "tuned"};
     size_t w, r;
     json_t *workload, *result;
     json_array_foreach(json_object_get(b->doc, "workloads"), w, workload) {
         json_array_foreach(json_object_get(workload, "results"), r, result) {
             relative_to(b, result, "reason");
-            for (int k = 0; k < 2; k++) {
+            for (int k = 0; k < 3; k++) {
                 json_t *copy = json_deep_copy(json_object_get(result, keys[k]));
                 relative_to(b, copy, "case");
                 relative_to(b, copy, "reason");
@@ -699,7 +760,7 @@ static void bench_free(bench *b) {
 
 int cmd_bench(int argc, char **argv, const clp_cli *cli) {
     clp_error err = CLP_ERROR_INIT;
-    bench b = {0};
+    bench b = {.cli = cli};
     clp_status st = parse(argc, argv, &b, &err);
     char path[1024], why[256];
     if (st == CLP_OK) { /* the schema first: the suite names options */

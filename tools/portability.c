@@ -102,16 +102,21 @@ static json_t *pair(double a, double b) {
  * architectural one scales with the best record's rate; the application one runs from the
  * defaults' least over the best's most to the defaults' most over the best's least (1 when
  * the defaults are the best). */
-static void result_efficiencies(json_t *result, const json_t *probe, double *arch, double *app) {
+static void result_efficiencies(json_t *result, const json_t *probe, double *arch, double *app,
+                                double *tuned_app) {
     const json_t *best = json_object_get(result, "best"),
-                 *defaults = json_object_get(result, "default");
-    double b[3], d[3];
+                 *defaults = json_object_get(result, "default"),
+                 *tuned = json_object_get(result, "tuned");
+    double b[3], d[3], t[3];
     rate_range(best, b);
     rate_range(defaults, d);
+    rate_range(tuned ? tuned : defaults, t); /* none: a run takes the defaults */
     *arch = architectural(best, probe);
     *app = b[1] > 0 ? d[1] / b[1] : 0.0;
+    *tuned_app = b[1] > 0 ? t[1] / b[1] : 0.0;
     json_object_set_new(result, "architectural_efficiency", json_real(*arch));
     json_object_set_new(result, "application_efficiency", json_real(*app));
+    json_object_set_new(result, "tuned_application_efficiency", json_real(*tuned_app));
     if (b[1] > 0 && (b[0] != b[2] || d[0] != d[2])) {
         const bool same = json_equal(best, defaults);
         json_object_set_new(result, "architectural_efficiency_range",
@@ -122,11 +127,12 @@ static void result_efficiencies(json_t *result, const json_t *probe, double *arc
     }
 }
 
-/* {"architectural": A, "application": B} of two numbers, or of nulls when `have` is false. */
-static json_t *both(bool have, double architectural, double application) {
-    return have
-               ? json_pack("{s:f, s:f}", "architectural", architectural, "application", application)
-               : json_pack("{s:n, s:n}", "architectural", "application");
+/* {"architectural": A, "application": B, "tuned_application": C} of three numbers, or of nulls
+ * when `have` is false. */
+static json_t *both(bool have, double architectural, double application, double tuned) {
+    return have ? json_pack("{s:f, s:f, s:f}", "architectural", architectural, "application",
+                            application, "tuned_application", tuned)
+                : json_pack("{s:n, s:n, s:n}", "architectural", "application", "tuned_application");
 }
 
 clp_status portability_compute(json_t *doc, clp_error *err) {
@@ -134,8 +140,8 @@ clp_status portability_compute(json_t *doc, clp_error *err) {
     json_t *devices = json_object_get(doc, "devices");
     const size_t n = json_array_size(devices);
     /* per workload, over the devices that ran it; per device, summed over the common ones */
-    double *arch = calloc(4 * n + 1, sizeof *arch), *app = arch + n, *arch_sum = app + n,
-           *app_sum = arch_sum + n;
+    double *arch = calloc(6 * n + 1, sizeof *arch), *app = arch + n, *arch_sum = app + n,
+           *app_sum = arch_sum + n, *tuned = app_sum + n, *tuned_sum = tuned + n;
     json_t *left_out = json_array();
     CLP_REQUIRE_ALLOC(arch, err);
     size_t common = 0, w;
@@ -147,21 +153,24 @@ clp_status portability_compute(json_t *doc, clp_error *err) {
             json_t *result = (json_t *)result_of(workload, d);
             if (!result)
                 continue;
-            arch[k] = app[k] = 0.0; /* ran and failed: it cannot run there (Pennycook) */
+            arch[k] = app[k] = tuned[k] = 0.0; /* ran and failed: it cannot run there */
             if (ok(result))
                 result_efficiencies(result, json_object_get(json_array_get(devices, d), "probe"),
-                                    &arch[k], &app[k]);
+                                    &arch[k], &app[k], &tuned[k]);
             json_array_append_new(over, json_integer((json_int_t)d));
             k++;
         }
         json_object_set_new(workload, "over_devices", over);
-        json_object_set_new(workload, "phi", both(true, clp_phi(arch, k), clp_phi(app, k)));
+        json_object_set_new(workload, "phi",
+                            both(true, clp_phi(arch, k), clp_phi(app, k), clp_phi(tuned, k)));
         json_object_set_new(workload, "mean",
-                            both(true, clp_efficiency_mean(arch, k), clp_efficiency_mean(app, k)));
+                            both(true, clp_efficiency_mean(arch, k), clp_efficiency_mean(app, k),
+                                 clp_efficiency_mean(tuned, k)));
         if (n > 0 && k == n) { /* every device ran it: arch[d] is device d's */
             for (size_t d = 0; d < n; d++) {
                 arch_sum[d] += arch[d];
                 app_sum[d] += app[d];
+                tuned_sum[d] += tuned[d];
             }
             common++;
         } else
@@ -170,15 +179,17 @@ clp_status portability_compute(json_t *doc, clp_error *err) {
     for (size_t d = 0; d < n && common; d++) {
         arch_sum[d] /= (double)common;
         app_sum[d] /= (double)common;
+        tuned_sum[d] /= (double)common;
         json_object_set_new(json_array_get(devices, d), "efficiency",
-                            both(true, arch_sum[d], app_sum[d]));
+                            both(true, arch_sum[d], app_sum[d], tuned_sum[d]));
     }
     json_object_set_new(doc, "common_workloads", json_integer((json_int_t)common));
     json_object_set(doc, "left_out", left_out);
-    json_object_set_new(doc, "phi", both(common, clp_phi(arch_sum, n), clp_phi(app_sum, n)));
     json_object_set_new(
-        doc, "mean",
-        both(common, clp_efficiency_mean(arch_sum, n), clp_efficiency_mean(app_sum, n)));
+        doc, "phi", both(common, clp_phi(arch_sum, n), clp_phi(app_sum, n), clp_phi(tuned_sum, n)));
+    json_object_set_new(doc, "mean",
+                        both(common, clp_efficiency_mean(arch_sum, n),
+                             clp_efficiency_mean(app_sum, n), clp_efficiency_mean(tuned_sum, n)));
 fail:
     json_decref(left_out);
     free(arch);
@@ -191,8 +202,11 @@ void portability_phi_text(const json_t *doc, char *out, size_t size) {
     if (!common)
         snprintf(out, size, "no Φ: no workload ran on every device");
     else
-        snprintf(out, size, "Φ architectural %.3f, application %.3f (over %lld workloads)",
-                 number(phi, "architectural"), number(phi, "application"), (long long)common);
+        snprintf(out, size,
+                 "Φ architectural %.3f, application %.3f, tuned application %.3f (over %lld "
+                 "workloads)",
+                 number(phi, "architectural"), number(phi, "application"),
+                 number(phi, "tuned_application"), (long long)common);
 }
 
 static const char *text(const json_t *object, const char *key) {
@@ -284,6 +298,10 @@ static void architectural_cell(FILE *md, const json_t *result) {
 
 static void application_cell(FILE *md, const json_t *result) {
     percent(md, result, "application_efficiency");
+}
+
+static void tuned_cell(FILE *md, const json_t *result) {
+    percent(md, result, "tuned_application_efficiency");
 }
 
 /* The best record's options; what a run that chooses its program chose ("lj.strategy=auto
@@ -524,6 +542,11 @@ static clp_status write_markdown(const json_t *doc, const char *path, const char
           "from the defaults' least over the best's most to the defaults' most over the best's "
           "least.",
           application_cell, "application");
+    table(md, doc, "Application efficiency with the tuning database",
+          "The rate with the options a run takes from the tuning database (tuning/v1 and the "
+          "user's file, docs/tuning.md) over the best variant's; where no entry applies, the "
+          "defaults'.",
+          tuned_cell, "tuned_application");
     table(md, doc, "Best option set per device",
           "The performance options that gave the best rate (defaults: none beat them); for an "
           "option that the run chooses itself, what it chose.",

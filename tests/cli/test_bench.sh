@@ -91,7 +91,7 @@ assert probe["array_bytes"] == want, (probe["array_bytes"], want)
 assert probe["beyond_cache"] == (0 < dev["cache_bytes"] and want >= 4 * dev["cache_bytes"]), probe
 assert probe["iterations"] == 10, probe
 harmonic = lambda e: 0.0 if min(e) <= 0 else len(e) / sum(1 / x for x in e)
-arch_all, app_all = [], []
+arch_all, app_all, tuned_all = [], [], []
 for w in doc["workloads"]:
     (result,) = w["results"]
     assert result["status"] == "ok", (w["name"], result)
@@ -109,6 +109,19 @@ for w in doc["workloads"]:
     assert abs(result["architectural_efficiency"] - arch) <= 1e-9 * arch, (w["name"], arch)
     assert abs(w["phi"]["application"] - app) < 1e-9, w["phi"]
     assert abs(w["mean"]["application"] - app) < 1e-9 and w["over_devices"] == [0], w
+    # the tuning database's options, where they differ from the defaults, measured as a variant
+    tuned, tuning = result["tuned"], result["tuning"]
+    taken = (tuning or {}).get("options", {})
+    if tuned["options"]:
+        assert tuning and all(taken[k] == v for k, v in tuned["options"].items()), (tuned, tuning)
+        assert tuned["throughput"] <= best["throughput"], (w["name"], tuned)
+        assert any(r["throughput"] == tuned["throughput"] for r in mine), (w["name"], tuned)
+    else:  # no entry, or one that sets only the defaults' values: the defaults' run
+        assert tuned == default, (w["name"], tuned)
+    tuned_app = tuned["throughput"] / best["throughput"]
+    assert abs(result["tuned_application_efficiency"] - tuned_app) < 1e-9 * tuned_app, w["name"]
+    assert abs(w["phi"]["tuned_application"] - tuned_app) < 1e-9, w["phi"]
+    tuned_all.append(tuned_app)
     arch_all.append(arch)
     app_all.append(app)
     if w["name"] == "pso-128d":
@@ -154,6 +167,7 @@ for w in doc["workloads"]:
 mean = lambda e: sum(e) / len(e)
 assert abs(doc["phi"]["architectural"] - mean(arch_all)) < 1e-9, doc["phi"]
 assert abs(doc["phi"]["application"] - mean(app_all)) < 1e-9, doc["phi"]
+assert abs(doc["phi"]["tuned_application"] - mean(tuned_all)) < 1e-9, doc["phi"]
 assert abs(doc["mean"]["application"] - mean(app_all)) < 1e-9, doc["mean"]
 assert doc["common_workloads"] == 6 and doc["left_out"] == [], doc
 assert "Every workload ran on every device." in open(d + "/bench.md").read()
@@ -351,7 +365,7 @@ import json, sys
 d = sys.argv[1]
 doc, md = json.load(open(d + "/bench.json")), open(d + "/bench.md").read()
 (w,) = doc["workloads"]
-assert w["phi"] == {"architectural": 0, "application": 0} and w["results"][0]["status"] == "refused", w
+assert w["phi"] == {"architectural": 0, "application": 0, "tuned_application": 0} and w["results"][0]["status"] == "refused", w
 assert w["results"][0]["reason"].startswith("cases/lj-too-small.json: the box"), w["results"][0]
 assert d not in json.dumps(doc) and d not in md
 assert "- lj-too-small on device 0 (" in md and "): failed: refused: cases/lj-too-small.json: the box" in md
