@@ -86,36 +86,65 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
     return *out ? CLP_OK : CLP_FAIL(err, CLP_NOMEM, "out of host memory");
 }
 
-/* Whether `line` starts with one of `prefixes`. */
-static bool starts_with_any(const char *line, const char *const *prefixes) {
-    for (; *prefixes; prefixes++)
-        if (strncmp(line, *prefixes, strlen(*prefixes)) == 0)
-            return true;
-    return false;
-}
-
-char *clp__sph_identity_own(const char *identity) {
+/* The lines of `identity` for which `keep(line, its length, ctx)` holds (new; "" when none,
+ * NULL when out of memory). */
+static char *kept_lines(const char *identity, bool (*keep)(const char *, size_t, const void *),
+                        const void *ctx) {
     clp_strbuf sb = {0};
     clp__sb_appendf(&sb, "%s", "");
     for (const char *line = identity; *line;) {
         const size_t len = strcspn(line, "\n");
-        if (strncmp(line, "option ", 7) != 0 || own_option(line + 7))
+        if (keep(line, len, ctx))
             clp__sb_appendf(&sb, "%.*s\n", (int)len, line);
         line += len + (line[len] == '\n');
     }
     return clp__sb_take(&sb);
 }
 
+/* Not an option line, or one of SPH's modules. */
+static bool own_line(const char *line, size_t len, const void *ctx) {
+    (void)len, (void)ctx;
+    return strncmp(line, "option ", 7) != 0 || own_option(line + 7);
+}
+
+char *clp__sph_identity_own(const char *identity) {
+    return kept_lines(identity, own_line, NULL);
+}
+
+/* Not the line of an option the schema `ctx` marks as a performance one. */
+static bool results_line(const char *line, size_t len, const void *ctx) {
+    const clp_schema *schema = ctx;
+    char name[128];
+    const size_t name_end = strcspn(line, "=");
+    if (strncmp(line, "option ", 7) != 0 || name_end >= len || name_end - 7 >= sizeof name)
+        return true;
+    memcpy(name, line + 7, name_end - 7);
+    name[name_end - 7] = '\0';
+    const long i = clp_schema_find(schema, name);
+    return i < 0 || !clp__schema_option(schema, (size_t)i)->performance;
+}
+
+char *clp__sph_identity_results(const char *identity, const clp_schema *schema) {
+    return kept_lines(identity, results_line, schema);
+}
+
+typedef struct prefix_filter {
+    const char *const *prefixes;
+    bool keep;
+} prefix_filter;
+
+/* Whether the line's start is one of the prefixes is what the filter keeps. */
+static bool prefix_line(const char *line, size_t len, const void *ctx) {
+    (void)len;
+    const prefix_filter *f = ctx;
+    bool starts = false;
+    for (const char *const *p = f->prefixes; *p && !starts; p++)
+        starts = strncmp(line, *p, strlen(*p)) == 0;
+    return starts == f->keep;
+}
+
 char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep) {
-    clp_strbuf sb = {0};
-    clp__sb_appendf(&sb, "%s", ""); /* an empty result is "", not NULL */
-    for (const char *line = identity; *line;) {
-        const size_t len = strcspn(line, "\n");
-        if (starts_with_any(line, prefixes) == keep)
-            clp__sb_appendf(&sb, "%.*s\n", (int)len, line);
-        line += len + (line[len] == '\n');
-    }
-    return clp__sb_take(&sb);
+    return kept_lines(identity, prefix_line, &(prefix_filter){prefixes, keep});
 }
 
 clp_status clp__sph_clock_add(clp__checkpoint *cp, const clp__sph_clock *clock, clp_error *err) {

@@ -15,6 +15,11 @@ clp_status clp__sph_identity(const clp_sph_case *c, const clp__sph_physics_value
  * before 2026-12 (every option of the schema, so that a new model changed them): what a run's
  * identity is compared with (new; NULL when out of memory). */
 char *clp__sph_identity_own(const char *identity);
+/* `identity` without the lines of the options `schema` marks as performance ones: they change
+ * the speed and the sums' order, not the results beyond their tolerance, so a restart that
+ * cuts the particles again may take other values of them, as a tuning database gives another
+ * device (new; NULL when out of memory). */
+char *clp__sph_identity_results(const char *identity, const clp_schema *schema);
 /* The lines of `identity` that start with one of `prefixes` (NULL-terminated) when `keep`,
  * else the other lines (new; NULL when out of memory). */
 char *clp__sph_identity_filter(const char *identity, const char *const *prefixes, bool keep);

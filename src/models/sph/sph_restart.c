@@ -7,19 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a run may change when its particles are cut again: the devices and how to split. */
+/* What a run may change when its particles are cut again: the devices and how to split, and
+ * (clp__sph_identity_results) the performance options, as a tuning database sets them for
+ * another device. */
 static const char *const decomposition[] = {"device ", "option dist.", NULL};
 
+/* The lines of a run's identity that a restart which cuts the particles again must share with
+ * the checkpoint's (new; NULL when out of memory). */
+static char *recut_lines(const char *identity, const clp_schema *schema) {
+    char *own = clp__sph_identity_own(identity);
+    char *cut = own ? clp__sph_identity_filter(own, decomposition, false) : NULL;
+    char *lines = cut ? clp__sph_identity_results(cut, schema) : NULL;
+    free(own);
+    free(cut);
+    return lines;
+}
+
 /* Whether checkpoint `cp` is of this run, its decomposition aside. */
-static clp_status same_run(const clp__checkpoint *cp, const char *identity, clp_error *err) {
+static clp_status same_run(const clp__checkpoint *cp, const char *identity,
+                           const clp_schema *schema, clp_error *err) {
     clp_status st = CLP_OK;
-    char *own = clp__sph_identity_own(clp__checkpoint_identity(cp));
-    char *stored = own ? clp__sph_identity_filter(own, decomposition, false) : NULL;
-    char *wanted = clp__sph_identity_filter(identity, decomposition, false);
+    char *stored = recut_lines(clp__checkpoint_identity(cp), schema);
+    char *wanted = recut_lines(identity, schema);
     CLP_REQUIRE(stored && wanted, err, CLP_NOMEM, "out of host memory");
     CLP_TRY(clp__checkpoint_compare_identity(clp__checkpoint_path(cp), stored, wanted, err));
 fail:
-    free(own);
     free(stored);
     free(wanted);
     return st;
@@ -147,9 +159,10 @@ fail:
     return st;
 }
 
-clp_status clp__sph_restart_check(clp__sph_restart *rs, const char *identity, clp_error *err) {
+clp_status clp__sph_restart_check(const sph_run *r, clp__sph_restart *rs, const char *identity,
+                                  clp_error *err) {
     clp_status st = CLP_OK;
-    CLP_TRY(same_run(rs->cp, identity, err));
+    CLP_TRY(same_run(rs->cp, identity, clp_options_schema(r->opts), err));
     if (clp__sph_is_manifest(rs->cp))
         CLP_TRY(clp__sph_manifest_get(rs->cp, &rs->m, err));
 fail:
@@ -178,18 +191,24 @@ static clp_status open_here(sph_run *r, const char *path, const char *identity,
     clp_status st = CLP_OK;
     CLP_TRY(clp__checkpoint_read(path, NULL, &rs->cp, err));
     const bool split = clp__sph_is_manifest(rs->cp);
-    /* a split run that went on alone wrote its checkpoint naming no device: cut again */
+    /* a split run that went on alone wrote its checkpoint naming no device: cut again; a
+     * one-device checkpoint restores as it was only under the same identity */
     const char *stored = clp__checkpoint_identity(rs->cp);
     const bool one_device = strncmp(stored, "device ", 7) == 0 || strstr(stored, "\ndevice ");
-    if (!split && one_device) { /* bit for bit on the same device only, as before */
-        rs->how = CLP__SPH_RESTART_SAME;
-        char *own = clp__sph_identity_own(stored);
-        CLP_REQUIRE_ALLOC(own, err);
-        st = clp__checkpoint_compare_identity(path, own, identity, err);
+    char *own = !split && one_device ? clp__sph_identity_own(stored) : NULL;
+    CLP_REQUIRE(split || !one_device || own, err, CLP_NOMEM, "out of host memory");
+    if (own && strcmp(own, identity) == 0) { /* bit for bit: the same device and options */
         free(own);
-        return st;
+        rs->how = CLP__SPH_RESTART_SAME;
+        return CLP_OK;
     }
-    CLP_TRY(clp__sph_restart_check(rs, identity, err));
+    free(own);
+    CLP_TRY(clp__sph_restart_check(r, rs, identity, err));
+    if (!split && one_device && r->writer)
+        CLP_INFO(CLP_LOG_RUN,
+                 "checkpoint %s was written on another device or with other performance "
+                 "options (-s, or a tuning database's entry for another device)",
+                 path);
     CLP_TRY(clp__sph_restart_recut(r, rs, path, 1, err));
 fail:
     return st;

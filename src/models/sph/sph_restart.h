@@ -58,9 +58,10 @@ typedef struct clp__sph_restart {
 clp_status clp__sph_restart_open(sph_run *r, const char *path, const char *identity,
                                  clp__sph_restart *rs, clp_error *err);
 /* The parts of an open that a split run's rank shares: that the checkpoint rs->cp is of this
- * run, its decomposition aside (and its manifest into rs->m); its particles gathered for a cut
- * among `ranks` devices (RECUT), said by the writer. */
-clp_status clp__sph_restart_check(clp__sph_restart *rs, const char *identity, clp_error *err);
+ * run, its decomposition and performance options aside (and its manifest into rs->m); its particles
+ * gathered for a cut among `ranks` devices (RECUT), said by the writer. */
+clp_status clp__sph_restart_check(const sph_run *r, clp__sph_restart *rs, const char *identity,
+                                  clp_error *err);
 clp_status clp__sph_restart_recut(sph_run *r, clp__sph_restart *rs, const char *path, int ranks,
                                   clp_error *err);
 void clp__sph_restart_close(clp__sph_restart *rs);

@@ -38,7 +38,7 @@ static clp_status open_rank(sph_run *r, const char *path, const char *identity,
     clp_status st = CLP_OK;
     const clp__sph_split *s = r->split;
     CLP_TRY(clp__checkpoint_read(path, NULL, &rs->cp, err));
-    CLP_TRY(clp__sph_restart_check(rs, identity, err));
+    CLP_TRY(clp__sph_restart_check(r, rs, identity, err));
     const int ranks = clp__comm_size(s->comm);
     if (clp__sph_is_manifest(rs->cp) && rs->m.ranks == ranks &&
         same_split(rs->cp, &rs->m, identity, s->cut_weights)) {
