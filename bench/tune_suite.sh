@@ -10,8 +10,8 @@ set -uo pipefail
 build=$1 device=$2 out=$3
 shift 3
 clpart=$build/tools/clpart
-root=$(cd "$(dirname "$0")/.." && pwd)
-export CLPART_DATA_DIR=${CLPART_DATA_DIR:-$root}
+export CLPART_DATA_DIR=${CLPART_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+root=$CLPART_DATA_DIR
 export CLPART_TUNING_DB=$out/tuning.json
 mkdir -p "$out/cases"
 # each workload's case: its file with its patch merged in
@@ -30,6 +30,7 @@ for w in suite["workloads"]:
         merge(case, w["patch"])
         json.dump(case, open(os.path.join(folder, w["name"] + ".json"), "w"), indent=1)
 PY
+failed=0
 while [ $# -ge 5 ]; do
     limit=$1 workload=$2 steps=$3 strategy=$4 evaluations=$5
     shift 5
@@ -39,6 +40,10 @@ while [ $# -ge 5 ]; do
     timeout -s TERM "$limit" "$clpart" --device "$device" tune "$out/cases/$workload.json" \
         --steps "$steps" --repeat 3 --budget 2 --strategy "$strategy" "${budget[@]}" \
         --out "$out/$workload" --save >"$out/$workload.log" 2>&1
-    echo "$workload: exit $? in $(($(date +%s) - start)) s"
+    rc=$?
+    echo "$workload: exit $rc in $(($(date +%s) - start)) s"
+    # 124: stopped by its limit, its records kept; anything else failed (its log says how)
+    [ $rc -eq 0 ] || [ $rc -eq 124 ] || { failed=1; tail -3 "$out/$workload.log"; }
     grep -E "^device .*(combinations measured|saved|replaced|keeps)" "$out/$workload.log"
 done
+exit $failed
