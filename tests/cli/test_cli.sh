@@ -452,7 +452,12 @@ PY
 check_best "$work/pso_out" "sum(v * v for v in x)" >/dev/null || fail "pso sphere: best.csv does not give the best value"
 # The source: the case's constants; a user objective behind #line at its line in the case.
 expect 0 "^#define CLP_PSO_DIM 5$" -- "$clpart" source "$work/pso.json"
-expect 0 "^built " -- "$clpart" build "$work/pso.json" -s pso.wide_layout=chunk2
+# Another layout is another variant, built beside the first in a cache of its own (the shared
+# one may hold either already; --no-tuning keeps the first at the schema's default chunk4).
+expect 0 "^built " -- env CLPART_CACHE_DIR="$work/pso_cache" "$clpart" build "$work/pso.json" --no-tuning
+expect 0 "^cache hit " -- env CLPART_CACHE_DIR="$work/pso_cache" "$clpart" build "$work/pso.json" --no-tuning
+expect 0 "^built " -- env CLPART_CACHE_DIR="$work/pso_cache" "$clpart" build "$work/pso.json" --no-tuning \
+    -s pso.wide_layout=chunk2
 user_case=$CLPART_DATA_DIR/cases/pso_user.json
 line=$(grep -n '"expression":' "$user_case" | cut -d: -f1)
 expect 0 "^#line $line \"$user_case\"$" -- "$clpart" source "$user_case"
