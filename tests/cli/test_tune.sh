@@ -8,6 +8,7 @@
 #   run again it measures only the rest;
 # - --replay: exhaustive order reaches 95 % of the best where the records say; a record missing
 #   is an error that names it;
+# - a 5-dimensional swarm's space leaves out pso.layout, which is for 3 dimensions;
 # - --save writes the best into the user's database, a run then takes it (-v says so), saving
 #   again replaces it; --save of a non-performance option is refused before anything runs.
 set -uo pipefail
@@ -155,6 +156,23 @@ expect 2 "keeps performance options only, and core.summation is not one" -- \
     "${tune[@]}" -s core.summation=naive,kbn --out "$work/p" --save
 [ -e "$work/p/results.jsonl" ] && [ -s "$work/p/results.jsonl" ] &&
     fail "the refused --save measured something"
+
+# A 5-dimensional swarm: pso.layout is for 3 dimensions only (its description says so), so
+# the space is pso.wide_layout's six values and no combination sets pso.layout.
+variant "$(cat "$CLPART_DATA_DIR/cases/pso_rastrigin.json")" "$work/pso.json" \
+    pso/dimensions=5 pso/particles=64 pso/iterations=5
+expect 1 "pso.layout applies to 3 dimensions and this swarm has 5" -- \
+    "$clpart" source "$work/pso.json" -s pso.layout=aos
+out=$("$clpart" tune "$work/pso.json" --evaluations 1 --steps 5 --repeat 3 --budget 0 \
+    --out "$work/pso_t" 2>&1) || fail "the PSO tune failed: $out"
+python3 - "$work/pso_t" <<'PY' || fail "the PSO tune's space: $out"
+import json, sys
+dev = json.load(open(sys.argv[1] + "/tune.json"))["devices"][0]
+space = [c["options"] for c in dev["space"]["combinations"]]
+wide = ["naive", "transposed", "chunk2", "chunk4", "chunk8", "chunk16"]
+assert space[0] == {} and all(list(c) == ["pso.wide_layout"] for c in space[1:]), space
+assert sorted(c["pso.wide_layout"] for c in space[1:]) == sorted(set(wide) - {"chunk4"}), space
+PY
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "clpart tune: the space, exhaustive, resume, SIGINT, replay and --save"

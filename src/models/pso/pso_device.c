@@ -110,6 +110,12 @@ clp_status clp__pso_source(const clp_options *opts, const clp__pso_params *p, ch
     clp_constant constants[16];
     const size_t nc = constants_of(p, constants);
     const bool user = clp__pso_objective_of(opts) == CLP_PSO_OBJECTIVE_USER;
+    clp__pso_field_layout layout;
+    /* a layout for another number of dimensions is refused here, before any build, so that
+     * clpart tune leaves it out of the space */
+    clp_status st = clp__pso_layout_make(opts, p->dim, &layout, err);
+    if (st != CLP_OK)
+        return st;
     if (user && !(p->user_code && *p->user_code))
         return CLP_FAIL_AT(err, CLP_CASE, p->user_origin ? p->user_origin : "case", -1, -1,
                            "pso.objective=user needs the objective's code in the case file "
@@ -118,7 +124,7 @@ clp_status clp__pso_source(const clp_options *opts, const clp__pso_params *p, ch
     const char *const *modules = clp__model_modules("pso", &n_modules);
     const clp_program_spec spec = {
         "pso", modules, n_modules, files, sizeof files / sizeof files[0], constants, nc};
-    clp_status st = clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
+    st = clp_source_assemble(opts, clp_data_dir(), &spec, out, err);
     if (st == CLP_OK && user)
         st = insert_user_code(out, p, err);
     return st;
