@@ -381,8 +381,12 @@ clp_status tuning_db_save(const char *path, const tuning_identity *device, const
                              "cannot make %s: %s", folder, why);
         }
     }
-    entry = json_pack("{s:o, s:s, s:f, s:O}", "device", identity_json(device), "model", model,
-                      "particles", particles, "options", options);
+    /* a count of particles is written as the integer it is */
+    json_t *size = particles == floor(particles) && particles < 0x1p53
+                       ? json_integer((json_int_t)particles)
+                       : json_real(particles);
+    entry = json_pack("{s:o, s:s, s:o, s:O}", "device", identity_json(device), "model", model,
+                      "particles", size, "options", options);
     CLP_REQUIRE(root && entry, err, CLP_NOMEM, "out of host memory");
     if (note)
         json_object_set_new(entry, "note", json_string(note));
