@@ -341,6 +341,57 @@ fail:
     return st;
 }
 
+/* The case's options with `set` (NAME: value text) applied, then the "NAME=VALUE ..." of
+ * `chosen` (what a run that chooses its own program chose; NULL: none), into *out (new). */
+static clp_status options_of(const bench *b, const char *case_path, const json_t *set,
+                             const char *chosen, clp_options **out, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_strbuf text = {0};
+    const char *name;
+    json_t *value;
+    CLP_TRY(clp_options_create(b->schema, out, err));
+    CLP_TRY(clp_options_apply_case(*out, case_path, NULL, 0, err));
+    json_object_foreach((json_t *)set, name, value)
+        clp__sb_appendf(&text, "%s=%s ", name, json_string_value(value));
+    clp__sb_appendf(&text, "%s", chosen ? chosen : "");
+    char *assignments = clp__sb_take(&text);
+    CLP_REQUIRE_ALLOC(assignments, err);
+    char *save = NULL;
+    for (char *at = strtok_r(assignments, " ", &save); at && st == CLP_OK;
+         at = strtok_r(NULL, " ", &save))
+        st = clp_options_apply_assignment(*out, at, err);
+    free(assignments);
+fail:
+    return st;
+}
+
+/* Whether the tuned option set runs the very program that the best variant's run chose for
+ * itself (lj.strategy=auto choosing the entry's strategy): then the two records measure one
+ * program, and its rate is the better of them. */
+static clp_status best_runs_tuned(const bench *b, const char *case_path, const json_t *tuned_set,
+                                  const json_t *best, bool *same, clp_error *err) {
+    clp_status st = CLP_OK;
+    clp_options *tuned = NULL, *chose = NULL;
+    const char *chosen = json_string_value(json_object_get(best, "chosen"));
+    *same = false;
+    if (!chosen || !record_ok(best))
+        return CLP_OK;
+    CLP_TRY(options_of(b, case_path, tuned_set, NULL, &tuned, err));
+    CLP_TRY(options_of(b, case_path, json_object_get(best, "options"), chosen, &chose, err));
+    *same = true;
+    for (size_t i = 0; i < clp_schema_count(b->schema) && *same; i++) {
+        const clp__option_def *def = clp__schema_option(b->schema, i);
+        char one[64], other[64];
+        clp__value_format(def, clp__options_value_at(tuned, i), one, sizeof one);
+        clp__value_format(def, clp__options_value_at(chose, i), other, sizeof other);
+        *same = !strcmp(one, other);
+    }
+fail:
+    clp_options_destroy(tuned);
+    clp_options_destroy(chose);
+    return st;
+}
+
 /* The result of `workload` on device d, another of the devices' results in bench.json. A
  * workload with "largest" climbs its patches, smallest first, each timed from one run up after a
  * warm-up, and keeps the largest that ran within its "max_seconds"; it runs the defaults
@@ -435,11 +486,18 @@ static clp_status run_workload(bench *b, size_t d, const cli_session *s, const j
     if (json_object_size(tuned_set) && record_ok(chosen)) {
         st = measure(b, d, s, case_path, json_string_value(json_object_get(chosen, "workload")),
                      steps, tuned_set, &timing, 0, &tuned, err);
+        bool same = false;
+        if (st == CLP_OK)
+            st = best_runs_tuned(b, case_path, tuned_set, best, &same, err);
         json_decref(tuned_set);
         CLP_TRY(st);
         json_t *kept = json_incref(faster(best, tuned));
         json_decref(best);
         best = kept;
+        if (same) {
+            json_decref(tuned);
+            tuned = json_incref(best);
+        }
     } else {
         json_decref(tuned_set);
         tuned = json_incref(chosen);
