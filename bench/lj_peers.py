@@ -1,23 +1,37 @@
 #!/usr/bin/env python3
-"""clpart's LJ liquid against OpenMM's on the same device, in one invocation: for each state
-(density and fcc cells a side), bench-lj liquid (a stored list with par_part, and the cell
-search with lj.strategy=auto) and bench/peers/openmm_lj.py, each the median of its rounds,
-then a table with the ratio of clpart's faster configuration to OpenMM.
+"""clpart's LJ liquid against OpenMM's on the same device, in alternating rounds.
+
+For each state (density, temperature and fcc cells a side) the sides are `clpart run` of
+cases/lj_liquid.json at that state as a user runs it (the case's options and what the tuning
+database gives), `clpart run` with the options of --best (when given), and
+bench/peers/openmm_lj.py. Each side runs the same number of steps in a process of its own:
+one warm-up round, then --rounds rounds of every side in turn (bench/rounds.py). clpart's rate
+is its atoms times steps over the steps' wall time (summary.json: no build, no file writes);
+OpenMM's its atoms times steps over the wall time of integrator.step and the state read that
+waits for it, after 10 untimed steps. The table gives each side's median with its
+interquartile range, and the ratios to OpenMM round by round.
 
 Both start from the same fcc lattice; their potential energies per atom there must agree
 (OpenMM's plain cutoff moved to clpart's potential shifted to 0 at rc, by the lattice's
 neighbours within rc), or the line says they do not.
 
 usage: bench/lj_peers.py BUILD DEVICE PLATFORM [--precision single] [--openmm-device I]
-         [--steps S] [--rounds R] [--states "0.8442:20,40,80 1.0:25,64"] [--set NAME=VALUE]...
+         [--steps S] [--rounds R] [--states "0.8442:1.44:20,40,80 1.0:1.2:25,63"]
+         [--best NAME=VALUE]... [--log FILE]
 DEVICE is clpart's --device selector; PLATFORM OpenMM's (OpenCL, CUDA, CPU). The default
-states are the issue's: 32000, 256000 and 2048000 atoms at 0.8442, 62500 and 1048576 at 1.0."""
+states: 32000, 256000 and 2048000 atoms at 0.8442 (T 1.44), 62500 and 1000188 at 1.0 (kT 1.2,
+HOOMD-blue's md_pair_lj state)."""
 import argparse
+import csv
 import itertools
+import json
 import math
 import os
-import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rounds  # noqa: E402
 
 RC = 2.5
 
@@ -35,11 +49,51 @@ def lattice_neighbours(density, rc=RC):
     return count
 
 
-def run(command):
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"lj_peers: {' '.join(command)} failed:\n{done.stderr.strip()}")
-    return [line.split("\t") for line in done.stdout.splitlines() if "\t" in line]
+
+
+class Clpart:
+    """`clpart run` of the LJ case at one state, with `options` (-s) on top."""
+
+    def __init__(self, clpart, device, case, folder, options):
+        self.command = [clpart, "--device", device, "run", case, "--out", folder]
+        self.command += [arg for option in options for arg in ("-s", option)]
+        self.folder = folder
+
+    def __call__(self):
+        rounds.output_of(self.command)
+        summary = json.load(open(os.path.join(self.folder, "summary.json")))
+        return summary["particles"] * summary["steps"] / summary["seconds"]
+
+    def first_potential_per_atom(self):
+        """The potential energy per atom of the first row of diagnostics.csv: the lattice's."""
+        with open(os.path.join(self.folder, "diagnostics.csv")) as f:
+            first = next(csv.DictReader(f))
+        summary = json.load(open(os.path.join(self.folder, "summary.json")))
+        return float(first["potential"]) / summary["particles"]
+
+
+class OpenMM:
+    def __init__(self, script, cells, density, temperature, steps, platform, precision, device):
+        self.command = [sys.executable, script, str(cells), "--density", str(density),
+                        "--temperature", str(temperature), "--steps", str(steps), "--rounds",
+                        "1", "--platform", platform, "--precision", precision]
+        if device is not None:
+            self.command += ["--device", device]
+        self.line = None
+
+    def __call__(self):
+        self.line = rounds.output_of(self.command).split("\t")
+        return float(self.line[4])
+
+
+def write_case(root, folder, density, temperature, cells, steps):
+    case = json.load(open(os.path.join(root, "cases", "lj_liquid.json")))
+    case["lj"].update(fcc_cells=cells, density=density, temperature=temperature)
+    case["steps"] = steps
+    case["output_every"] = steps  # the first row and the last: nothing written in between
+    path = os.path.join(folder, "case.json")
+    json.dump(case, open(path, "w"), indent=1)
+    return path
 
 
 def main():
@@ -49,37 +103,51 @@ def main():
     p.add_argument("platform")
     p.add_argument("--precision", default="single")
     p.add_argument("--openmm-device", default=None)
-    p.add_argument("--steps", type=int, default=200)
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--states", default="0.8442:20,40,80 1.0:25,64")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="an option for clpart's runs (bench-lj -s), repeatable")
+    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--states", default="0.8442:1.44:20,40,80 1.0:1.2:25,63")
+    p.add_argument("--best", action="append", default=[], metavar="NAME=VALUE",
+                   help="an option of clpart's best variant (run -s), repeatable")
+    p.add_argument("--log", default=None, help="every round's rates, appended to FILE")
     a = p.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
+    root = os.environ.get("CLPART_DATA_DIR", os.path.dirname(here))
+    clpart = os.path.join(a.build, "tools", "clpart")
+    log = rounds.appender(a.log)
     shift = 4 * (RC ** -12 - RC ** -6)  # the potential at rc, which clpart subtracts
-    print("| atoms | density | clpart | OpenMM | ratio | PE per atom (clpart, OpenMM) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    best = f"clpart `{' '.join(a.best)}`" if a.best else None
+    head = ["atoms", "density", "clpart as run", *([best] if best else []), "OpenMM",
+            "as run / OpenMM", *(["best / OpenMM"] if best else []), "PE per atom (clpart, OpenMM)"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head), flush=True)
     for state in a.states.split():
-        density, cells = state.split(":")
-        for c in cells.split(","):
-            mine = run([os.path.join(a.build, "bench", "bench-lj"), "liquid", "--device",
-                        a.device, "--cells", c, "--density", density, "--steps",
-                        str(a.steps), "--rounds", str(a.rounds)] +
-                       [arg for option in a.set for arg in ("-s", option)])
-            peer = [os.path.join(here, "peers", "openmm_lj.py"), c, "--density", density,
-                    "--steps", str(a.steps), "--rounds", str(a.rounds), "--platform",
-                    a.platform, "--precision", a.precision]
-            if a.openmm_device is not None:
-                peer += ["--device", a.openmm_device]
-            theirs = run([sys.executable] + peer)[0]
-            best = max(mine, key=lambda f: float(f[5]) if f[5] != "-" else 0.0)
-            n, rate, pe = int(best[2]), float(best[5]), float(best[9])
-            peer_rate = float(theirs[4])
-            peer_pe = float(theirs[7]) - 0.5 * lattice_neighbours(float(density)) * shift
+        density, temperature, cells = state.split(":")
+        for c in map(int, cells.split(",")):
+            with tempfile.TemporaryDirectory() as folder:
+                case = write_case(root, folder, float(density), float(temperature), c, a.steps)
+                user = Clpart(clpart, a.device, case, os.path.join(folder, "as-run"), [])
+                sides = [("as run", user)]
+                if best:
+                    sides.append(("best", Clpart(clpart, a.device, case,
+                                                 os.path.join(folder, "best"), a.best)))
+                peer = OpenMM(os.path.join(here, "peers", "openmm_lj.py"), c, density,
+                              temperature, a.steps, a.platform, a.precision, a.openmm_device)
+                sides.append(("OpenMM", peer))
+                if log:
+                    log(f"# {4 * c ** 3} atoms at {density}, {a.steps} steps")
+                rates = rounds.alternate(sides, a.rounds, log=log)
+                pe = user.first_potential_per_atom()
+            peer_pe = float(peer.line[7]) - 0.5 * lattice_neighbours(float(density)) * shift
             agrees = abs(pe - peer_pe) <= 1e-4 * abs(peer_pe)
-            print(f"| {n} | {density} | {rate:.3g} ({best[3]}, {best[4]}) | {peer_rate:.3g} "
-                  f"({theirs[1]}) | {rate / peer_rate:.2f} | {pe:.5f}, {peer_pe:.5f}"
-                  f"{'' if agrees else ' DIFFER'} |", flush=True)
+            row = [str(4 * c ** 3), density, rounds.cell(rates["as run"])]
+            if best:
+                row.append(rounds.cell(rates["best"]))
+            row += [f"{rounds.cell(rates['OpenMM'])} ({peer.line[1]})",
+                    rounds.cell(rounds.per_round(rates["as run"], rates["OpenMM"]))]
+            if best:
+                row.append(rounds.cell(rounds.per_round(rates["best"], rates["OpenMM"])))
+            row.append(f"{pe:.5f}, {peer_pe:.5f}{'' if agrees else ' DIFFER'}")
+            print("| " + " | ".join(row) + " |", flush=True)
 
 
 if __name__ == "__main__":
