@@ -104,11 +104,10 @@ def main():
     p.add_argument("--precision", default="single")
     p.add_argument("--openmm-device", default=None)
     p.add_argument("--steps", type=int, default=2000)
-    p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--states", default="0.8442:1.44:20,40,80 1.0:1.2:25,63")
     p.add_argument("--best", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of clpart's best variant (run -s), repeatable")
-    p.add_argument("--log", default=None, help="every round's rates, appended to FILE")
+    rounds.add_arguments(p)
     a = p.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.environ.get("CLPART_DATA_DIR", os.path.dirname(here))

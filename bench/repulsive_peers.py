@@ -12,7 +12,6 @@ usage: bench/repulsive_peers.py BUILD [--device nvidia] [--dims 2,3] [--points 1
          [--rounds 7] [--log FILE]"""
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -33,16 +32,13 @@ def main():
     p.add_argument("--device", default="nvidia")
     p.add_argument("--dims", default="2,3")
     p.add_argument("--points", default="100000")
-    p.add_argument("--rounds", type=int, default=7)
-    p.add_argument("--log", default=None, help="every round's rates, appended to FILE")
+    rounds.add_arguments(p)
     a = p.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     os.environ.setdefault("CLPART_DATA_DIR", os.path.dirname(here))
     log = rounds.appender(a.log)
     with tempfile.TemporaryDirectory() as work:
-        peer = os.path.join(work, "cuda-repulsive")
-        subprocess.run(["nvcc", "-O3", "-o", peer, os.path.join(here, "peers", "cuda_repulsive.cu")],
-                       check=True)
+        peer = rounds.compile_cuda(os.path.join(here, "peers", "cuda_repulsive.cu"), work)
         print("| D | N | clpart GFLOP/s | CUDA GFLOP/s | clpart / CUDA |")
         print("| --- | --- | --- | --- | --- |", flush=True)
         for d in a.dims.split(","):

@@ -5,6 +5,7 @@ every side (caches, kernel compilers, clocks), the rounds run every side in turn
 so that a drift of the machine (clocks, another tenant, heat) falls on all sides alike. A
 table then gives each side's median with its interquartile range, and the ratio of two sides
 round by round: the ratio's own median and spread, not the ratio of two medians."""
+import os
 import statistics
 import subprocess
 import sys
@@ -62,3 +63,16 @@ def appender(path):
             print(line, file=f)
 
     return log
+
+
+def add_arguments(parser, what="rates"):
+    """The harness's own flags: --rounds (7) and --log FILE (every round's `what`)."""
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--log", default=None, help=f"every round's {what}, appended to FILE")
+
+
+def compile_cuda(source, folder):
+    """The CUDA peer `source` built by nvcc -O3 into `folder`; its path."""
+    program = os.path.join(folder, os.path.splitext(os.path.basename(source))[0])
+    subprocess.run(["nvcc", "-O3", "-o", program, source], check=True)
+    return program

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -43,17 +42,14 @@ def main():
     p.add_argument("build")
     p.add_argument("--device", default="nvidia")
     p.add_argument("--particles", default="1000000,8000000")
-    p.add_argument("--rounds", type=int, default=7)
-    p.add_argument("--log", default=None, help="every round's times, appended to FILE")
+    rounds.add_arguments(p, "times")
     a = p.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.environ.setdefault("CLPART_DATA_DIR", os.path.dirname(here))
     clpart = os.path.join(a.build, "tools", "clpart")
     log = rounds.appender(a.log)
     with tempfile.TemporaryDirectory() as work:
-        cub = os.path.join(work, "cub-sort")
-        subprocess.run(["nvcc", "-O3", "-o", cub, os.path.join(here, "peers", "cub_sort.cu")],
-                       check=True)
+        cub = rounds.compile_cuda(os.path.join(here, "peers", "cub_sort.cu"), work)
         print("| particles | counting sort ms | radix sort ms | CUB SortPairs ms "
               "| counting / CUB | radix / CUB |")
         print("| --- | --- | --- | --- | --- | --- |", flush=True)
