@@ -49,8 +49,6 @@ def lattice_neighbours(density, rc=RC):
     return count
 
 
-
-
 class Clpart:
     """`clpart run` of the LJ case at one state, with `options` (-s) on top."""
 

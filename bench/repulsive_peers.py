@@ -19,8 +19,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rounds  # noqa: E402
 
 
-
-
 def last_line(command):
     """The tab-separated fields of the last line `command` prints."""
     return rounds.output_of(command).strip().splitlines()[-1].split("\t")

@@ -22,8 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rounds  # noqa: E402
 
 
-
-
 def key_bits(clpart, case):
     """The bits of the grid's cell keys: of CLP_GRID_KEY_COUNT in the case's device source."""
     source = rounds.output_of([clpart, "source", case])
